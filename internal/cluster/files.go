@@ -1,0 +1,122 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// MaxFileSize bounds every file talops reads from a repository.
+const MaxFileSize = 4 << 20
+
+// Files reads files of a repository by their slash-separated path relative to its root.
+type Files interface {
+	ReadFile(name string) ([]byte, error)
+}
+
+// ErrTooLarge is returned for files over MaxFileSize.
+var ErrTooLarge = fmt.Errorf("file is larger than %d bytes", MaxFileSize)
+
+// Dir reads files below one directory and refuses anything that would leave it,
+// including symbolic links that point outside.
+type Dir struct {
+	root *os.Root
+}
+
+// OpenDir opens dir as a repository root.
+func OpenDir(dir string) (*Dir, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+
+	return &Dir{root: root}, nil
+}
+
+// Close releases the directory.
+func (d *Dir) Close() error { return d.root.Close() }
+
+// ReadFile reads name (relative to the root) up to MaxFileSize.
+func (d *Dir) ReadFile(name string) ([]byte, error) {
+	if err := CheckPath(name); err != nil {
+		return nil, err
+	}
+
+	f, err := d.root.Open(name)
+	if err != nil {
+		return nil, rootError(err)
+	}
+	defer f.Close() //nolint:errcheck // read-only
+
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+
+	if len(data) > MaxFileSize {
+		return nil, ErrTooLarge
+	}
+
+	return data, nil
+}
+
+// MapFiles serves files from memory; tests and fuzzers use it.
+type MapFiles map[string][]byte
+
+// ReadFile implements Files.
+func (m MapFiles) ReadFile(name string) ([]byte, error) {
+	if err := CheckPath(name); err != nil {
+		return nil, err
+	}
+
+	data, ok := m[name]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+
+	if len(data) > MaxFileSize {
+		return nil, ErrTooLarge
+	}
+
+	return data, nil
+}
+
+// ErrEscapes marks a path that leaves the repository directory.
+var ErrEscapes = errors.New("path must stay inside the directory (no absolute paths, no ..)")
+
+// CheckPath refuses empty, absolute and escaping paths.
+func CheckPath(name string) error {
+	switch {
+	case name == "":
+		return errors.New("path is empty")
+	case strings.HasPrefix(name, "/"), strings.HasPrefix(name, `\`), len(name) > 1 && name[1] == ':':
+		return ErrEscapes
+	}
+
+	for _, part := range strings.Split(strings.ReplaceAll(name, `\`, "/"), "/") {
+		if part == ".." {
+			return ErrEscapes
+		}
+	}
+
+	if path.Clean(name) == "." {
+		return errors.New("path names the directory itself")
+	}
+
+	return nil
+}
+
+// rootError turns os.Root's refusal to leave the directory into ErrEscapes.
+// The standard library does not export that error, so its text is the only handle.
+func rootError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
+		return ErrEscapes
+	}
+
+	return err
+}

@@ -1,0 +1,460 @@
+package cluster
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/url"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/go-version"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/yamlpos"
+)
+
+// Cluster is a loaded, checked talops.yaml with the contents of every file it names.
+type Cluster struct {
+	// Dir is the repository directory as the user gave it; file names in messages start with it.
+	Dir  string
+	Spec Spec
+
+	index yamlpos.Doc
+	files map[string][]byte
+}
+
+// Load reads and checks talops.yaml and every file it names. All problems found
+// are returned together, each an *InputError.
+func Load(dir string, files Files) (*Cluster, error) {
+	c := &Cluster{Dir: dir, files: map[string][]byte{}}
+
+	data, err := files.ReadFile(FileName)
+	if err != nil {
+		return nil, c.readError(FileName, 0, "", err)
+	}
+
+	if err := c.parse(data); err != nil {
+		return nil, err
+	}
+
+	var errs []error
+
+	errs = append(errs, c.check()...)
+	errs = append(errs, c.readReferenced(files)...)
+
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+
+	return c, nil
+}
+
+// Parse checks talops.yaml without reading the files it names; fuzzers and
+// tools that only need the model use it.
+func Parse(data []byte) (*Cluster, error) {
+	c := &Cluster{files: map[string][]byte{}}
+	if err := c.parse(data); err != nil {
+		return nil, err
+	}
+
+	if errs := c.check(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+
+	return c, nil
+}
+
+func (c *Cluster) parse(data []byte) error {
+	file := c.Path(FileName)
+
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return yamlError(file, err)
+	}
+
+	if len(root.Content) == 0 {
+		return inputErrorf(file, 0, "", "file is empty")
+	}
+
+	if root.Content[0].Kind != yaml.MappingNode {
+		return inputErrorf(file, root.Content[0].Line, "", "expected a mapping of settings")
+	}
+
+	var errs []error
+	for _, u := range yamlpos.UnknownFields(&root, reflect.TypeFor[Spec]()) {
+		errs = append(errs, inputErrorf(file, u.Line, u.Path, "unknown field"))
+	}
+
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+
+	if err := root.Decode(&c.Spec); err != nil {
+		return yamlError(file, err)
+	}
+
+	ix, err := yamlpos.Parse(data)
+	if err != nil || len(ix.Docs) == 0 {
+		return inputErrorf(file, 0, "", "cannot index the file")
+	}
+
+	if len(ix.Docs) > 1 {
+		return inputErrorf(file, ix.Docs[1].Line, "", "expected one YAML document, found %d", len(ix.Docs))
+	}
+
+	c.index = ix.Docs[0]
+
+	return nil
+}
+
+func yamlError(file string, err error) error {
+	var errs []error
+	for _, p := range yamlpos.Problems(err) {
+		errs = append(errs, inputErrorf(file, p.Line, "", "%s", p.Message))
+	}
+
+	return errors.Join(errs...)
+}
+
+// Path is how a repository file is named in messages and annotations.
+func (c *Cluster) Path(rel string) string {
+	if c.Dir == "" || c.Dir == "." {
+		return filepath.ToSlash(filepath.Clean(rel))
+	}
+
+	return filepath.ToSlash(filepath.Join(c.Dir, rel))
+}
+
+// Line returns the line of talops.yaml that sets path (or its nearest parent), or 0.
+func (c *Cluster) Line(path string) int {
+	line, _ := c.index.Nearest(path)
+
+	return line
+}
+
+// File returns the contents of a file talops.yaml names.
+func (c *Cluster) File(rel string) ([]byte, bool) {
+	data, ok := c.files[rel]
+
+	return data, ok
+}
+
+// Platform is the installer platform, defaulted.
+func (c *Cluster) Platform() string {
+	if c.Spec.Platform == "" {
+		return DefaultPlatform
+	}
+
+	return c.Spec.Platform
+}
+
+// ImageFactory is the Image Factory base URL, defaulted.
+func (c *Cluster) ImageFactory() string {
+	if c.Spec.ImageFactory == "" {
+		return DefaultImageFactory
+	}
+
+	return strings.TrimRight(c.Spec.ImageFactory, "/")
+}
+
+// NodePatches lists the patch files of a node in the order they apply: all, role, node.
+func (c *Cluster) NodePatches(n Node) []string {
+	out := slices.Clone(c.Spec.Patches.All)
+
+	switch n.Role {
+	case RoleControlPlane:
+		out = append(out, c.Spec.Patches.ControlPlane...)
+	case RoleWorker:
+		out = append(out, c.Spec.Patches.Worker...)
+	}
+
+	return append(out, n.Patches...)
+}
+
+// NodeIndex returns the position of the node named name, or -1.
+func (c *Cluster) NodeIndex(name string) int {
+	return slices.IndexFunc(c.Spec.Nodes, func(n Node) bool { return n.Name == name })
+}
+
+// NodeLine returns the line of talops.yaml where a node (or one of its fields) is declared.
+func (c *Cluster) NodeLine(name, field string) int {
+	i := c.NodeIndex(name)
+	if i < 0 {
+		return 0
+	}
+
+	p := "nodes[" + strconv.Itoa(i) + "]"
+	if field != "" {
+		p += "." + field
+	}
+
+	return c.Line(p)
+}
+
+var (
+	nameRe   = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$`)
+	driverRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,2}$`)
+)
+
+func (c *Cluster) check() []error {
+	var errs []error
+
+	file := c.Path(FileName)
+	bad := func(path, format string, args ...any) {
+		errs = append(errs, inputErrorf(file, c.Line(path), path, format, args...))
+	}
+
+	s := &c.Spec
+
+	if s.Cluster.Name == "" {
+		bad("cluster.name", "is required")
+	}
+
+	if s.Cluster.Endpoint == "" {
+		bad("cluster.endpoint", "is required (for example https://10.0.0.10:6443)")
+	} else if u, err := url.Parse(s.Cluster.Endpoint); err != nil || u.Scheme != "https" || u.Host == "" {
+		bad("cluster.endpoint", "must be an https:// URL, got %q", s.Cluster.Endpoint)
+	}
+
+	checkVersion := func(field, v string) {
+		switch {
+		case v == "":
+			bad(field, "is required")
+		case !strings.HasPrefix(v, "v"):
+			bad(field, "must start with v, as in v%s", v)
+		default:
+			if _, err := version.NewSemver(v); err != nil {
+				bad(field, "%q is not a version", v)
+			}
+		}
+	}
+
+	checkVersion("talosVersion", s.TalosVersion)
+	checkVersion("kubernetesVersion", s.KubernetesVersion)
+
+	if s.Platform != "" && !slices.Contains(Platforms, s.Platform) {
+		bad("platform", "unknown platform %q (one of %s)", s.Platform, strings.Join(Platforms, ", "))
+	}
+
+	if s.ImageFactory != "" {
+		if u, err := url.Parse(s.ImageFactory); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			bad("imageFactory", "must be an http(s) URL, got %q", s.ImageFactory)
+		}
+	}
+
+	if s.NVIDIA != nil {
+		if s.NVIDIA.Flavour != "lts" && s.NVIDIA.Flavour != "production" {
+			bad("nvidia.flavour", "must be lts or production, got %q", s.NVIDIA.Flavour)
+		}
+
+		if s.NVIDIA.Driver != "" && !driverRe.MatchString(s.NVIDIA.Driver) {
+			bad("nvidia.driver", "must be a driver branch (580) or version (580.178.04), got %q", s.NVIDIA.Driver)
+		}
+	}
+
+	for _, name := range sortedKeys(s.Schematics) {
+		if !nameRe.MatchString(name) {
+			bad("schematics."+name, "schematic names are lower-case letters, digits, dots and dashes")
+		}
+
+		errs = append(errs, c.checkPath("schematics."+name, s.Schematics[name])...)
+	}
+
+	for field, list := range map[string][]string{"patches.all": s.Patches.All, "patches.controlplane": s.Patches.ControlPlane, "patches.worker": s.Patches.Worker} {
+		for i, p := range list {
+			errs = append(errs, c.checkPath(field+"["+strconv.Itoa(i)+"]", p)...)
+		}
+	}
+
+	if s.Secrets != "" {
+		errs = append(errs, c.checkPath("secrets", s.Secrets)...)
+	}
+
+	if len(s.Nodes) == 0 {
+		bad("nodes", "at least one node is required")
+	}
+
+	names := map[string]int{}
+	addrs := map[string]int{}
+
+	for i, n := range s.Nodes {
+		at := "nodes[" + strconv.Itoa(i) + "]"
+
+		switch {
+		case n.Name == "":
+			bad(at+".name", "is required")
+		case !nameRe.MatchString(n.Name):
+			bad(at+".name", "%q is not a valid node name (lower-case letters, digits, dots and dashes)", n.Name)
+		default:
+			if j, dup := names[n.Name]; dup {
+				bad(at+".name", "duplicate node name %q (also nodes[%d])", n.Name, j)
+			}
+
+			names[n.Name] = i
+		}
+
+		switch {
+		case n.Address == "":
+			bad(at+".address", "is required")
+		case net.ParseIP(n.Address) == nil && !nameRe.MatchString(n.Address):
+			bad(at+".address", "%q is neither an IP address nor a host name", n.Address)
+		default:
+			if j, dup := addrs[n.Address]; dup {
+				bad(at+".address", "duplicate address %q (also nodes[%d])", n.Address, j)
+			}
+
+			addrs[n.Address] = i
+		}
+
+		if n.Role != RoleControlPlane && n.Role != RoleWorker {
+			bad(at+".role", "must be controlplane or worker, got %q", n.Role)
+		}
+
+		if n.Schematic != "" {
+			if _, ok := s.Schematics[n.Schematic]; !ok {
+				bad(at+".schematic", "unknown schematic %q (known: %s)", n.Schematic, knownList(s.Schematics))
+			}
+		}
+
+		if n.InstallDisk != "" && !strings.HasPrefix(n.InstallDisk, "/dev/") {
+			bad(at+".installDisk", "must be a device path such as /dev/sda, got %q", n.InstallDisk)
+		}
+
+		if n.Config != "" {
+			if len(n.Patches) > 0 {
+				bad(at+".patches", "a node with config: uses that file as it is; move the patches into it")
+			}
+
+			errs = append(errs, c.checkPath(at+".config", n.Config)...)
+		}
+
+		for j, p := range n.Patches {
+			errs = append(errs, c.checkPath(at+".patches["+strconv.Itoa(j)+"]", p)...)
+		}
+
+		if n.Proxmox != nil {
+			if n.Proxmox.Node == "" {
+				bad(at+".proxmox.node", "is required")
+			}
+
+			if n.Proxmox.VMID < 100 || n.Proxmox.VMID > 999999999 {
+				bad(at+".proxmox.vmid", "must be a Proxmox VM ID (100-999999999), got %d", n.Proxmox.VMID)
+			}
+		}
+	}
+
+	return errs
+}
+
+func (c *Cluster) checkPath(field, p string) []error {
+	if err := CheckPath(p); err != nil {
+		return []error{inputErrorf(c.Path(FileName), c.Line(field), field, "%q: %v", p, err)}
+	}
+
+	return nil
+}
+
+// referenced lists every file talops.yaml names, with the field that names it.
+func (c *Cluster) referenced() [][2]string {
+	var out [][2]string
+
+	s := &c.Spec
+
+	if s.Secrets != "" {
+		out = append(out, [2]string{"secrets", s.Secrets})
+	}
+
+	for _, name := range sortedKeys(s.Schematics) {
+		out = append(out, [2]string{"schematics." + name, s.Schematics[name]})
+	}
+
+	for field, list := range map[string][]string{"patches.all": s.Patches.All, "patches.controlplane": s.Patches.ControlPlane, "patches.worker": s.Patches.Worker} {
+		for i, p := range list {
+			out = append(out, [2]string{field + "[" + strconv.Itoa(i) + "]", p})
+		}
+	}
+
+	for i, n := range s.Nodes {
+		at := "nodes[" + strconv.Itoa(i) + "]"
+		if n.Config != "" {
+			out = append(out, [2]string{at + ".config", n.Config})
+		}
+
+		for j, p := range n.Patches {
+			out = append(out, [2]string{at + ".patches[" + strconv.Itoa(j) + "]", p})
+		}
+	}
+
+	sort.SliceStable(out, func(i, j int) bool { return c.Line(out[i][0]) < c.Line(out[j][0]) })
+
+	return out
+}
+
+func (c *Cluster) readReferenced(files Files) []error {
+	var errs []error
+
+	for _, ref := range c.referenced() {
+		field, rel := ref[0], ref[1]
+		if _, done := c.files[rel]; done || CheckPath(rel) != nil {
+			continue
+		}
+
+		data, err := files.ReadFile(rel)
+		if err != nil {
+			errs = append(errs, c.readError(rel, c.Line(field), field, err))
+
+			continue
+		}
+
+		c.files[rel] = bytes.Clone(data)
+	}
+
+	return errs
+}
+
+func (c *Cluster) readError(rel string, line int, field string, err error) error {
+	msg := err.Error()
+
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		msg = "file not found"
+	case errors.Is(err, ErrTooLarge), errors.Is(err, ErrEscapes):
+		msg = err.Error()
+	}
+
+	if field == "" {
+		return inputErrorf(c.Path(rel), 0, "", "%s", msg)
+	}
+
+	return inputErrorf(c.Path(FileName), line, field, "%s: %s", rel, msg)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+
+	sort.Strings(keys)
+
+	return keys
+}
+
+func knownList(m map[string]string) string {
+	if len(m) == 0 {
+		return "none; add a schematics: section"
+	}
+
+	return strings.Join(sortedKeys(m), ", ")
+}
+
+// String describes a node for messages.
+func (n Node) String() string { return fmt.Sprintf("%s (%s)", n.Name, n.Address) }

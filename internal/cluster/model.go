@@ -1,0 +1,87 @@
+// Package cluster is the repository model: talops.yaml, the files it names, and the nodes.
+package cluster
+
+import "slices"
+
+// FileName is the cluster file at the root of a repository directory.
+const FileName = "talops.yaml"
+
+// Roles a node may have.
+const (
+	RoleControlPlane = "controlplane"
+	RoleWorker       = "worker"
+)
+
+// Spec is talops.yaml as written.
+type Spec struct {
+	Cluster           Meta              `yaml:"cluster"`
+	TalosVersion      string            `yaml:"talosVersion"`
+	KubernetesVersion string            `yaml:"kubernetesVersion"`
+	Secrets           string            `yaml:"secrets,omitempty"`
+	ImageFactory      string            `yaml:"imageFactory,omitempty"`
+	Platform          string            `yaml:"platform,omitempty"`
+	NVIDIA            *NVIDIA           `yaml:"nvidia,omitempty"`
+	Schematics        map[string]string `yaml:"schematics,omitempty"`
+	Patches           Patches           `yaml:"patches,omitempty"`
+	Nodes             []Node            `yaml:"nodes"`
+}
+
+// Meta names the cluster and its Kubernetes API endpoint.
+type Meta struct {
+	Name     string `yaml:"name"`
+	Endpoint string `yaml:"endpoint"`
+}
+
+// NVIDIA holds the GPU driver choices of the cluster.
+type NVIDIA struct {
+	// Flavour is lts or production.
+	Flavour string `yaml:"flavour"`
+	// Driver pins a branch ("580") or an exact version ("580.178.04").
+	Driver string `yaml:"driver,omitempty"`
+}
+
+// Patches lists patch files applied to every node, then by role.
+type Patches struct {
+	All          []string `yaml:"all,omitempty"`
+	ControlPlane []string `yaml:"controlplane,omitempty"`
+	Worker       []string `yaml:"worker,omitempty"`
+}
+
+// Node is one machine of the cluster.
+type Node struct {
+	Name        string   `yaml:"name"`
+	Address     string   `yaml:"address"`
+	Role        string   `yaml:"role"`
+	Schematic   string   `yaml:"schematic,omitempty"`
+	InstallDisk string   `yaml:"installDisk,omitempty"`
+	SecureBoot  bool     `yaml:"secureBoot,omitempty"`
+	Patches     []string `yaml:"patches,omitempty"`
+	// Config names a complete machine config made elsewhere; talops uses it as it is.
+	Config  string   `yaml:"config,omitempty"`
+	Proxmox *Proxmox `yaml:"proxmox,omitempty"`
+}
+
+// Proxmox places a node's VM.
+type Proxmox struct {
+	Node string `yaml:"node"`
+	VMID int    `yaml:"vmid"`
+}
+
+// DefaultPlatform is used when talops.yaml names none, as Talos does.
+const DefaultPlatform = "metal"
+
+// DefaultImageFactory is the public Image Factory.
+const DefaultImageFactory = "https://factory.talos.dev"
+
+// Platforms Talos builds installers for.
+var Platforms = []string{
+	"akamai", "aws", "azure", "cloudstack", "digital-ocean", "equinixMetal", "exoscale", "gcp",
+	"hcloud", "metal", "nocloud", "opennebula", "openstack", "oracle", "scaleway", "upcloud",
+	"vmware", "vultr",
+}
+
+// IsCloudPlatform reports whether Talos validates configs for the platform in cloud mode,
+// where no install disk is needed.
+func IsCloudPlatform(platform string) bool {
+	return platform != "metal" && slices.Contains(Platforms, platform)
+}

@@ -1,0 +1,202 @@
+// Package yamlpos records where each key of a YAML stream is written, so that
+// findings about a merged machine config can point back at the line a user edits.
+package yamlpos
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// Doc is one document of a YAML stream with the lines of its keys.
+type Doc struct {
+	// Kind is the document's `kind` (empty for the legacy v1alpha1 machine config).
+	Kind string
+	// Name is the document's `name`, if any.
+	Name string
+	// Line is where the document starts.
+	Line int
+
+	lines map[string]int
+}
+
+// Index holds the documents of a YAML stream.
+type Index struct {
+	Docs []Doc
+}
+
+// Parse indexes every document of data. Paths are dotted keys with [i] for
+// sequence items: `machine.kernel.modules[0].name`.
+func Parse(data []byte) (*Index, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	ix := &Index{}
+
+	for {
+		var root yaml.Node
+
+		err := dec.Decode(&root)
+		if errors.Is(err, io.EOF) {
+			return ix, nil
+		}
+
+		if err != nil {
+			return nil, err
+		}
+
+		doc := Doc{Line: root.Line, lines: map[string]int{}}
+
+		if len(root.Content) > 0 {
+			body := root.Content[0]
+			doc.Line = body.Line
+			walk(body, "", doc.lines, 0)
+			doc.Kind = scalar(body, "kind")
+			doc.Name = scalar(body, "name")
+		}
+
+		ix.Docs = append(ix.Docs, doc)
+	}
+}
+
+// maxDepth bounds recursion on hostile input.
+const maxDepth = 64
+
+func walk(n *yaml.Node, prefix string, lines map[string]int, depth int) {
+	if depth > maxDepth {
+		return
+	}
+
+	switch n.Kind { //nolint:exhaustive // scalars and aliases carry no keys
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+
+			if prefix != "" {
+				p = prefix + "." + k.Value
+			}
+
+			if _, seen := lines[p]; !seen {
+				lines[p] = k.Line
+			}
+
+			walk(v, p, lines, depth+1)
+		}
+	case yaml.SequenceNode:
+		for i, item := range n.Content {
+			p := prefix + "[" + strconv.Itoa(i) + "]"
+			lines[p] = item.Line
+			walk(item, p, lines, depth+1)
+		}
+	}
+}
+
+func scalar(n *yaml.Node, key string) string {
+	if n.Kind != yaml.MappingNode {
+		return ""
+	}
+
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key && n.Content[i+1].Kind == yaml.ScalarNode {
+			return n.Content[i+1].Value
+		}
+	}
+
+	return ""
+}
+
+// Has reports whether the document sets path exactly.
+func (d Doc) Has(path string) bool {
+	_, ok := d.lines[path]
+
+	return ok
+}
+
+// Nearest returns the line of path, or of its longest prefix the document
+// sets, and whether path itself is set.
+func (d Doc) Nearest(path string) (line int, exact bool) {
+	if l, ok := d.lines[path]; ok {
+		return l, true
+	}
+
+	for p := parent(path); p != ""; p = parent(p) {
+		if l, ok := d.lines[p]; ok {
+			return l, false
+		}
+	}
+
+	return 0, false
+}
+
+// Paths returns every path the document sets.
+func (d Doc) Paths() []string {
+	out := make([]string, 0, len(d.lines))
+	for p := range d.lines {
+		out = append(out, p)
+	}
+
+	return out
+}
+
+// parent strips the last key or index of a path.
+func parent(path string) string {
+	i := strings.LastIndexAny(path, ".[")
+	if i <= 0 {
+		return ""
+	}
+
+	return path[:i]
+}
+
+// DocAt returns the document that contains line, or -1.
+func (ix *Index) DocAt(line int) int {
+	found := -1
+
+	for i, d := range ix.Docs {
+		if d.Line <= line {
+			found = i
+		}
+	}
+
+	return found
+}
+
+// Find returns the index of the first document of the given kind (empty for v1alpha1), or -1.
+func (ix *Index) Find(kind, name string) int {
+	for i, d := range ix.Docs {
+		if d.Kind == kind && (name == "" || d.Name == name) {
+			return i
+		}
+	}
+
+	return -1
+}
+
+// Problem is a YAML error with the line it refers to (0 when unknown).
+type Problem struct {
+	Line    int
+	Message string
+}
+
+// Problems unpacks the errors of the YAML library into lines and messages.
+func Problems(err error) []Problem {
+	var many *yaml.LoadErrors
+	if errors.As(err, &many) && len(many.Errors) > 0 {
+		out := make([]Problem, 0, len(many.Errors))
+		for _, e := range many.Errors {
+			out = append(out, Problem{Line: e.Mark.Line, Message: e.Message})
+		}
+
+		return out
+	}
+
+	var one *yaml.LoadError
+	if errors.As(err, &one) {
+		return []Problem{{Line: one.Mark.Line, Message: one.Message}}
+	}
+
+	return []Problem{{Message: err.Error()}}
+}
