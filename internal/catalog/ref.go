@@ -1,0 +1,83 @@
+package catalog
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Official extensions are published under one repository prefix; schematics name them with
+// the namespace alone.
+const (
+	registryHost = "ghcr.io"
+	namespace    = "siderolabs"
+	imagePrefix  = registryHost + "/" + namespace + "/"
+)
+
+var (
+	// One path component of an OCI repository name.
+	namePattern = regexp.MustCompile(`^[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*$`)
+	tagPattern  = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+	// Digests are kept opaque; the algorithm and hex shape follow the OCI grammar.
+	digestPattern = regexp.MustCompile(`^[a-z0-9]+([+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]{32,}$`)
+)
+
+func validName(s string) bool { return namePattern.MatchString(s) }
+
+func validTag(s string) bool { return tagPattern.MatchString(s) }
+
+// ParseExtensionRef splits an official extension reference into its bare name and image tag.
+// It accepts the image form "ghcr.io/siderolabs/<name>[:<tag>][@<digest>]", the schematic form
+// "siderolabs/<name>" and a bare name; the digest, when present, is checked and dropped. tag is
+// empty when the reference has none. References outside ghcr.io/siderolabs are not official
+// and give ok == false.
+func ParseExtensionRef(s string) (name, tag string, ok bool) {
+	rest := s
+
+	if before, digest, found := strings.Cut(rest, "@"); found {
+		if !digestPattern.MatchString(digest) {
+			return "", "", false
+		}
+
+		rest = before
+	}
+
+	switch {
+	case strings.HasPrefix(rest, imagePrefix):
+		rest = rest[len(imagePrefix):]
+	case strings.HasPrefix(rest, namespace+"/"):
+		rest = rest[len(namespace)+1:]
+	}
+
+	if before, t, found := strings.Cut(rest, ":"); found {
+		if !validTag(t) {
+			return "", "", false
+		}
+
+		rest, tag = before, t
+	}
+
+	if !validName(rest) {
+		return "", "", false
+	}
+
+	return rest, tag, true
+}
+
+// NormalizeName returns the bare extension name ("nvidia-container-toolkit-lts") for any form
+// ParseExtensionRef accepts.
+func NormalizeName(s string) (string, bool) {
+	name, _, ok := ParseExtensionRef(s)
+
+	return name, ok
+}
+
+// SchematicName returns the name a schematic's officialExtensions list uses
+// ("siderolabs/<name>").
+func SchematicName(name string) string {
+	return namespace + "/" + name
+}
+
+// FormatRef returns the image reference of an official extension.
+func FormatRef(name, tag string) string {
+	return imagePrefix + name + ":" + tag
+}
