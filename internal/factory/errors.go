@@ -1,0 +1,77 @@
+package factory
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// UnavailableError means the factory could not be reached or kept failing
+// (transport errors, 5xx, 429) through every attempt. Commands decide with
+// errors.As whether to report "factory down" rather than a problem with the
+// input.
+type UnavailableError struct {
+	Op       string // what was being done: "list Talos versions"
+	URL      string // the request URL, credentials redacted
+	Attempts int
+	// StatusCode of the last response, 0 when the last attempt got none.
+	StatusCode int
+	Err        error // the last attempt's error: a transport error or a *StatusError
+}
+
+// Error names the operation, the attempts and the last failure.
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("%s: image factory unavailable after %d attempt(s): %v", e.Op, e.Attempts, e.Err)
+}
+
+// Unwrap returns the last attempt's error.
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// StatusError is a response outside 2xx.
+type StatusError struct {
+	Method     string
+	URL        string // credentials redacted
+	StatusCode int
+	// Body is the start of the response body, for the reader: the factory
+	// puts its reason there.
+	Body string
+}
+
+// Error names the request, the status and the factory's reason.
+func (e *StatusError) Error() string {
+	msg := fmt.Sprintf("%s %s: %d %s", e.Method, e.URL, e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Body != "" {
+		msg += ": " + e.Body
+	}
+
+	return msg
+}
+
+// InvalidSchematicError is the factory refusing a schematic (400).
+type InvalidSchematicError struct {
+	Details string // the factory's reason
+	Err     *StatusError
+}
+
+// Error gives the factory's reason.
+func (e *InvalidSchematicError) Error() string {
+	return "register schematic: the image factory refused it: " + e.Details
+}
+
+// Unwrap returns the 400 response.
+func (e *InvalidSchematicError) Unwrap() error { return e.Err }
+
+// IDMismatchError is the factory answering a registration with an ID other
+// than the one computed locally. Every ID talops printed or wrote (installer
+// images, plans) would then name an image the factory does not build, so it
+// is an error, not a warning.
+type IDMismatchError struct {
+	Local   string // computed by internal/schematic
+	Factory string // returned by the factory
+}
+
+// Error gives both IDs.
+func (e *IDMismatchError) Error() string {
+	return fmt.Sprintf("image factory gave schematic ID %s, talops computed %s: "+
+		"the factory encodes this schematic differently (a field talops does not know, or a changed encoder)",
+		e.Factory, e.Local)
+}
