@@ -4,6 +4,8 @@ go 1.26.8
 
 require (
 	filippo.io/age v1.3.2
+	github.com/evanphx/json-patch v5.9.11+incompatible
+	github.com/hashicorp/go-multierror v1.1.1
 	github.com/hashicorp/go-version v1.9.0
 	github.com/sethvargo/go-githubactions v1.3.0
 	github.com/siderolabs/talos/pkg/machinery v1.14.1
@@ -19,7 +21,6 @@ require (
 	github.com/containernetworking/cni v1.3.0 // indirect
 	github.com/cosi-project/runtime v1.16.3 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
-	github.com/evanphx/json-patch v5.9.11+incompatible // indirect
 	github.com/gertd/go-pluralize v0.2.1 // indirect
 	github.com/ghodss/yaml v1.0.0 // indirect
 	github.com/google/cel-go v0.31.0 // indirect
@@ -27,7 +28,6 @@ require (
 	github.com/google/go-containerregistry v0.21.7 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
 	github.com/hashicorp/errwrap v1.1.0 // indirect
-	github.com/hashicorp/go-multierror v1.1.1 // indirect
 	github.com/jsimonetti/rtnetlink/v2 v2.2.1-0.20260802200809-43bafec815b3 // indirect
 	github.com/mdlayher/ethtool v0.6.1 // indirect
 	github.com/mdlayher/genetlink v1.4.0 // indirect
@@ -61,6 +61,10 @@ require (
 	gopkg.in/yaml.v2 v2.4.0 // indirect
 )
 
-replace github.com/cosi-project/runtime => github.com/cosi-project/runtime v1.16.2
-
-replace github.com/jsimonetti/rtnetlink/v2 => github.com/jsimonetti/rtnetlink/v2 v2.2.1-0.20260317095713-310581b9c6ac
+// machinery v1.14.1 names cosi-project/runtime v1.16.3 and a rtnetlink/v2 pseudo-version
+// that the Go module proxy does not serve; these are the nearest served versions, and
+// machinery builds and passes its config tests with them.
+replace (
+	github.com/cosi-project/runtime => github.com/cosi-project/runtime v1.16.2
+	github.com/jsimonetti/rtnetlink/v2 => github.com/jsimonetti/rtnetlink/v2 v2.2.1-0.20260317095713-310581b9c6ac
+)

@@ -1,0 +1,29 @@
+// Command talops runs Talos Linux clusters from a Git repository, locally or as a GitHub Action.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/talops/talops/internal/action"
+	"github.com/talops/talops/internal/cli"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+
+	deps := cli.OSDeps()
+	args := os.Args[1:]
+
+	var err error
+	if len(args) > 0 && args[0] == "action" {
+		err = action.Run(ctx, deps, args[1:])
+	} else {
+		err = cli.Run(ctx, deps, args)
+	}
+
+	stop()
+	os.Exit(cli.ExitCode(err))
+}

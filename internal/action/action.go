@@ -1,0 +1,201 @@
+// Package action runs talops as a GitHub Action. It only maps the runner's world
+// (INPUT_* variables, the event payload, the GITHUB_* files) onto the options the
+// CLI fills, calls the same functions, and writes annotations, the job summary and outputs.
+package action
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/talops/talops/internal/cli"
+)
+
+// Input names. They keep their hyphens: the runner passes INPUT_SOPS-AGE-KEY.
+const (
+	InputDir           = "dir"
+	InputStrict        = "strict"
+	InputSOPSAgeKey    = "sops-age-key"
+	InputTalosSecrets  = "talos-secrets"
+	InputCommand       = "command"
+	envSOPSAgeKey      = "SOPS_AGE_KEY"
+	envTalosSecretsVar = "TALOS_SECRETS"
+)
+
+// Run runs `talops action <command>`; with no command it reads the `command` input
+// (the root action.yml passes it that way).
+func Run(ctx context.Context, d *cli.Deps, args []string) error {
+	gha := githubactions.New(githubactions.WithGetenv(d.Getenv), githubactions.WithWriter(d.Stdout))
+
+	a := &runner{d: d, gha: gha}
+
+	command := gha.GetInput(InputCommand)
+	if len(args) > 0 {
+		command = args[0]
+	}
+
+	if err := a.secretInputs(); err != nil {
+		return err
+	}
+
+	var err error
+
+	switch command {
+	case "validate":
+		err = a.validate(ctx)
+	case "":
+		err = &cli.UsageError{Msg: "action: no command (pass one as an argument or the command input)"}
+	default:
+		err = &cli.UsageError{Msg: fmt.Sprintf("action: unknown command %q", command)}
+	}
+
+	a.reportError(err)
+
+	return err
+}
+
+type runner struct {
+	d   *cli.Deps
+	gha *githubactions.Action
+}
+
+// secretInputs makes the secret inputs visible to the secrets loader as the
+// variables it reads, and masks them before anything else is printed.
+func (a *runner) secretInputs() error {
+	overrides := map[string]string{}
+
+	if v := a.gha.GetInput(InputSOPSAgeKey); v != "" {
+		overrides[envSOPSAgeKey] = v
+	}
+
+	if v := a.gha.GetInput(InputTalosSecrets); v != "" {
+		overrides[envTalosSecretsVar] = v
+	}
+
+	// Age keys are masked line by line at once; a bundle's values are masked once it is
+	// parsed (maskSecrets), so its YAML keys do not become masks.
+	for _, line := range MaskLines(overrides[envSOPSAgeKey]) {
+		if !strings.HasPrefix(line, "#") {
+			a.gha.AddMask(line)
+		}
+	}
+
+	for _, v := range overrides {
+		a.d.Mask(v)
+	}
+
+	if len(overrides) == 0 {
+		return nil
+	}
+
+	getenv := a.d.Getenv
+	a.d.Getenv = func(k string) string {
+		if v, ok := overrides[k]; ok {
+			return v
+		}
+
+		return getenv(k)
+	}
+
+	return nil
+}
+
+// maskSecrets registers every secret value talops knows with the runner's masking,
+// so later steps' logs are masked too.
+func (a *runner) maskSecrets() {
+	for _, v := range a.d.Masker().Values() {
+		for _, line := range MaskLines(v) {
+			a.gha.AddMask(line)
+		}
+	}
+}
+
+// MaskLines splits a value into what the runner can mask: it masks line by line, so a
+// PEM key is registered as its base64 lines (its BEGIN/END markers are not secret).
+func MaskLines(v string) []string {
+	var out []string
+
+	for _, line := range strings.Split(v, "\n") {
+		line = strings.TrimSpace(line)
+		if len(line) < 6 || strings.HasPrefix(line, "-----") {
+			continue
+		}
+
+		out = append(out, line)
+	}
+
+	return out
+}
+
+// reportError turns a failure before any findings into an annotation and a summary line.
+func (a *runner) reportError(err error) {
+	var failed *cli.FailedError
+	if err == nil || asFailed(err, &failed) {
+		return
+	}
+
+	a.maskSecrets()
+
+	msg := a.d.Masker().String(err.Error())
+	for _, line := range strings.Split(msg, "\n") {
+		if line != "" {
+			a.gha.Errorf("%s", line)
+		}
+	}
+
+	_ = a.summary("### talops\n\n```\n" + msg + "\n```\n")
+}
+
+// summary appends markdown to the job summary; the runner's file may be missing when
+// run by hand, which is not an error worth failing for.
+func (a *runner) summary(markdown string) (err error) {
+	if a.d.Getenv("GITHUB_STEP_SUMMARY") == "" {
+		return nil
+	}
+
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("write job summary: %v", r)
+		}
+	}()
+
+	a.gha.AddStepSummary(a.d.Masker().String(markdown))
+
+	return nil
+}
+
+// outputs sets step outputs; each value is a single line.
+func (a *runner) outputs(kv map[string]string) (err error) {
+	if a.d.Getenv("GITHUB_OUTPUT") == "" {
+		return nil
+	}
+
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("write outputs: %v", r)
+		}
+	}()
+
+	for _, k := range sortedKeys(kv) {
+		a.gha.SetOutput(k, a.d.Masker().String(kv[k]))
+	}
+
+	return nil
+}
+
+func boolInput(gha *githubactions.Action, name string) (bool, error) {
+	v := gha.GetInput(name)
+	if v == "" {
+		return false, nil
+	}
+
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, &cli.UsageError{Msg: fmt.Sprintf("input %s must be true or false, got %q", name, v)}
+	}
+
+	return b, nil
+}

@@ -1,0 +1,248 @@
+package action_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talops/talops/internal/action"
+	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/secrets"
+	"github.com/talops/talops/internal/testlab"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// runner is a constructed GitHub Actions runner environment.
+type runner struct {
+	env            map[string]string
+	stdout, stderr bytes.Buffer
+	deps           *cli.Deps
+}
+
+func newRunner(t *testing.T, files cluster.MapFiles, inputs map[string]string) *runner {
+	t.Helper()
+
+	dir := t.TempDir()
+	event := filepath.Join(dir, "event.json")
+
+	if err := os.WriteFile(event, []byte(`{"number": 7, "pull_request": {"number": 7, "base": {"sha": "aaaa"}, "head": {"sha": "bbbb"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	r := &runner{env: map[string]string{
+		"GITHUB_ACTIONS":      "true",
+		"GITHUB_EVENT_NAME":   "pull_request",
+		"GITHUB_EVENT_PATH":   event,
+		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
+		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
+		"GITHUB_WORKSPACE":    dir,
+	}}
+
+	for k, v := range inputs {
+		r.env["INPUT_"+strings.ToUpper(k)] = v
+	}
+
+	r.deps = &cli.Deps{
+		Stdout:   &r.stdout,
+		Stderr:   &r.stderr,
+		Getenv:   func(k string) string { return r.env[k] },
+		ReadFile: os.ReadFile,
+		OpenDir: func(d string) (cluster.Files, func() error, error) {
+			if d != "examples/homelab" {
+				return nil, nil, errors.New("no such directory")
+			}
+
+			return files, func() error { return nil }, nil
+		},
+		Now: time.Now,
+	}
+
+	return r
+}
+
+func (r *runner) file(t *testing.T, name string) string {
+	t.Helper()
+
+	data, err := os.ReadFile(r.env[name])
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+
+	return string(data)
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+
+		return
+	}
+
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+
+	if got != string(want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func brokenLab(t *testing.T) cluster.MapFiles {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.30.0")
+	files["patches/worker.yaml"] = append(files["patches/worker.yaml"], []byte("  files:\n    - path: /var/etc/motd\n      permissions: 0o644\n      op: create\n      content: hello\n")...)
+
+	return files
+}
+
+func TestValidate_AnnotationsSummaryAndOutputs(t *testing.T) {
+	r := newRunner(t, brokenLab(t), map[string]string{"dir": "examples/homelab", "strict": "false"})
+
+	err := action.Run(context.Background(), r.deps, []string{"validate"})
+	if cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("exit code %d (%v)", cli.ExitCode(err), err)
+	}
+
+	stdout := r.stdout.String()
+
+	// Secret masks come first, then one annotation per finding.
+	if !strings.HasPrefix(stdout, "::add-mask::") {
+		t.Errorf("stdout does not start with the secret masks")
+	}
+
+	var annotations []string
+	for _, line := range strings.Split(stdout, "\n") {
+		if !strings.HasPrefix(line, "::add-mask::") {
+			annotations = append(annotations, line)
+		}
+	}
+
+	golden(t, "validate-annotations.txt", strings.Join(annotations, "\n"))
+	golden(t, "validate-summary.md", r.file(t, "GITHUB_STEP_SUMMARY"))
+
+	out := r.file(t, "GITHUB_OUTPUT")
+	for _, want := range []string{"errors<<", "\n1\n", "warnings<<", "\n4\n", `"code":"versions.k8s-unsupported"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("outputs lack %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestValidate_CleanLabPasses(t *testing.T) {
+	r := newRunner(t, testlab.Files(t), map[string]string{"dir": "examples/homelab"})
+
+	if err := action.Run(context.Background(), r.deps, []string{"validate"}); err != nil {
+		t.Fatalf("validate: %v\n%s", err, r.stdout.String())
+	}
+
+	if !strings.Contains(r.file(t, "GITHUB_STEP_SUMMARY"), "validate ok: 5 nodes checked") {
+		t.Errorf("summary: %s", r.file(t, "GITHUB_STEP_SUMMARY"))
+	}
+}
+
+func TestCommandInputSelectsTheCommand(t *testing.T) {
+	r := newRunner(t, testlab.Files(t), map[string]string{"dir": "examples/homelab", "command": "validate"})
+
+	if err := action.Run(context.Background(), r.deps, nil); err != nil {
+		t.Fatalf("validate through the command input: %v", err)
+	}
+
+	r = newRunner(t, testlab.Files(t), map[string]string{"command": "destroy"})
+	if err := action.Run(context.Background(), r.deps, nil); cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("unknown command: exit %d", cli.ExitCode(err))
+	}
+
+	if !strings.Contains(r.stdout.String(), "::error::action: unknown command \"destroy\"") {
+		t.Errorf("stdout: %s", r.stdout.String())
+	}
+}
+
+func TestInputsKeepTheirHyphensAndSecretInputsAreMasked(t *testing.T) {
+	files := testlab.Files(t)
+	bundle := string(files["secrets.THROWAWAY.yaml"])
+	testlab.Edit(t, files, "talops.yaml", "secrets: secrets.THROWAWAY.yaml\n", "")
+
+	r := newRunner(t, files, map[string]string{"dir": "examples/homelab", "talos-secrets": bundle})
+
+	if _, ok := r.env["INPUT_TALOS-SECRETS"]; !ok {
+		t.Fatal("runner environment lacks INPUT_TALOS-SECRETS")
+	}
+
+	if err := action.Run(context.Background(), r.deps, []string{"validate"}); err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+
+	// The bundle came from the input, so no throwaway note.
+	if strings.Contains(r.stdout.String(), "secrets.throwaway") {
+		t.Errorf("the talos-secrets input was not used:\n%s", r.stdout.String())
+	}
+
+	c := testlab.Load(t, testlab.Files(t))
+
+	b, err := (&secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}).Load(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, v := range b.Values() {
+		for _, line := range action.MaskLines(v) {
+			if !strings.Contains(r.stdout.String(), "::add-mask::"+line+"\n") {
+				t.Errorf("secret value (%d characters) not masked with the runner", len(v))
+			}
+		}
+	}
+
+	for _, name := range []string{"GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"} {
+		for _, v := range b.Values() {
+			if strings.Contains(r.file(t, name), v) {
+				t.Errorf("%s contains a secret value", name)
+			}
+		}
+	}
+}
+
+func TestInputErrorBecomesAnErrorAnnotationAndSummary(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "schematic: gpu", "schematic: gpux")
+
+	r := newRunner(t, files, map[string]string{"dir": "examples/homelab"})
+
+	if err := action.Run(context.Background(), r.deps, []string{"validate"}); cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("exit code %d", cli.ExitCode(err))
+	}
+
+	want := "::error::examples/homelab/talops.yaml:31: nodes[1].schematic: unknown schematic \"gpux\" (known: base, gpu)"
+	if !strings.Contains(r.stdout.String(), want) {
+		t.Errorf("stdout lacks %q:\n%s", want, r.stdout.String())
+	}
+
+	if !strings.Contains(r.file(t, "GITHUB_STEP_SUMMARY"), "unknown schematic") {
+		t.Errorf("summary: %s", r.file(t, "GITHUB_STEP_SUMMARY"))
+	}
+}
+
+func TestBadBooleanInput(t *testing.T) {
+	r := newRunner(t, testlab.Files(t), map[string]string{"dir": "examples/homelab", "strict": "yes please"})
+
+	if err := action.Run(context.Background(), r.deps, []string{"validate"}); cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("exit code %d", cli.ExitCode(err))
+	}
+
+	if !strings.Contains(r.stdout.String(), `input strict must be true or false, got \"yes please\"`) && !strings.Contains(r.stdout.String(), `input strict must be true or false, got "yes please"`) {
+		t.Errorf("stdout: %s", r.stdout.String())
+	}
+}

@@ -1,0 +1,45 @@
+package cli_test
+
+import (
+	"context"
+	"io"
+	"testing"
+
+	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/testlab"
+)
+
+func benchValidate(b *testing.B, nodes int) {
+	files := testlab.Scaled(b, nodes)
+	h := newHarness(&testing.T{}, files, nil)
+	h.deps.Stdout, h.deps.Stderr = io.Discard, io.Discard
+
+	opts := &cli.ValidateOptions{Deps: h.deps, Dir: "examples/homelab", Format: "text"}
+
+	res, err := cli.Validate(context.Background(), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	if len(res.Findings) != 0 || res.Nodes != nodes {
+		b.Fatalf("the scaled lab is not clean: %d nodes, %+v", res.Nodes, res.Findings)
+	}
+
+	b.ReportAllocs()
+	b.ResetTimer()
+
+	for b.Loop() {
+		res, err := cli.Validate(context.Background(), opts)
+		if err != nil || finding.HasErrors(res.Findings) {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkValidate_OneNode is render + validate of a one-node lab (secrets loaded each time,
+// no bundle generation).
+func BenchmarkValidate_OneNode(b *testing.B) { benchValidate(b, 1) }
+
+// BenchmarkValidate_50Nodes is the 50-node target: under 300 ms after the one-time bundle.
+func BenchmarkValidate_50Nodes(b *testing.B) { benchValidate(b, 50) }

@@ -1,0 +1,249 @@
+// Package cli is talops' command line: one file per command, each with an options
+// struct (dependencies first, user input last), a flag binder and a run function.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/mask"
+	"github.com/talops/talops/internal/secrets"
+)
+
+// Exit codes, decided in one place (ExitCode).
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	// ExitChanges is only used by plan --detailed-exitcode.
+	ExitChanges = 2
+)
+
+// Deps are the doors to the outside every command goes through.
+type Deps struct {
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	// ReadFile reads files outside a repository directory (standalone configs, age keys).
+	ReadFile func(string) ([]byte, error)
+	// WriteFile writes rendered files.
+	WriteFile func(name string, data []byte, perm os.FileMode) error
+	// MkdirAll creates output directories.
+	MkdirAll func(name string, perm os.FileMode) error
+	// OpenDir opens a repository directory.
+	OpenDir func(dir string) (cluster.Files, func() error, error)
+	Now     func() time.Time
+
+	secrets *secrets.Loader
+	masker  *mask.Masker
+}
+
+// OSDeps are the real doors.
+func OSDeps() *Deps {
+	return &Deps{
+		Stdout:    os.Stdout,
+		Stderr:    os.Stderr,
+		Getenv:    os.Getenv,
+		ReadFile:  os.ReadFile,
+		WriteFile: os.WriteFile,
+		MkdirAll:  os.MkdirAll,
+		OpenDir: func(dir string) (cluster.Files, func() error, error) {
+			d, err := cluster.OpenDir(dir)
+			if err != nil {
+				return nil, nil, err
+			}
+
+			return d, d.Close, nil
+		},
+		Now: time.Now,
+	}
+}
+
+// Secrets returns the bundle loader, built once.
+func (d *Deps) Secrets() *secrets.Loader {
+	if d.secrets == nil {
+		d.secrets = &secrets.Loader{Getenv: d.Getenv, ReadFile: d.ReadFile, Now: d.Now}
+	}
+
+	return d.secrets
+}
+
+// Mask registers secret values; everything printed afterwards is masked.
+func (d *Deps) Mask(values ...string) {
+	d.masker = mask.New(append(d.masker.Values(), values...)...)
+}
+
+// Masker is the masker in force.
+func (d *Deps) Masker() *mask.Masker { return d.masker }
+
+// out writes to stdout through the masker.
+func (d *Deps) out(s string) error {
+	_, err := io.WriteString(d.Stdout, d.masker.String(s))
+
+	return err
+}
+
+// errf writes a line to stderr through the masker.
+func (d *Deps) errf(format string, args ...any) {
+	fmt.Fprint(d.Stderr, d.masker.String(fmt.Sprintf(format, args...))) //nolint:errcheck
+}
+
+// UsageError is a command line that cannot be run.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// FailedError says a command ran and found failures it already reported.
+type FailedError struct{ Msg string }
+
+func (e *FailedError) Error() string { return e.Msg }
+
+// ChangesError says plan --detailed-exitcode found changes.
+type ChangesError struct{}
+
+func (e *ChangesError) Error() string { return "changes present" }
+
+// ExitCode maps an error from Run to the process exit code.
+func ExitCode(err error) int {
+	var changes *ChangesError
+
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return ExitOK
+	case errors.As(err, &changes):
+		return ExitChanges
+	default:
+		return ExitFailure
+	}
+}
+
+type command struct {
+	name  string
+	short string
+	run   func(ctx context.Context, d *Deps, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"validate", "check the machine configs of a repository (or standalone files)", runValidate},
+		{"render", "write the machine config of every node", runRender},
+		{"version", "print the talops version", runVersion},
+	}
+}
+
+// Version is set at build time.
+var Version = "dev"
+
+func runVersion(_ context.Context, d *Deps, _ []string) error {
+	return d.out("talops " + Version + "\n")
+}
+
+// Run runs one command line (without the program name) and reports errors on stderr.
+func Run(ctx context.Context, d *Deps, args []string) error {
+	err := dispatch(ctx, d, args)
+	ReportError(d, err)
+
+	return err
+}
+
+func dispatch(ctx context.Context, d *Deps, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		d.errf("%s", usage())
+
+		if len(args) == 0 {
+			return &UsageError{Msg: "a command is required"}
+		}
+
+		return nil
+	}
+
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, d, args[1:])
+		}
+	}
+
+	return &UsageError{Msg: fmt.Sprintf("unknown command %q (run talops help)", args[0])}
+}
+
+// Usage is the top-level help text.
+func Usage() string { return usage() }
+
+func usage() string {
+	var b strings.Builder
+
+	b.WriteString("talops runs Talos Linux clusters from a Git repository.\n\nUsage: talops <command> [flags]\n\nCommands:\n")
+
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.short)
+	}
+
+	fmt.Fprintf(&b, "  %-10s %s\n", "action", "run as a GitHub Action: talops action <command>")
+	b.WriteString("\nRun talops <command> -h for its flags.\n")
+
+	return b.String()
+}
+
+// ReportError prints an error once, one problem per line, masked.
+func ReportError(d *Deps, err error) {
+	var failed *FailedError
+
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return
+	case errors.As(err, &failed):
+		return
+	}
+
+	var changes *ChangesError
+	if errors.As(err, &changes) {
+		return
+	}
+
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line != "" {
+			d.errf("talops: %s\n", line)
+		}
+	}
+}
+
+// newFlags returns a flag set that reports to stderr and never exits.
+func newFlags(d *Deps, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(d.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(d.Stderr, "Usage: talops %s\n\nFlags:\n", synopsis) //nolint:errcheck
+		fs.PrintDefaults()
+	}
+
+	return fs
+}
+
+// parseFlags parses and turns flag errors into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+
+		return &UsageError{Msg: err.Error()}
+	}
+
+	return nil
+}
+
+func oneOf(flagName, value string, allowed []string) error {
+	for _, a := range allowed {
+		if a == value {
+			return nil
+		}
+	}
+
+	return &UsageError{Msg: fmt.Sprintf("--%s must be one of %s, got %q", flagName, strings.Join(allowed, ", "), value)}
+}

@@ -1,0 +1,261 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/testlab"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// harness runs commands against an in-memory repository.
+type harness struct {
+	deps           *cli.Deps
+	stdout, stderr bytes.Buffer
+	written        map[string][]byte
+	mu             sync.Mutex
+}
+
+func newHarness(t *testing.T, files cluster.MapFiles, env map[string]string) *harness {
+	t.Helper()
+
+	h := &harness{written: map[string][]byte{}}
+	h.deps = &cli.Deps{
+		Stdout:   &h.stdout,
+		Stderr:   &h.stderr,
+		Getenv:   func(k string) string { return env[k] },
+		ReadFile: os.ReadFile,
+		WriteFile: func(name string, data []byte, perm os.FileMode) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+
+			if perm != 0o600 {
+				t.Errorf("%s written with mode %o, want 0600", name, perm)
+			}
+
+			h.written[name] = data
+
+			return nil
+		},
+		MkdirAll: func(string, os.FileMode) error { return nil },
+		OpenDir: func(dir string) (cluster.Files, func() error, error) {
+			if dir != "examples/homelab" {
+				return nil, nil, errors.New("no such directory")
+			}
+
+			return files, func() error { return nil }, nil
+		},
+		Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) },
+	}
+
+	return h
+}
+
+func (h *harness) run(args ...string) error {
+	return cli.Run(context.Background(), h.deps, args)
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+
+	path := filepath.Join("testdata", name)
+
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+
+		return
+	}
+
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// brokenLab is the reference lab with one mistake of each kind validate reports.
+func brokenLab(t *testing.T) cluster.MapFiles {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.30.0")
+	files["patches/worker.yaml"] = append(files["patches/worker.yaml"], []byte("  files:\n    - path: /var/etc/motd\n      permissions: 0o644\n      op: create\n      content: hello\n")...)
+	testlab.Edit(t, files, "nodes/k8s-master.yaml", "hostname: k8s-master", "hostnam: k8s-master")
+
+	return files
+}
+
+func TestValidate_ReferenceLabIsClean(t *testing.T) {
+	h := newHarness(t, testlab.Files(t), nil)
+
+	if err := h.run("validate", "--dir", "examples/homelab"); err != nil {
+		t.Fatalf("validate: %v\n%s", err, h.stderr.String())
+	}
+
+	golden(t, "validate-clean.txt", h.stdout.String())
+
+	if h.stderr.Len() != 0 {
+		t.Errorf("stderr: %s", h.stderr.String())
+	}
+}
+
+func TestValidate_FindingsInEachFormat(t *testing.T) {
+	for _, format := range []string{"text", "json", "github"} {
+		t.Run(format, func(t *testing.T) {
+			h := newHarness(t, brokenLab(t), nil)
+
+			err := h.run("validate", "--dir", "examples/homelab", "--format", format)
+			if cli.ExitCode(err) != cli.ExitFailure {
+				t.Fatalf("exit code %d, want 1 (err %v)", cli.ExitCode(err), err)
+			}
+
+			golden(t, "validate-broken."+format, h.stdout.String())
+
+			if h.stderr.Len() != 0 {
+				t.Errorf("stderr: %s", h.stderr.String())
+			}
+		})
+	}
+}
+
+func TestValidate_InputErrorsAreOneLineEachWithExitOne(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "schematic: gpu", "schematic: gpux")
+	testlab.Edit(t, files, "talops.yaml", "platform: nocloud", "platfrom: nocloud")
+
+	h := newHarness(t, files, nil)
+
+	err := h.run("validate", "--dir", "examples/homelab")
+	if cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("exit code %d", cli.ExitCode(err))
+	}
+
+	want := "talops: examples/homelab/talops.yaml:10: platfrom: unknown field\n"
+	if h.stderr.String() != want {
+		t.Errorf("stderr = %q, want %q", h.stderr.String(), want)
+	}
+
+	if h.stdout.Len() != 0 {
+		t.Errorf("stdout: %s", h.stdout.String())
+	}
+}
+
+func TestValidate_StandaloneFiles(t *testing.T) {
+	h := newHarness(t, testlab.Files(t), nil)
+	if err := h.run("render", "--dir", "examples/homelab", "--out", "out"); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	good := filepath.Join(dir, "k8s-node2.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+
+	if err := os.WriteFile(good, h.written[filepath.Join("out", "k8s-node2.yaml")], 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	broken := strings.Replace(string(h.written[filepath.Join("out", "k8s-node2.yaml")]), "    type: worker", "    type: wrker", 1)
+	if err := os.WriteFile(bad, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	h2 := newHarness(t, nil, nil)
+	if err := h2.run("validate", good); err != nil {
+		t.Fatalf("validate %s: %v\n%s", good, err, h2.stdout.String())
+	}
+
+	h3 := newHarness(t, nil, nil)
+	if err := h3.run("validate", "--format", "json", good, bad); cli.ExitCode(err) != 1 {
+		t.Fatalf("exit %d", cli.ExitCode(err))
+	}
+
+	if !strings.Contains(h3.stdout.String(), `"code": "config.invalid"`) || !strings.Contains(h3.stdout.String(), "bad.yaml") {
+		t.Errorf("stdout: %s", h3.stdout.String())
+	}
+}
+
+func TestRender_WritesOneFilePerNodeAndPrintsOnlyWhatItWrote(t *testing.T) {
+	h := newHarness(t, testlab.Files(t), nil)
+
+	if err := h.run("render", "--dir", "examples/homelab", "--out", "out"); err != nil {
+		t.Fatal(err)
+	}
+
+	golden(t, "render.txt", h.stdout.String())
+
+	if len(h.written) != 5 || !bytes.Contains(h.written[filepath.Join("out", "k8s-node1.yaml")], []byte("nvidia_uvm")) {
+		t.Errorf("written: %d files", len(h.written))
+	}
+}
+
+func TestRender_WritesRealFilesWithMode0600(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "rendered")
+
+	d := cli.OSDeps()
+	var stdout, stderr bytes.Buffer
+	d.Stdout, d.Stderr = &stdout, &stderr
+	d.Getenv = testlab.NoEnv
+
+	if err := cli.Run(context.Background(), d, []string{"render", "--dir", testlab.Dir(), "--out", out}); err != nil {
+		t.Fatal(err)
+	}
+
+	st, err := os.Stat(filepath.Join(out, "k8s-master.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %o", st.Mode().Perm())
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"frobnicate"}, "talops: unknown command \"frobnicate\" (run talops help)\n"},
+		{[]string{"validate", "--format", "xml"}, "talops: --format must be one of text, json, github, got \"xml\"\n"},
+		{[]string{"render", "--dir", "examples/homelab"}, "talops: --out is required\n"},
+		{[]string{"validate", "--dir", "nowhere"}, "talops: open repository directory nowhere: no such directory\n"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			h := newHarness(t, testlab.Files(t), nil)
+
+			if err := h.run(tc.args...); cli.ExitCode(err) != cli.ExitFailure {
+				t.Fatalf("exit code %d", cli.ExitCode(err))
+			}
+
+			if h.stderr.String() != tc.want {
+				t.Errorf("stderr = %q, want %q", h.stderr.String(), tc.want)
+			}
+		})
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	h := newHarness(t, nil, nil)
+
+	if err := h.run("validate", "-h"); cli.ExitCode(err) != cli.ExitOK {
+		t.Errorf("exit code %d", cli.ExitCode(err))
+	}
+
+	if !strings.Contains(h.stderr.String(), "--strict") {
+		t.Errorf("help: %s", h.stderr.String())
+	}
+}

@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+)
+
+// RenderOptions are render's inputs.
+type RenderOptions struct {
+	Deps *Deps
+
+	Dir string
+	Out string
+}
+
+func runRender(ctx context.Context, d *Deps, args []string) error {
+	opts := &RenderOptions{Deps: d}
+
+	fs := newFlags(d, "render", "render [--dir D] --out O")
+	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
+	fs.StringVar(&opts.Out, "out", "", "directory to write one <node>.yaml per node into (mode 0600)")
+
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+
+	if opts.Out == "" {
+		return &UsageError{Msg: "--out is required"}
+	}
+
+	if fs.NArg() > 0 {
+		return &UsageError{Msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+
+	return Render(ctx, opts)
+}
+
+// Render writes the final machine config of every node. It prints only the files it wrote.
+func Render(ctx context.Context, opts *RenderOptions) error {
+	d := opts.Deps
+
+	r, err := loadRepo(ctx, d, opts.Dir)
+	if err != nil {
+		return err
+	}
+
+	var errs []error
+
+	for _, n := range r.Nodes {
+		if n.Err != nil {
+			errs = append(errs, n.Err)
+		}
+	}
+
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+
+	if err := d.MkdirAll(opts.Out, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", opts.Out, err)
+	}
+
+	for _, n := range r.Nodes {
+		path := filepath.Join(opts.Out, n.Name+".yaml")
+
+		data, err := n.Node.Bytes()
+		if err != nil {
+			return err
+		}
+
+		if err := d.WriteFile(path, data, 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+
+		if err := d.out("wrote " + path + "\n"); err != nil {
+			return err
+		}
+	}
+
+	if r.Bundle.Throwaway {
+		d.errf("talops: note: rendered with a throwaway secrets bundle (%s): these configs cannot join a real cluster\n", r.Bundle.Why)
+	}
+
+	return nil
+}

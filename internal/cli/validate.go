@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/report"
+	"github.com/talops/talops/internal/rules"
+	"github.com/talops/talops/internal/yamlpos"
+)
+
+// ValidateOptions are validate's inputs.
+type ValidateOptions struct {
+	Deps *Deps
+
+	Dir    string
+	Strict bool
+	Format string
+	// Mode is the validation mode for standalone files: metal or cloud.
+	Mode string
+	// Files are standalone machine config files; when set, Dir is not read.
+	Files []string
+}
+
+// ValidateResult is what validate found.
+type ValidateResult struct {
+	Findings []finding.Finding
+	// Nodes is how many nodes (or files) were checked.
+	Nodes int
+}
+
+func validateFlags(d *Deps, args []string) (*ValidateOptions, error) {
+	opts := &ValidateOptions{Deps: d}
+
+	fs := newFlags(d, "validate", "validate [--dir D] [--strict] [--format text|json|github] [FILE...]")
+	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
+	fs.BoolVar(&opts.Strict, "strict", false, "treat warnings as errors")
+	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text, json or github")
+	fs.StringVar(&opts.Mode, "mode", "metal", "validation mode for standalone files: metal or cloud")
+
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+
+	opts.Files = fs.Args()
+
+	if err := oneOf("format", opts.Format, report.FindingFormats); err != nil {
+		return nil, err
+	}
+
+	if err := oneOf("mode", opts.Mode, []string{"metal", "cloud"}); err != nil {
+		return nil, err
+	}
+
+	return opts, nil
+}
+
+func runValidate(ctx context.Context, d *Deps, args []string) error {
+	opts, err := validateFlags(d, args)
+	if err != nil {
+		return err
+	}
+
+	res, err := Validate(ctx, opts)
+	if err != nil {
+		return err
+	}
+
+	var buf bytes.Buffer
+	if err := report.Findings(&buf, opts.Format, res.Findings, res.Nodes); err != nil {
+		return err
+	}
+
+	if err := d.out(buf.String()); err != nil {
+		return err
+	}
+
+	if finding.HasErrors(res.Findings) {
+		return &FailedError{Msg: "validation failed"}
+	}
+
+	return nil
+}
+
+// Validate checks a repository, or standalone files, and returns the findings.
+func Validate(ctx context.Context, opts *ValidateOptions) (*ValidateResult, error) {
+	if len(opts.Files) > 0 {
+		return validateFiles(opts)
+	}
+
+	r, err := loadRepo(ctx, opts.Deps, opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+
+	fs := rules.Check(&rules.Input{Cluster: r.Cluster, Nodes: r.Nodes, Bundle: r.Bundle, Strict: opts.Strict})
+
+	return &ValidateResult{Findings: fs, Nodes: len(r.Nodes)}, nil
+}
+
+// validateFiles validates complete machine configs, like talosctl validate.
+func validateFiles(opts *ValidateOptions) (*ValidateResult, error) {
+	mode := rules.ModeMetal
+	if opts.Mode == "cloud" {
+		mode = rules.ModeCloud
+	}
+
+	var out []finding.Finding
+
+	for _, file := range opts.Files {
+		data, err := opts.Deps.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", file, err)
+		}
+
+		if len(data) > cluster.MaxFileSize {
+			return nil, &cluster.InputError{File: file, Msg: cluster.ErrTooLarge.Error()}
+		}
+
+		ix, err := yamlpos.Parse(data)
+		if err != nil {
+			out = append(out, inputFindings(file, err)...)
+
+			continue
+		}
+
+		cfg, err := configloader.NewFromBytes(data)
+		if err != nil {
+			out = append(out, finding.Finding{Severity: finding.Error, Code: rules.CodeConfigInvalid, File: file, Message: firstLine(err.Error())})
+
+			continue
+		}
+
+		at := func(path string) (string, int) {
+			if d := ix.Find("", ""); d >= 0 {
+				line, _ := ix.Docs[d].Nearest(path)
+
+				return file, line
+			}
+
+			return file, 0
+		}
+
+		out = append(out, rules.ValidateConfig(cfg, mode, opts.Strict, at, "")...)
+	}
+
+	finding.Sort(out)
+
+	return &ValidateResult{Findings: out, Nodes: len(opts.Files)}, nil
+}
+
+func inputFindings(file string, err error) []finding.Finding {
+	var out []finding.Finding
+
+	for _, p := range yamlpos.Problems(err) {
+		out = append(out, finding.Finding{Severity: finding.Error, Code: rules.CodeConfigInvalid, File: file, Line: p.Line, Message: "YAML: " + p.Message})
+	}
+
+	return out
+}
+
+func firstLine(s string) string {
+	if i := bytes.IndexByte([]byte(s), '\n'); i >= 0 {
+		return s[:i]
+	}
+
+	return s
+}

@@ -1,0 +1,248 @@
+package cluster_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/cluster"
+)
+
+const minimal = `cluster:
+  name: lab
+  endpoint: https://10.0.0.10:6443
+talosVersion: v1.13.9
+kubernetesVersion: v1.36.4
+schematics:
+  base: schematics/base.yaml
+patches:
+  all: [patches/common.yaml]
+nodes:
+  - name: cp1
+    address: 10.0.0.10
+    role: controlplane
+    schematic: base
+  - name: w1
+    address: 10.0.0.11
+    role: worker
+    patches: [nodes/w1.yaml]
+`
+
+func files(talops string) cluster.MapFiles {
+	return cluster.MapFiles{
+		"talops.yaml":            []byte(talops),
+		"schematics/base.yaml":   []byte("customization: {}\n"),
+		"patches/common.yaml":    []byte("machine: {}\n"),
+		"nodes/w1.yaml":          []byte("machine: {}\n"),
+		"rendered/complete.yaml": []byte("version: v1alpha1\n"),
+	}
+}
+
+func TestLoad_MinimalRepositoryLoads(t *testing.T) {
+	c, err := cluster.Load("lab", files(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if got := c.NodePatches(c.Spec.Nodes[1]); strings.Join(got, ",") != "patches/common.yaml,nodes/w1.yaml" {
+		t.Errorf("patch order = %v", got)
+	}
+
+	if c.Platform() != "metal" || c.ImageFactory() != "https://factory.talos.dev" {
+		t.Errorf("defaults: platform %q factory %q", c.Platform(), c.ImageFactory())
+	}
+
+	if line := c.NodeLine("w1", "patches"); line != 18 {
+		t.Errorf("w1 patches line = %d, want 18", line)
+	}
+
+	if data, ok := c.File("nodes/w1.yaml"); !ok || string(data) != "machine: {}\n" {
+		t.Errorf("file contents not kept: %q", data)
+	}
+}
+
+func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edit  func(string) string
+		files map[string]string
+		want  []string
+	}{
+		{
+			name: "malformed YAML",
+			edit: func(s string) string { return strings.Replace(s, "  name: lab", "  name: [lab", 1) },
+			want: []string{"lab/talops.yaml:3: "},
+		},
+		{
+			name: "unknown top-level key",
+			edit: func(s string) string { return s + "talosVersoin: v1.13.0\n" },
+			want: []string{"lab/talops.yaml:19: talosVersoin: unknown field"},
+		},
+		{
+			name: "unknown key in a node",
+			edit: func(s string) string { return strings.Replace(s, "    schematic: base", "    shematic: base", 1) },
+			want: []string{"lab/talops.yaml:14: nodes[0].shematic: unknown field"},
+		},
+		{
+			name: "missing patch file",
+			edit: func(s string) string { return strings.Replace(s, "nodes/w1.yaml", "nodes/w2.yaml", 1) },
+			want: []string{"lab/talops.yaml:18: nodes[1].patches[0]: nodes/w2.yaml: file not found"},
+		},
+		{
+			name: "path outside the directory",
+			edit: func(s string) string { return strings.Replace(s, "patches/common.yaml", "../common.yaml", 1) },
+			want: []string{"lab/talops.yaml:9: patches.all[0]: \"../common.yaml\": path must stay inside the directory"},
+		},
+		{
+			name: "absolute path",
+			edit: func(s string) string { return strings.Replace(s, "schematics/base.yaml", "/etc/passwd", 1) },
+			want: []string{"lab/talops.yaml:7: schematics.base: \"/etc/passwd\": path must stay inside the directory"},
+		},
+		{
+			name: "duplicate node names",
+			edit: func(s string) string { return strings.Replace(s, "name: w1", "name: cp1", 1) },
+			want: []string{"lab/talops.yaml:15: nodes[1].name: duplicate node name \"cp1\" (also nodes[0])"},
+		},
+		{
+			name: "duplicate addresses",
+			edit: func(s string) string { return strings.Replace(s, "10.0.0.11", "10.0.0.10", 1) },
+			want: []string{"lab/talops.yaml:16: nodes[1].address: duplicate address \"10.0.0.10\" (also nodes[0])"},
+		},
+		{
+			name: "unknown schematic name",
+			edit: func(s string) string { return strings.Replace(s, "schematic: base", "schematic: gpu", 1) },
+			want: []string{"lab/talops.yaml:14: nodes[0].schematic: unknown schematic \"gpu\" (known: base)"},
+		},
+		{
+			name: "bad role",
+			edit: func(s string) string { return strings.Replace(s, "role: worker", "role: workr", 1) },
+			want: []string{"lab/talops.yaml:17: nodes[1].role: must be controlplane or worker, got \"workr\""},
+		},
+		{
+			name: "version without v",
+			edit: func(s string) string { return strings.Replace(s, "talosVersion: v1.13.9", "talosVersion: 1.13.9", 1) },
+			want: []string{"lab/talops.yaml:4: talosVersion: must start with v"},
+		},
+		{
+			name: "endpoint not https",
+			edit: func(s string) string { return strings.Replace(s, "https://10.0.0.10:6443", "10.0.0.10", 1) },
+			want: []string{"lab/talops.yaml:3: cluster.endpoint: must be an https:// URL"},
+		},
+		{
+			name: "several problems at once",
+			edit: func(s string) string {
+				return strings.Replace(strings.Replace(s, "role: worker", "role: x", 1), "schematic: base", "schematic: y", 1)
+			},
+			want: []string{"nodes[0].schematic: unknown schematic", "nodes[1].role: must be controlplane or worker"},
+		},
+		{
+			name: "wrong type",
+			edit: func(s string) string { return strings.Replace(s, "  - name: w1", "  - name: [w1]", 1) },
+			want: []string{"lab/talops.yaml:15: "},
+		},
+		{
+			name: "empty file",
+			edit: func(string) string { return "" },
+			want: []string{"lab/talops.yaml: file is empty"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := cluster.Load("lab", files(tc.edit(minimal)))
+			if err == nil {
+				t.Fatal("loaded, want an error")
+			}
+
+			var ie *cluster.InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error %v is not an *InputError", err)
+			}
+
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error\n%s\ndoes not contain\n%s", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestDir_RefusesSymlinkOutOfTheDirectory(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.yaml"), []byte("machine: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(dir, "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+
+	d, err := cluster.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+
+	if _, err := d.ReadFile("link.yaml"); !errors.Is(err, cluster.ErrEscapes) {
+		t.Errorf("ReadFile through an escaping symlink: %v, want ErrEscapes", err)
+	}
+}
+
+func TestDir_RefusesFilesOverTheSizeBound(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "big.yaml"), make([]byte, cluster.MaxFileSize+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	d, err := cluster.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+
+	if _, err := d.ReadFile("big.yaml"); !errors.Is(err, cluster.ErrTooLarge) {
+		t.Errorf("ReadFile of an oversized file: %v, want ErrTooLarge", err)
+	}
+}
+
+func TestLoad_TheReferenceLabLoads(t *testing.T) {
+	d, err := cluster.OpenDir("../../examples/homelab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+
+	c, err := cluster.Load("examples/homelab", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if len(c.Spec.Nodes) != 5 || c.Spec.Nodes[1].Schematic != "gpu" {
+		t.Errorf("nodes = %+v", c.Spec.Nodes)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(minimal))
+	f.Add([]byte("nodes: [{name: a, address: b, role: worker}]\n"))
+	f.Add([]byte("cluster: {name: x}\nnodes: &a [*a]\n"))
+	f.Add([]byte("- 1\n- 2\n"))
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := cluster.Parse(data)
+		if err != nil {
+			var ie *cluster.InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error is not placed: %v", err)
+			}
+
+			return
+		}
+
+		for _, n := range c.Spec.Nodes {
+			_ = c.NodePatches(n)
+		}
+	})
+}

@@ -1,0 +1,75 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/schematic"
+)
+
+// SchematicIDs computes the Image Factory ID of every schematic talops.yaml names.
+// Errors are *cluster.InputError placed in the schematic file.
+func SchematicIDs(c *cluster.Cluster) (map[string]string, error) {
+	ids := map[string]string{}
+
+	var errs []error
+
+	for name, rel := range c.Spec.Schematics {
+		data, _ := c.File(rel)
+
+		s, err := schematic.Load(data)
+		if err != nil {
+			errs = append(errs, schematicError(c.Path(rel), err))
+
+			continue
+		}
+
+		id, err := s.ID()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("schematic %s: %w", name, err))
+
+			continue
+		}
+
+		ids[name] = id
+	}
+
+	return ids, errors.Join(errs...)
+}
+
+func schematicError(file string, err error) error {
+	var uf *schematic.UnknownFieldError
+	if errors.As(err, &uf) {
+		field := uf.Field
+		if uf.Path != "" {
+			field = uf.Path + "." + uf.Field
+		}
+
+		return &cluster.InputError{File: file, Line: uf.Line, Field: field, Msg: "unknown field"}
+	}
+
+	var de *schematic.DecodeError
+	if errors.As(err, &de) {
+		return &cluster.InputError{File: file, Line: de.Line, Msg: de.Msg}
+	}
+
+	return &cluster.InputError{File: file, Msg: err.Error()}
+}
+
+// FactoryInstaller returns the installer of each node's schematic from the Image Factory
+// (the vanilla schematic for nodes that name none).
+func FactoryInstaller(ids map[string]string) Installer {
+	return func(c *cluster.Cluster, n cluster.Node) (string, error) {
+		id := schematic.VanillaID
+
+		if n.Schematic != "" {
+			var ok bool
+			if id, ok = ids[n.Schematic]; !ok {
+				return "", fmt.Errorf("schematic %q has no ID", n.Schematic)
+			}
+		}
+
+		return schematic.InstallerImage(c.ImageFactory(), c.Platform(), id, c.Spec.TalosVersion, n.SecureBoot), nil
+	}
+}

@@ -1,0 +1,306 @@
+package render
+
+import (
+	"errors"
+	"maps"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	jsonpatch "github.com/evanphx/json-patch"
+	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+	"github.com/siderolabs/talos/pkg/machinery/config/config"
+	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
+	"github.com/siderolabs/talos/pkg/machinery/config/configpatcher"
+	"github.com/siderolabs/talos/pkg/machinery/config/container"
+	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
+	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/yamlpos"
+)
+
+// patch is a loaded patch file.
+type patch struct {
+	file  string
+	index *yamlpos.Index
+	p     configpatcher.Patch
+}
+
+// LoadPatch parses a patch file (strategic merge, single or multi-document, or RFC 6902
+// as JSON or YAML). Errors are *cluster.InputError placed at the offending line.
+func LoadPatch(file string, data []byte) error {
+	_, err := loadPatch(file, data)
+
+	return err
+}
+
+func loadPatch(file string, data []byte) (*patch, error) {
+	ix, err := yamlpos.Parse(data)
+	if err != nil {
+		return nil, syntaxError(file, err)
+	}
+
+	if len(ix.Docs) == 0 {
+		return nil, &cluster.InputError{File: file, Msg: "patch is empty"}
+	}
+
+	p, err := configpatcher.LoadPatch(data)
+	if err != nil {
+		return nil, loadError(file, ix, err)
+	}
+
+	return &patch{file: file, index: ix, p: p}, nil
+}
+
+func (p *patch) apply(cfg coreconfig.Provider) (coreconfig.Provider, error) {
+	if jp, ok := p.p.(jsonpatch.Patch); ok {
+		out, err := applyJSON6902(cfg, jp)
+		if err != nil {
+			return nil, &cluster.InputError{File: p.file, Line: 1, Msg: "RFC 6902 patch: " + redactPatchError(err)}
+		}
+
+		return out, nil
+	}
+
+	out, err := configpatcher.Apply(configpatcher.WithConfig(cfg), []configpatcher.Patch{p.p})
+	if err != nil {
+		return nil, &cluster.InputError{File: p.file, Line: 1, Msg: "apply patch: " + redactPatchError(err)}
+	}
+
+	merged, err := out.Config()
+	if err != nil {
+		return nil, loadError(p.file, p.index, err)
+	}
+
+	return merged, nil
+}
+
+// applyJSON6902 applies an RFC 6902 patch to the v1alpha1 document alone, since
+// machinery refuses JSON patches on multi-document configs.
+func applyJSON6902(cfg coreconfig.Provider, jp jsonpatch.Patch) (coreconfig.Provider, error) {
+	var (
+		v1     *v1alpha1.Config
+		others []config.Document
+	)
+
+	for _, doc := range cfg.Documents() {
+		if c, ok := doc.(*v1alpha1.Config); ok {
+			v1 = c
+
+			continue
+		}
+
+		others = append(others, doc)
+	}
+
+	if v1 == nil {
+		return nil, errors.New("the config has no v1alpha1 document to patch")
+	}
+
+	data, err := container.NewV1Alpha1(v1).EncodeBytes(encoder.WithComments(encoder.CommentsDisabled))
+	if err != nil {
+		return nil, err
+	}
+
+	patched, err := configpatcher.JSON6902(data, jp)
+	if err != nil {
+		return nil, err
+	}
+
+	loaded, err := configloader.NewFromBytes(patched)
+	if err != nil {
+		return nil, err
+	}
+
+	docs := append(loaded.Documents(), others...)
+
+	return container.New(docs...)
+}
+
+// syntaxError places a YAML syntax error.
+func syntaxError(file string, err error) error {
+	var errs []error
+	for _, p := range yamlpos.Problems(err) {
+		errs = append(errs, &cluster.InputError{File: file, Line: p.Line, Msg: "YAML: " + p.Message})
+	}
+
+	return errors.Join(errs...)
+}
+
+var docLineRe = regexp.MustCompile(`\(line (\d+)\)`)
+
+const unknownKeysMarker = "unknown keys found during decoding:\n"
+
+// loadError turns machinery's loader errors into placed input errors. Unknown keys are
+// reported one per key with their line, and without the values machinery echoes back.
+func loadError(file string, ix *yamlpos.Index, err error) error {
+	if probs := yamlpos.Problems(err); probs[0].Line > 0 {
+		return syntaxError(file, err)
+	}
+
+	msg := err.Error()
+
+	before, summary, found := strings.Cut(msg, unknownKeysMarker)
+	if !found {
+		line := 0
+		if m := docLineRe.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+		}
+
+		return &cluster.InputError{File: file, Line: line, Msg: redactPatchError(err)}
+	}
+
+	doc := 0
+	if m := docLineRe.FindStringSubmatch(before); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		if d := ix.DocAt(line); d >= 0 {
+			doc = d
+		}
+	}
+
+	var tree yaml.Node
+	if yaml.Unmarshal([]byte(summary), &tree) != nil {
+		return &cluster.InputError{File: file, Msg: "unknown keys"}
+	}
+
+	var paths []string
+	if doc < len(ix.Docs) && ix.Docs[doc].Kind == "" {
+		unknownPaths(&tree, reflect.TypeFor[v1alpha1.Config](), "", &paths, 0)
+	} else {
+		topKeys(&tree, &paths)
+	}
+
+	errs := make([]error, 0, len(paths))
+
+	for _, p := range paths {
+		line := 0
+		if doc < len(ix.Docs) {
+			line, _ = ix.Docs[doc].Nearest(p)
+		}
+
+		errs = append(errs, &cluster.InputError{File: file, Line: line, Field: p, Msg: "unknown key" + kindHint(ix, doc)})
+	}
+
+	if len(errs) == 0 {
+		return &cluster.InputError{File: file, Msg: "unknown keys"}
+	}
+
+	return errors.Join(errs...)
+}
+
+func kindHint(ix *yamlpos.Index, doc int) string {
+	if doc < len(ix.Docs) && ix.Docs[doc].Kind != "" {
+		return " in " + ix.Docs[doc].Kind
+	}
+
+	return ""
+}
+
+// unknownPaths walks machinery's summary of unknown keys (a tree holding only the
+// paths that lead to them) and returns where each unknown key starts: the first key
+// along each path that typ does not declare.
+func unknownPaths(n *yaml.Node, typ reflect.Type, prefix string, out *[]string, depth int) {
+	if depth > 64 {
+		return
+	}
+
+	if n.Kind == yaml.DocumentNode {
+		for _, c := range n.Content {
+			unknownPaths(c, typ, prefix, out, depth+1)
+		}
+
+		return
+	}
+
+	for typ != nil && typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+
+	switch {
+	case n.Kind == yaml.MappingNode && typ != nil && typ.Kind() == reflect.Struct:
+		fields := structFields(typ)
+
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			p := joinPath(prefix, n.Content[i].Value)
+
+			ft, ok := fields[n.Content[i].Value]
+			if !ok {
+				*out = append(*out, p)
+
+				continue
+			}
+
+			unknownPaths(n.Content[i+1], ft, p, out, depth+1)
+		}
+	case n.Kind == yaml.MappingNode && typ != nil && typ.Kind() == reflect.Map:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			unknownPaths(n.Content[i+1], typ.Elem(), joinPath(prefix, n.Content[i].Value), out, depth+1)
+		}
+	default:
+		if prefix != "" {
+			*out = append(*out, prefix)
+		}
+	}
+}
+
+// structFields maps yaml keys to field types, following inline fields.
+func structFields(typ reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+
+		switch {
+		case name == "-":
+		case strings.Contains(opts, "inline") && ft.Kind() == reflect.Struct:
+			maps.Copy(out, structFields(ft))
+		case !f.IsExported():
+		case name == "":
+			out[strings.ToLower(f.Name)] = f.Type
+		default:
+			out[name] = f.Type
+		}
+	}
+
+	return out
+}
+
+func joinPath(prefix, key string) string {
+	if prefix == "" {
+		return key
+	}
+
+	return prefix + "." + key
+}
+
+// topKeys lists the first-level keys of a summary (typed documents are shallow).
+func topKeys(n *yaml.Node, out *[]string) {
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		*out = append(*out, n.Content[i].Value)
+	}
+}
+
+// redactPatchError keeps the first line of a machinery error: later lines may echo
+// document contents.
+func redactPatchError(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+
+	return msg
+}

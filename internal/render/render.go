@@ -1,0 +1,238 @@
+// Package render turns the repository model into one machine config per node:
+// machinery generate with the cluster's version contract, then patches all → role → node.
+package render
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
+	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
+	"github.com/siderolabs/talos/pkg/machinery/config/generate"
+	"github.com/siderolabs/talos/pkg/machinery/config/machine"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/secrets"
+	"github.com/talops/talops/internal/yamlpos"
+)
+
+// Layer is one source file that shaped a node's config, in the order applied.
+type Layer struct {
+	// File is the display path of the source.
+	File string
+	// Index locates the keys the file sets.
+	Index *yamlpos.Index
+}
+
+// Node is a node's final machine config and how it was made.
+type Node struct {
+	Node cluster.Node
+	// Config is the final machine config.
+	Config coreconfig.Provider
+	// Layers are the patches (or the complete config file) that shaped it, in order.
+	Layers []Layer
+	// Installer is the installer image talops put into the generated config ("" for config: nodes).
+	Installer string
+	// Generated is false for nodes whose config is a complete file from the repository.
+	Generated bool
+
+	encode func() ([]byte, error)
+}
+
+// Bytes is the final config encoded without comments, computed once on first use
+// (validation does not need it, plans and render do).
+func (n *Node) Bytes() ([]byte, error) { return n.encode() }
+
+// Result is the outcome for one node.
+type Result struct {
+	Name string
+	Node *Node
+	Err  error
+}
+
+// Installer names the installer image a node should run.
+type Installer func(c *cluster.Cluster, n cluster.Node) (string, error)
+
+// Options shape rendering.
+type Options struct {
+	// Installer computes each node's installer image.
+	Installer Installer
+
+	// patches holds every patch file parsed once, shared by the nodes that use it.
+	patches map[string]*patch
+}
+
+// All renders every node concurrently; results keep the order of talops.yaml.
+func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Options) []Result {
+	nodes := c.Spec.Nodes
+	results := make([]Result, len(nodes))
+
+	opts.patches = loadPatches(c)
+
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+
+	var wg sync.WaitGroup
+
+	for i, n := range nodes {
+		results[i].Name = n.Name
+
+		if err := ctx.Err(); err != nil {
+			results[i].Err = err
+
+			continue
+		}
+
+		wg.Add(1)
+
+		sem <- struct{}{}
+
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+
+			results[i].Node, results[i].Err = One(c, b, n, opts)
+		}()
+	}
+
+	wg.Wait()
+
+	return results
+}
+
+// One renders a single node.
+func One(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*Node, error) {
+	if n.Config != "" {
+		return complete(c, n)
+	}
+
+	contract, err := coreconfig.ParseContractFromVersion(c.Spec.TalosVersion)
+	if err != nil {
+		return nil, &cluster.InputError{File: c.Path(cluster.FileName), Line: c.Line("talosVersion"), Field: "talosVersion", Msg: err.Error()}
+	}
+
+	installer := ""
+	if opts.Installer != nil {
+		if installer, err = opts.Installer(c, n); err != nil {
+			return nil, fmt.Errorf("installer for node %s: %w", n.Name, err)
+		}
+	}
+
+	genOpts := []generate.Option{
+		generate.WithVersionContract(contract),
+		generate.WithSecretsBundle(b.Bundle),
+	}
+
+	if n.InstallDisk != "" {
+		genOpts = append(genOpts, generate.WithInstallDisk(n.InstallDisk))
+	}
+
+	if installer != "" {
+		genOpts = append(genOpts, generate.WithInstallImage(installer))
+	}
+
+	input, err := generate.NewInput(c.Spec.Cluster.Name, c.Spec.Cluster.Endpoint, kubernetesVersion(c.Spec.KubernetesVersion), genOpts...)
+	if err != nil {
+		return nil, &cluster.InputError{File: c.Path(cluster.FileName), Line: c.NodeLine(n.Name, ""), Field: "nodes", Msg: "generate: " + err.Error()}
+	}
+
+	typ := machine.TypeWorker
+	if n.Role == cluster.RoleControlPlane {
+		typ = machine.TypeControlPlane
+	}
+
+	cfg, err := input.Config(typ)
+	if err != nil {
+		return nil, fmt.Errorf("generate config for node %s: %w", n.Name, err)
+	}
+
+	out := &Node{Node: n, Installer: installer, Generated: true}
+
+	for _, rel := range c.NodePatches(n) {
+		p, err := opts.patch(c, rel)
+		if err != nil {
+			return nil, err
+		}
+
+		if cfg, err = p.apply(cfg); err != nil {
+			return nil, err
+		}
+
+		out.Layers = append(out.Layers, Layer{File: p.file, Index: p.index})
+	}
+
+	return finish(out, cfg)
+}
+
+// complete loads a node's ready-made machine config.
+func complete(c *cluster.Cluster, n cluster.Node) (*Node, error) {
+	data, _ := c.File(n.Config)
+	file := c.Path(n.Config)
+
+	ix, err := yamlpos.Parse(data)
+	if err != nil {
+		return nil, syntaxError(file, err)
+	}
+
+	cfg, err := configloader.NewFromBytes(data)
+	if err != nil {
+		return nil, loadError(file, ix, err)
+	}
+
+	return finish(&Node{Node: n, Layers: []Layer{{File: file, Index: ix}}}, cfg)
+}
+
+func finish(out *Node, cfg coreconfig.Provider) (*Node, error) {
+	out.Config = cfg
+	out.encode = sync.OnceValues(func() ([]byte, error) {
+		data, err := cfg.EncodeBytes(encoder.WithComments(encoder.CommentsDisabled))
+		if err != nil {
+			return nil, fmt.Errorf("encode config of node %s: %w", out.Node.Name, err)
+		}
+
+		return data, nil
+	})
+
+	return out, nil
+}
+
+// kubernetesVersion strips the leading v: machinery expects a bare version.
+func kubernetesVersion(v string) string {
+	if len(v) > 0 && v[0] == 'v' {
+		return v[1:]
+	}
+
+	return v
+}
+
+// loadPatches parses every patch file the nodes use, once. A file that fails to parse
+// is left out, so each node that uses it reports the error itself.
+func loadPatches(c *cluster.Cluster) map[string]*patch {
+	out := map[string]*patch{}
+
+	for _, n := range c.Spec.Nodes {
+		for _, rel := range c.NodePatches(n) {
+			if _, done := out[rel]; done {
+				continue
+			}
+
+			data, _ := c.File(rel)
+			if p, err := loadPatch(c.Path(rel), data); err == nil {
+				out[rel] = p
+			}
+		}
+	}
+
+	return out
+}
+
+func (o Options) patch(c *cluster.Cluster, rel string) (*patch, error) {
+	if p, ok := o.patches[rel]; ok {
+		return p, nil
+	}
+
+	data, _ := c.File(rel)
+
+	return loadPatch(c.Path(rel), data)
+}

@@ -1,0 +1,201 @@
+package render_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/secrets"
+	"github.com/talops/talops/internal/testlab"
+)
+
+func renderLab(t testing.TB, files cluster.MapFiles) []render.Result {
+	t.Helper()
+
+	c := testlab.Load(t, files)
+
+	l := &secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}
+
+	b, err := l.Load(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ids, err := render.SchematicIDs(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return render.All(context.Background(), c, b, render.Options{Installer: render.FactoryInstaller(ids)})
+}
+
+func node(t testing.TB, rs []render.Result, name string) *render.Node {
+	t.Helper()
+
+	for _, r := range rs {
+		if r.Name == name {
+			if r.Err != nil {
+				t.Fatalf("render %s: %v", name, r.Err)
+			}
+
+			return r.Node
+		}
+	}
+
+	t.Fatalf("no node %s", name)
+
+	return nil
+}
+
+func encoded(t testing.TB, n *render.Node) string {
+	t.Helper()
+
+	data, err := n.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return string(data)
+}
+
+func TestRender_LabNodesCarryTheirPatchesAndInstaller(t *testing.T) {
+	rs := renderLab(t, testlab.Files(t))
+
+	gpu := node(t, rs, "k8s-node1")
+	cfg := encoded(t, gpu)
+
+	for _, want := range []string{
+		"name: nvidia_modeset",
+		"nvidia.com/gpu: true:NoSchedule",
+		"hostname: k8s-node1",
+		"http://10.0.20.10:5000",
+		"image: factory.talos.dev/nocloud-installer/",
+		":v1.13.9",
+	} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("k8s-node1 config lacks %q", want)
+		}
+	}
+
+	master := encoded(t, node(t, rs, "k8s-master"))
+	if !strings.Contains(master, "oidc-issuer-url") || strings.Contains(master, "nvidia") {
+		t.Errorf("control plane config: OIDC missing or NVIDIA present")
+	}
+
+	if gpu.Installer == node(t, rs, "k8s-node2").Installer {
+		t.Errorf("gpu and base workers share installer %s", gpu.Installer)
+	}
+
+	if len(gpu.Layers) != 3 || gpu.Layers[2].File != "examples/homelab/nodes/k8s-node1.yaml" {
+		t.Errorf("layers = %+v", gpu.Layers)
+	}
+}
+
+func TestRender_JSONPatchOnMultiDocumentConfigPatchesV1Alpha1(t *testing.T) {
+	files := testlab.Files(t)
+	files["patches/json.yaml"] = []byte("- op: add\n  path: /machine/nodeLabels/zone\n  value: rack1\n")
+	testlab.Edit(t, files, "talops.yaml", "worker: [patches/worker.yaml]", "worker: [patches/worker.yaml, patches/json.yaml]")
+
+	cfg := encoded(t, node(t, renderLab(t, files), "k8s-node1"))
+
+	if !strings.Contains(cfg, "zone: rack1") {
+		t.Error("JSON patch not applied")
+	}
+
+	if !strings.Contains(cfg, "kind: HostnameConfig") {
+		t.Error("other documents lost after the JSON patch")
+	}
+}
+
+func TestRender_UnknownKeyInPatchPointsAtItsLine(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "patches/worker.yaml", "  nodeLabels:", "  nodeLabelz:")
+
+	rs := renderLab(t, files)
+
+	err := rs[1].Err
+	if err == nil {
+		t.Fatal("rendered a patch with an unknown key")
+	}
+
+	var ie *cluster.InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("error is not placed: %v", err)
+	}
+
+	if want := "examples/homelab/patches/worker.yaml:3: machine.nodeLabelz: unknown key"; err.Error() != want {
+		t.Errorf("error = %q, want %q", err, want)
+	}
+}
+
+func TestRender_UnknownKeyInSecondDocumentPointsAtItsLine(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "nodes/k8s-node1.yaml", "hostname: k8s-node1", "hostnam: k8s-node1")
+
+	err := renderLab(t, files)[1].Err
+	if err == nil || !strings.Contains(err.Error(), "nodes/k8s-node1.yaml:19: hostnam: unknown key in HostnameConfig") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestRender_MalformedPatchIsAYAMLErrorWithLine(t *testing.T) {
+	files := testlab.Files(t)
+	files["patches/worker.yaml"] = []byte("machine:\n  nodeLabels: [a\n")
+
+	err := renderLab(t, files)[1].Err
+	if err == nil || !strings.HasPrefix(err.Error(), "examples/homelab/patches/worker.yaml:") || !strings.Contains(err.Error(), "YAML") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestRender_CompleteConfigIsUsedAsItIs(t *testing.T) {
+	files := testlab.Files(t)
+	rs := renderLab(t, files)
+	files["rendered/k8s-node4.yaml"] = []byte(encoded(t, node(t, rs, "k8s-node4")))
+	testlab.Edit(t, files, "talops.yaml", "    patches: [nodes/k8s-node4.yaml]", "    config: rendered/k8s-node4.yaml")
+
+	n := node(t, renderLab(t, files), "k8s-node4")
+	if n.Generated || encoded(t, n) != string(files["rendered/k8s-node4.yaml"]) {
+		t.Error("complete config was not kept as it is")
+	}
+}
+
+func FuzzPatch(f *testing.F) {
+	lab := testlab.Files(f)
+	for _, name := range []string{"patches/common.yaml", "patches/controlplane.yaml", "nodes/k8s-node1.yaml"} {
+		f.Add(lab[name])
+	}
+
+	f.Add([]byte("- op: add\n  path: /machine/nodeLabels/x\n  value: y\n"))
+	f.Add([]byte(`[{"op": "remove", "path": "/cluster"}]`))
+	f.Add([]byte("machine:\n  $patch: delete\n"))
+
+	c := testlab.Load(f, lab)
+
+	b, err := (&secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}).Load(c)
+	if err != nil {
+		f.Fatal(err)
+	}
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		files := testlab.Files(t)
+		files["patches/worker.yaml"] = data
+
+		c, err := cluster.Load("lab", files)
+		if err != nil {
+			return
+		}
+
+		_, err = render.One(c, b, c.Spec.Nodes[2], render.Options{})
+		if err != nil {
+			var ie *cluster.InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("unplaced error: %v", err)
+			}
+		}
+	})
+}

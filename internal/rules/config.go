@@ -1,0 +1,170 @@
+package rules
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/go-multierror"
+	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+	"github.com/siderolabs/talos/pkg/machinery/config/validation"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/render"
+)
+
+// Mode is the runtime mode Talos validates a config for.
+type Mode struct{ metal bool }
+
+// Modes as Talos picks them from the platform.
+var (
+	ModeMetal = Mode{metal: true}
+	ModeCloud = Mode{}
+)
+
+// ModeFor returns the mode Talos uses on a platform: metal needs an install disk, clouds do not.
+func ModeFor(platform string) Mode {
+	if cluster.IsCloudPlatform(platform) {
+		return ModeCloud
+	}
+
+	return ModeMetal
+}
+
+func (m Mode) String() string {
+	if m.metal {
+		return "metal"
+	}
+
+	return "cloud"
+}
+
+// RequiresInstall implements validation.RuntimeMode.
+func (m Mode) RequiresInstall() bool { return m.metal }
+
+// InContainer implements validation.RuntimeMode.
+func (m Mode) InContainer() bool { return false }
+
+// machineryValidation runs Talos' own validation on every rendered node.
+func machineryValidation(in *Input) []finding.Finding {
+	var out []finding.Finding
+
+	mode := ModeFor(in.Cluster.Platform())
+
+	for _, n := range rendered(in) {
+		out = append(out, ValidateConfig(n.Config, mode, in.Strict, func(path string) (string, int) {
+			return place(in.Cluster, n, path)
+		}, n.Node.Name)...)
+	}
+
+	return out
+}
+
+// Placer finds the file and line that set a config path.
+type Placer func(path string) (file string, line int)
+
+// ValidateConfig validates a machine config the way Talos does on the client side.
+// Kubernetes versions are not judged here against this library's own Talos version:
+// kubernetesSupport judges them against the cluster's release.
+func ValidateConfig(cfg coreconfig.Provider, mode Mode, strict bool, at Placer, node string) []finding.Finding {
+	warnings, err := cfg.ValidateAsClient(mode, validation.WithLocal())
+
+	var out []finding.Finding
+
+	for _, e := range flattenMulti(err) {
+		out = append(out, placed(finding.Error, CodeConfigInvalid, e, at, node))
+	}
+
+	sev := finding.Warning
+	if strict {
+		sev = finding.Error
+	}
+
+	for _, w := range warnings {
+		out = append(out, placed(sev, CodeConfigWarning, w, at, node))
+	}
+
+	return out
+}
+
+func placed(sev finding.Severity, code, msg string, at Placer, node string) finding.Finding {
+	f := finding.Finding{Severity: sev, Code: code, Message: msg, Node: node}
+
+	if p := configPath(msg); p != "" {
+		f.Path = p
+	}
+
+	f.File, f.Line = at(f.Path)
+
+	return f
+}
+
+var pathRe = regexp.MustCompile(`\.(machine|cluster|debug)(\.[A-Za-z0-9_]+)*`)
+
+// configPath picks the config path a machinery message names, such as `.machine.ca`.
+func configPath(msg string) string {
+	return strings.TrimPrefix(pathRe.FindString(msg), ".")
+}
+
+// flattenMulti splits machinery's nested multierrors into single messages,
+// keeping the prefixes that say which document they are about.
+func flattenMulti(err error) []string {
+	if err == nil {
+		return nil
+	}
+
+	var me *multierror.Error
+	if errors.As(err, &me) {
+		prefix := ""
+		if outer := err.Error(); me.Error() != outer {
+			prefix, _, _ = strings.Cut(outer, ": ")
+			prefix += ": "
+		}
+
+		var out []string
+		for _, e := range me.WrappedErrors() {
+			for _, s := range flattenMulti(e) {
+				out = append(out, prefix+s)
+			}
+		}
+
+		return out
+	}
+
+	return []string{err.Error()}
+}
+
+// place finds the last source that set path (or a parent at least two keys deep) in a
+// node's config, else the node's line in talops.yaml.
+func place(c *cluster.Cluster, n *render.Node, path string) (string, int) {
+	for p := path; strings.Contains(p, "."); p = parentPath(p) {
+		for i := len(n.Layers) - 1; i >= 0; i-- {
+			l := n.Layers[i]
+
+			d := l.Index.Find("", "")
+			if d < 0 {
+				continue
+			}
+
+			if line, exact := l.Index.Docs[d].Nearest(p); exact {
+				return l.File, line
+			}
+		}
+	}
+
+	if !n.Generated && len(n.Layers) > 0 {
+		return n.Layers[0].File, 0
+	}
+
+	return c.Path(cluster.FileName), c.NodeLine(n.Node.Name, "")
+}
+
+func parentPath(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	if i < 0 {
+		return ""
+	}
+
+	return p[:i]
+}

@@ -1,0 +1,117 @@
+// Package rules checks rendered nodes and the repository model and returns findings.
+// Rules never print and never touch the network.
+package rules
+
+import (
+	"errors"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/secrets"
+)
+
+// Input is what the rules look at.
+type Input struct {
+	Cluster *cluster.Cluster
+	Nodes   []render.Result
+	Bundle  *secrets.Bundle
+	// Strict turns warnings of machinery validation into errors, as talosctl validate --strict does.
+	Strict bool
+}
+
+// rule is one check over the whole input.
+type rule func(in *Input) []finding.Finding
+
+// all lists the rules in the order they run; each lives in a file named after its codes.
+var all = []rule{
+	renderFailures,
+	machineryValidation,
+	kubernetesSupport,
+	throwawaySecrets,
+}
+
+// Check runs every rule and returns the findings sorted.
+func Check(in *Input) []finding.Finding {
+	var out []finding.Finding
+
+	for _, r := range all {
+		out = append(out, r(in)...)
+	}
+
+	finding.Sort(out)
+
+	return out
+}
+
+// rendered yields the nodes that rendered.
+func rendered(in *Input) []*render.Node {
+	var out []*render.Node
+
+	for _, r := range in.Nodes {
+		if r.Err == nil && r.Node != nil {
+			out = append(out, r.Node)
+		}
+	}
+
+	return out
+}
+
+// renderFailures turns nodes that could not be rendered into placed findings.
+func renderFailures(in *Input) []finding.Finding {
+	var out []finding.Finding
+
+	for _, r := range in.Nodes {
+		if r.Err == nil {
+			continue
+		}
+
+		for _, e := range flattenJoined(r.Err) {
+			f := finding.Finding{Severity: finding.Error, Code: CodePatchInvalid, Message: e.Error(), Node: r.Name}
+
+			var ie *cluster.InputError
+			if errors.As(e, &ie) {
+				f.File, f.Line, f.Path, f.Message = ie.File, ie.Line, ie.Field, ie.Msg
+			} else {
+				f.File, f.Line = in.Cluster.Path(cluster.FileName), in.Cluster.NodeLine(r.Name, "")
+			}
+
+			out = append(out, f)
+		}
+	}
+
+	return out
+}
+
+func flattenJoined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flattenJoined(e)...)
+		}
+
+		return out
+	}
+
+	return []error{err}
+}
+
+// throwawaySecrets notes that secrets were generated for this run only.
+func throwawaySecrets(in *Input) []finding.Finding {
+	if in.Bundle == nil || !in.Bundle.Throwaway {
+		return nil
+	}
+
+	f := finding.Finding{
+		Severity: finding.Info,
+		Code:     CodeSecretsThrowaway,
+		Message:  "rendered with a throwaway secrets bundle: " + in.Bundle.Why + "; everything but the secrets themselves is exact",
+		File:     in.Cluster.Path(cluster.FileName),
+	}
+
+	if in.Cluster.Spec.Secrets != "" {
+		f.Line = in.Cluster.Line("secrets")
+	}
+
+	return []finding.Finding{f}
+}

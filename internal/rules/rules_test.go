@@ -1,0 +1,156 @@
+package rules_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/rules"
+	"github.com/talops/talops/internal/secrets"
+	"github.com/talops/talops/internal/testlab"
+)
+
+// shared keeps one throwaway bundle for every test that drops the secrets file.
+var shared = &secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}
+
+func check(t *testing.T, files cluster.MapFiles, strict bool) []finding.Finding {
+	t.Helper()
+
+	c := testlab.Load(t, files)
+
+	b, err := shared.Load(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ids, err := render.SchematicIDs(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	nodes := render.All(context.Background(), c, b, render.Options{Installer: render.FactoryInstaller(ids)})
+
+	return rules.Check(&rules.Input{Cluster: c, Nodes: nodes, Bundle: b, Strict: strict})
+}
+
+func codes(fs []finding.Finding) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, string(f.Severity)+" "+f.Code)
+	}
+
+	return strings.Join(out, ", ")
+}
+
+func TestCheck_ReferenceLabIsClean(t *testing.T) {
+	if fs := check(t, testlab.Files(t), true); len(fs) != 0 {
+		t.Errorf("findings on the reference lab: %+v", fs)
+	}
+}
+
+func TestCheck_KubernetesJudgedAgainstTheClusterRelease(t *testing.T) {
+	for _, tc := range []struct {
+		name, talos, k8s, want string
+	}{
+		{"1.31 is fine on Talos 1.13 though too old for 1.14", "v1.13.9", "v1.31.0", ""},
+		{"1.30 is too old for Talos 1.13", "v1.13.9", "v1.30.4", "error versions.k8s-unsupported"},
+		{"1.37 is too new for Talos 1.13", "v1.13.9", "v1.37.0", "error versions.k8s-unsupported"},
+		{"1.31 is too old for Talos 1.14", "v1.14.1", "v1.31.0", "error versions.k8s-unsupported"},
+		{"a Talos release newer than known", "v1.15.0", "v1.36.4", "error versions.unknown-release"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := testlab.Files(t)
+			testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: "+tc.talos)
+			testlab.Edit(t, files, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: "+tc.k8s)
+
+			var got []finding.Finding
+			for _, f := range check(t, files, false) {
+				if strings.HasPrefix(f.Code, "versions.") {
+					got = append(got, f)
+				}
+			}
+
+			if codes(got) != tc.want {
+				t.Fatalf("findings = %q, want %q (%+v)", codes(got), tc.want, got)
+			}
+
+			if len(got) > 0 && (got[0].File != "examples/homelab/talops.yaml" || got[0].Line == 0) {
+				t.Errorf("finding not placed on talops.yaml: %+v", got[0])
+			}
+		})
+	}
+}
+
+func TestCheck_MetalNeedsAnInstallDiskCloudDoesNot(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "    schematic: base\n    installDisk: /dev/sda\n    patches: [nodes/k8s-node4.yaml]", "    schematic: base\n    patches: [nodes/k8s-node4.yaml]")
+
+	if fs := check(t, files, false); len(fs) != 0 {
+		t.Errorf("nocloud without install disk: %+v", fs)
+	}
+
+	testlab.Edit(t, files, "talops.yaml", "platform: nocloud", "platform: metal")
+
+	fs := check(t, files, false)
+	if len(fs) != 1 || fs[0].Code != rules.CodeConfigInvalid || fs[0].Node != "k8s-node4" {
+		t.Fatalf("findings = %+v", fs)
+	}
+
+	if fs[0].File != "examples/homelab/talops.yaml" || fs[0].Line != 49 {
+		t.Errorf("placed at %s:%d, want the node in talops.yaml", fs[0].File, fs[0].Line)
+	}
+}
+
+func TestCheck_WarningPointsAtThePatchLineAndStrictMakesItAnError(t *testing.T) {
+	files := testlab.Files(t)
+	files["patches/worker.yaml"] = append(files["patches/worker.yaml"], []byte(`  files:
+    - path: /var/etc/motd
+      permissions: 0o644
+      op: create
+      content: hello
+`)...)
+
+	fs := check(t, files, false)
+	if len(fs) != 4 {
+		t.Fatalf("want one warning per worker, got %+v", fs)
+	}
+
+	f := fs[0]
+	if f.Severity != finding.Warning || f.Code != rules.CodeConfigWarning || f.File != "examples/homelab/patches/worker.yaml" || f.Line != 5 || f.Path != "machine.files" {
+		t.Errorf("finding = %+v", f)
+	}
+
+	if fs := check(t, files, true); fs[0].Severity != finding.Error {
+		t.Errorf("strict: %+v", fs[0])
+	}
+}
+
+func TestCheck_ThrowawaySecretsAreNoted(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "secrets: secrets.THROWAWAY.yaml\n", "")
+
+	fs := check(t, files, false)
+	if codes(fs) != "info secrets.throwaway" {
+		t.Errorf("findings = %+v", fs)
+	}
+}
+
+func TestCheck_RenderFailureBecomesAPlacedFinding(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "patches/common.yaml", "  sysctls:", "  sysctlz:")
+
+	fs := check(t, files, false)
+	if len(fs) != 5 {
+		t.Fatalf("want one finding per node, got %+v", fs)
+	}
+
+	for _, f := range fs {
+		if f.Code != rules.CodePatchInvalid || f.File != "examples/homelab/patches/common.yaml" || f.Line != 6 || f.Path != "machine.sysctlz" {
+			t.Errorf("finding = %+v", f)
+		}
+	}
+}

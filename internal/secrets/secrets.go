@@ -1,0 +1,212 @@
+// Package secrets finds the cluster's secrets bundle: a SOPS/age-encrypted or plain
+// file, the TALOS_SECRETS variable, or a throwaway bundle when no real one is available.
+package secrets
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"filippo.io/age"
+	"github.com/siderolabs/talos/pkg/machinery/config"
+	gensecrets "github.com/siderolabs/talos/pkg/machinery/config/generate/secrets"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/secrets/sops"
+)
+
+// EnvBundle is the variable that may hold the bundle YAML itself.
+const EnvBundle = "TALOS_SECRETS"
+
+// Bundle is a secrets bundle with where it came from.
+type Bundle struct {
+	*gensecrets.Bundle
+
+	// Source says where the bundle came from, for messages.
+	Source string
+	// Throwaway is true when no real bundle was available.
+	Throwaway bool
+	// Why explains a throwaway bundle.
+	Why string
+}
+
+// Values returns every secret string of the bundle as it appears in a machine config,
+// for masking: keys, tokens and encryption secrets (certificates are public).
+func (b *Bundle) Values() []string {
+	var out []string
+
+	add := func(s string) {
+		if len(s) >= 6 {
+			out = append(out, s)
+		}
+	}
+	addKey := func(key []byte) {
+		if len(key) == 0 {
+			return
+		}
+
+		add(base64.StdEncoding.EncodeToString(key))
+		add(string(key))
+	}
+
+	if c := b.Cluster; c != nil {
+		add(c.Secret)
+	}
+
+	if s := b.Secrets; s != nil {
+		add(s.BootstrapToken)
+		add(s.AESCBCEncryptionSecret)
+		add(s.SecretboxEncryptionSecret)
+	}
+
+	if t := b.TrustdInfo; t != nil {
+		add(t.Token)
+	}
+
+	if c := b.Certs; c != nil {
+		if c.Etcd != nil {
+			addKey(c.Etcd.Key)
+		}
+
+		if c.K8s != nil {
+			addKey(c.K8s.Key)
+		}
+
+		if c.K8sAggregator != nil {
+			addKey(c.K8sAggregator.Key)
+		}
+
+		if c.K8sServiceAccount != nil {
+			addKey(c.K8sServiceAccount.Key)
+		}
+
+		if c.OS != nil {
+			addKey(c.OS.Key)
+		}
+	}
+
+	sort.Strings(out)
+
+	return out
+}
+
+// Loader finds bundles. Its fields are the doors to the outside.
+type Loader struct {
+	// Getenv reads the environment (TALOS_SECRETS, SOPS_AGE_KEY, SOPS_AGE_KEY_FILE).
+	Getenv func(string) string
+	// ReadFile reads age key files named by the environment (they live outside the repository).
+	ReadFile func(string) ([]byte, error)
+	// Now is the clock for generated bundles.
+	Now func() time.Time
+
+	mu        sync.Mutex
+	throwaway map[string]*Bundle
+}
+
+// ErrDecrypt wraps every failure to decrypt a secrets file.
+var ErrDecrypt = errors.New("cannot decrypt secrets")
+
+// Load returns the bundle for the cluster: TALOS_SECRETS first, then the file
+// talops.yaml names, else a throwaway bundle (with Why saying so).
+func (l *Loader) Load(c *cluster.Cluster) (*Bundle, error) {
+	contract, err := config.ParseContractFromVersion(c.Spec.TalosVersion)
+	if err != nil {
+		return nil, &cluster.InputError{File: c.Path(cluster.FileName), Line: c.Line("talosVersion"), Field: "talosVersion", Msg: err.Error()}
+	}
+
+	if env := l.Getenv(EnvBundle); env != "" {
+		b, err := parse([]byte(env), contract)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", EnvBundle, err)
+		}
+
+		return &Bundle{Bundle: b, Source: EnvBundle}, nil
+	}
+
+	if c.Spec.Secrets == "" {
+		return l.Throwaway(contract, "talops.yaml names no secrets file")
+	}
+
+	data, _ := c.File(c.Spec.Secrets)
+	file := c.Path(c.Spec.Secrets)
+
+	if sops.IsEncrypted(data) {
+		ids, err := sops.IdentitiesFromEnv(l.Getenv, l.ReadFile)
+		if err != nil {
+			return nil, fmt.Errorf("%s: age key: %w", file, err)
+		}
+
+		if len(ids) == 0 {
+			return l.Throwaway(contract, file+" is SOPS-encrypted and no age key is set (SOPS_AGE_KEY or SOPS_AGE_KEY_FILE)")
+		}
+
+		plain, err := sops.Decrypt(data, ids)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: %w", file, ErrDecrypt, err)
+		}
+
+		data = plain
+	}
+
+	b, err := parse(data, contract)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+
+	return &Bundle{Bundle: b, Source: file}, nil
+}
+
+// Throwaway returns a bundle generated once per Loader and Talos contract.
+func (l *Loader) Throwaway(contract *config.VersionContract, why string) (*Bundle, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+
+	key := contract.String()
+	if b, ok := l.throwaway[key]; ok {
+		return &Bundle{Bundle: b.Bundle, Source: "throwaway", Throwaway: true, Why: why}, nil
+	}
+
+	b, err := gensecrets.NewBundle(gensecrets.NewFixedClock(l.Now()), contract)
+	if err != nil {
+		return nil, fmt.Errorf("generate throwaway secrets: %w", err)
+	}
+
+	if l.throwaway == nil {
+		l.throwaway = map[string]*Bundle{}
+	}
+
+	l.throwaway[key] = &Bundle{Bundle: b}
+
+	return &Bundle{Bundle: b, Source: "throwaway", Throwaway: true, Why: why}, nil
+}
+
+// parse reads bundle YAML; its errors name fields, never values.
+func parse(data []byte, contract *config.VersionContract) (*gensecrets.Bundle, error) {
+	b := &gensecrets.Bundle{}
+
+	var node yaml.Node
+	if err := yaml.Unmarshal(data, &node); err != nil {
+		return nil, errors.New("not a YAML secrets bundle (talosctl gen secrets format)")
+	}
+
+	if err := node.Decode(b); err != nil {
+		return nil, errors.New("not a secrets bundle: fields have the wrong types (talosctl gen secrets format)")
+	}
+
+	b.Clock = gensecrets.NewFixedClock(time.Time{})
+
+	if err := b.Validate(contract); err != nil {
+		return nil, fmt.Errorf("invalid secrets bundle: %w", err)
+	}
+
+	return b, nil
+}
+
+// Identities is exposed for callers that decrypt other SOPS files with the same keys.
+func (l *Loader) Identities() ([]age.Identity, error) {
+	return sops.IdentitiesFromEnv(l.Getenv, l.ReadFile)
+}

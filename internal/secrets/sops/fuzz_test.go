@@ -1,0 +1,76 @@
+package sops
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// FuzzDecrypt checks that no input makes Decrypt panic, that every error it
+// returns belongs to a documented class, and that whatever it accepts is an
+// encrypted document whose output is valid YAML.
+func FuzzDecrypt(f *testing.F) {
+	for _, dir := range []string{"encrypted", "plain"} {
+		files, err := filepath.Glob(filepath.Join("testdata", dir, "*.yaml"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("a: &a [*a]\nsops: {mac: x}\n"))
+	f.Add([]byte("sops:\n    mac: ''\n    lastmodified: '2024-01-01T00:00:00Z'\n    age: [{recipient: x, enc: y}]\n"))
+
+	ids, err := IdentitiesFromEnv(func(name string) string {
+		if name == "SOPS_AGE_KEY_FILE" {
+			return keyFile1
+		}
+		return ""
+	}, os.ReadFile)
+	if err != nil {
+		f.Fatal(err)
+	}
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		encrypted := IsEncrypted(data)
+		out, err := Decrypt(data, ids)
+		if err != nil {
+			if out != nil {
+				t.Errorf("output returned along with error %v", err)
+			}
+			var fe *FormatError
+			var ve *ValueError
+			if !errors.Is(err, ErrNotEncrypted) && !errors.Is(err, ErrNoMatchingKey) &&
+				!errors.Is(err, ErrTampered) && !errors.Is(err, ErrUnsupported) &&
+				!errors.As(err, &fe) && !errors.As(err, &ve) {
+				t.Errorf("unclassified error: %v", err)
+			}
+			if errors.Is(err, ErrNotEncrypted) == encrypted && !errors.As(err, &fe) {
+				t.Errorf("IsEncrypted = %v disagrees with %v", encrypted, err)
+			}
+			return
+		}
+		if !encrypted {
+			t.Errorf("Decrypt accepted a document IsEncrypted rejects")
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(out))
+		for {
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				if err.Error() != "EOF" {
+					t.Errorf("output is not valid YAML: %v", err)
+				}
+				break
+			}
+		}
+	})
+}

@@ -1,0 +1,50 @@
+package testlab
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/cluster"
+)
+
+// Scaled returns the reference lab grown to n nodes (three control planes, the rest
+// workers, every fifth one a GPU worker), each with its own patch.
+func Scaled(t testing.TB, n int) cluster.MapFiles {
+	t.Helper()
+
+	files := Files(t)
+
+	head, _, _ := strings.Cut(string(files["talops.yaml"]), "nodes:\n")
+
+	var b strings.Builder
+
+	b.WriteString(head + "nodes:\n")
+
+	for i := range n {
+		name := fmt.Sprintf("node-%02d", i)
+		role, schematic := "worker", "base"
+
+		switch {
+		case i < 3:
+			role = "controlplane"
+		case i%5 == 0:
+			schematic = "gpu"
+		}
+
+		fmt.Fprintf(&b, "  - name: %s\n    address: 10.0.21.%d\n    role: %s\n    schematic: %s\n    installDisk: /dev/sda\n    patches: [nodes/%s.yaml]\n",
+			name, 10+i, role, schematic, name)
+
+		patch := fmt.Sprintf("apiVersion: v1alpha1\nkind: HostnameConfig\nauto: \"off\"\nhostname: %s\n", name)
+		if schematic == "gpu" {
+			patch = string(files["nodes/k8s-node1.yaml"])
+			patch = strings.ReplaceAll(patch, "k8s-node1", name)
+		}
+
+		files["nodes/"+name+".yaml"] = []byte(patch)
+	}
+
+	files["talops.yaml"] = []byte(b.String())
+
+	return files
+}

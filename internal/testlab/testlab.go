@@ -1,0 +1,78 @@
+// Package testlab gives tests in-memory copies of the reference lab to edit.
+package testlab
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/cluster"
+)
+
+// Root is the repository root, found from this file's location.
+func Root() string {
+	_, file, _, _ := runtime.Caller(0)
+
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// Dir is the reference lab's directory.
+func Dir() string { return filepath.Join(Root(), "examples", "homelab") }
+
+// Files returns a fresh in-memory copy of the reference lab.
+func Files(t testing.TB) cluster.MapFiles {
+	t.Helper()
+
+	out := cluster.MapFiles{}
+
+	err := filepath.WalkDir(Dir(), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+
+		rel, _ := filepath.Rel(Dir(), path)
+		out[filepath.ToSlash(rel)] = data
+
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return out
+}
+
+// Edit replaces old with new in one file of the lab, failing the test if old is absent.
+func Edit(t testing.TB, files cluster.MapFiles, name, old, new string) {
+	t.Helper()
+
+	s := string(files[name])
+	if !strings.Contains(s, old) {
+		t.Fatalf("%s does not contain %q", name, old)
+	}
+
+	files[name] = []byte(strings.Replace(s, old, new, 1))
+}
+
+// Load loads the lab's model from files.
+func Load(t testing.TB, files cluster.MapFiles) *cluster.Cluster {
+	t.Helper()
+
+	c, err := cluster.Load("examples/homelab", files)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return c
+}
+
+// NoEnv is a getenv with nothing set.
+func NoEnv(string) string { return "" }
