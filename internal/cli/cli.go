@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/gitrev"
 	"github.com/talops/talops/internal/mask"
 	"github.com/talops/talops/internal/secrets"
 )
@@ -39,6 +40,10 @@ type Deps struct {
 	// OpenDir opens a repository directory.
 	OpenDir func(dir string) (cluster.Files, func() error, error)
 	Now     func() time.Time
+	// Git runs git (for --base REF).
+	Git gitrev.Runner
+	// TempDir is where other states of the repository are unpacked ("" for the system default).
+	TempDir string
 
 	secrets *secrets.Loader
 	masker  *mask.Masker
@@ -62,6 +67,7 @@ func OSDeps() *Deps {
 			return d, d.Close, nil
 		},
 		Now: time.Now,
+		Git: gitrev.Exec,
 	}
 }
 

@@ -259,3 +259,26 @@ func TestHelpExitsZero(t *testing.T) {
 		t.Errorf("help: %s", h.stderr.String())
 	}
 }
+
+func TestValidate_TamperedSecretsFileIsRefusedWithOneLine(t *testing.T) {
+	files := testlab.Files(t)
+
+	enc, err := os.ReadFile("../secrets/testdata/bundle.sops.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	files["secrets.sops.yaml"] = []byte(strings.Replace(string(enc), "mac: ENC[AES256_GCM,data:", "mac: ENC[AES256_GCM,data:AA", 1))
+	testlab.Edit(t, files, "talops.yaml", "secrets: secrets.THROWAWAY.yaml", "secrets: secrets.sops.yaml")
+
+	h := newHarness(t, files, map[string]string{"SOPS_AGE_KEY_FILE": "../secrets/testdata/THROWAWAY-age-key.txt"})
+
+	if err := h.run("validate", "--dir", "examples/homelab"); cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("exit code %d", cli.ExitCode(err))
+	}
+
+	lines := strings.Split(strings.TrimSpace(h.stderr.String()), "\n")
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], "talops: examples/homelab/secrets.sops.yaml: cannot decrypt secrets: ") {
+		t.Errorf("stderr = %q", h.stderr.String())
+	}
+}

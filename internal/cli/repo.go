@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/gitrev"
 	"github.com/talops/talops/internal/render"
 	"github.com/talops/talops/internal/secrets"
 )
@@ -21,7 +22,41 @@ type repo struct {
 // loadRepo loads talops.yaml, the secrets and renders every node. Every secret value
 // of the bundle is registered with the masker before anything is rendered.
 func loadRepo(ctx context.Context, d *Deps, dir string) (*repo, error) {
-	files, closeDir, err := d.OpenDir(dir)
+	return loadRepoWith(ctx, d, d.OpenDir, dir, nil)
+}
+
+// loadOther loads the state to compare with: the same directory at a git ref (base), or
+// another directory (against). When that state has no real secrets bundle it is rendered
+// with the bundle of the current state, so a throwaway bundle never shows as a change.
+func loadOther(ctx context.Context, d *Deps, dir, base, against string, current *repo) (*repo, error) {
+	switch {
+	case base != "" && against != "":
+		return nil, &UsageError{Msg: "--base and --against cannot be used together"}
+	case against != "":
+		return loadRepoWith(ctx, d, d.OpenDir, against, current.Bundle)
+	case base != "":
+		exported, cleanup, err := gitrev.Export(ctx, d.Git, dir, base, d.TempDir)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+
+		// An exported state is always on disk, whatever the caller's OpenDir serves.
+		r, err := loadRepoWith(ctx, d, OSDeps().OpenDir, exported, current.Bundle)
+		if err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", dir, base, err)
+		}
+
+		r.Cluster.Dir = dir
+
+		return r, nil
+	default:
+		return nil, &UsageError{Msg: "one of --base REF or --against DIR is required"}
+	}
+}
+
+func loadRepoWith(ctx context.Context, d *Deps, open func(string) (cluster.Files, func() error, error), dir string, fallback *secrets.Bundle) (*repo, error) {
+	files, closeDir, err := open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open repository directory %s: %w", dir, err)
 	}
@@ -35,6 +70,10 @@ func loadRepo(ctx context.Context, d *Deps, dir string) (*repo, error) {
 	b, err := d.Secrets().Load(c)
 	if err != nil {
 		return nil, err
+	}
+
+	if b.Throwaway && fallback != nil {
+		b = fallback
 	}
 
 	d.Mask(b.Values()...)
