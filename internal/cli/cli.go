@@ -139,6 +139,7 @@ func commands() []command {
 	return []command{
 		{"validate", "check the machine configs of a repository (or standalone files)", runValidate},
 		{"render", "write the machine config of every node", runRender},
+		{"plan", "show what applying would change on each node", runPlan},
 		{"version", "print the talops version", runVersion},
 	}
 }

@@ -25,12 +25,14 @@ type harness struct {
 	stdout, stderr bytes.Buffer
 	written        map[string][]byte
 	mu             sync.Mutex
+	// dirs are more repository directories (for plan --against).
+	dirs map[string]cluster.MapFiles
 }
 
 func newHarness(t *testing.T, files cluster.MapFiles, env map[string]string) *harness {
 	t.Helper()
 
-	h := &harness{written: map[string][]byte{}}
+	h := &harness{written: map[string][]byte{}, dirs: map[string]cluster.MapFiles{}}
 	h.deps = &cli.Deps{
 		Stdout:   &h.stdout,
 		Stderr:   &h.stderr,
@@ -50,11 +52,14 @@ func newHarness(t *testing.T, files cluster.MapFiles, env map[string]string) *ha
 		},
 		MkdirAll: func(string, os.FileMode) error { return nil },
 		OpenDir: func(dir string) (cluster.Files, func() error, error) {
-			if dir != "examples/homelab" {
+			switch {
+			case dir == "examples/homelab":
+				return files, func() error { return nil }, nil
+			case h.dirs[dir] != nil:
+				return h.dirs[dir], func() error { return nil }, nil
+			default:
 				return nil, nil, errors.New("no such directory")
 			}
-
-			return files, func() error { return nil }, nil
 		},
 		Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) },
 	}

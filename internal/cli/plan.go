@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/report"
+	"github.com/talops/talops/internal/rules"
+	"github.com/talops/talops/internal/secrets"
+)
+
+// PlanOptions are plan's inputs.
+type PlanOptions struct {
+	Deps *Deps
+
+	Dir     string
+	Base    string
+	Against string
+	Live    bool
+	Format  string
+	// DetailedExitCode makes changes exit 2.
+	DetailedExitCode bool
+}
+
+// PlanResult is a plan with the findings of the desired state.
+type PlanResult struct {
+	Plan     *plan.Plan
+	Findings []finding.Finding
+	Nodes    int
+}
+
+func runPlan(ctx context.Context, d *Deps, args []string) error {
+	opts := &PlanOptions{Deps: d}
+
+	fs := newFlags(d, "plan", "plan [--dir D] (--base REF | --against DIR | --live) [--format text|json|markdown] [--detailed-exitcode]")
+	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
+	fs.StringVar(&opts.Base, "base", "", "git ref of the current state (for a pull request: its base SHA)")
+	fs.StringVar(&opts.Against, "against", "", "directory holding the current state")
+	fs.BoolVar(&opts.Live, "live", false, "read the current state from the nodes over the Talos API")
+	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text, json or markdown")
+	fs.BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 without changes, 2 with changes, 1 on errors")
+
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+
+	if err := oneOf("format", opts.Format, report.PlanFormats); err != nil {
+		return err
+	}
+
+	res, err := Plan(ctx, opts)
+	if err != nil {
+		return err
+	}
+
+	var buf bytes.Buffer
+	if err := report.WritePlan(&buf, opts.Format, res.Plan, res.Findings, res.Nodes, report.PlanView{Color: false, Version: Version}); err != nil {
+		return err
+	}
+
+	if err := d.out(buf.String()); err != nil {
+		return err
+	}
+
+	switch {
+	case finding.HasErrors(res.Findings):
+		return &FailedError{Msg: "the desired state has errors"}
+	case opts.DetailedExitCode && res.Plan.HasChanges():
+		return &ChangesError{}
+	}
+
+	return nil
+}
+
+// Plan renders both states, validates the desired one and computes the plan.
+func Plan(ctx context.Context, opts *PlanOptions) (*PlanResult, error) {
+	d := opts.Deps
+
+	if opts.Live {
+		return nil, &UsageError{Msg: "plan --live reads the nodes over the Talos API, which this talops does not do yet; use --base REF or --against DIR"}
+	}
+
+	if opts.Base == "" && opts.Against == "" {
+		return nil, &UsageError{Msg: "plan needs the current state: --base REF or --against DIR"}
+	}
+
+	head, err := loadRepo(ctx, d, opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+
+	findings := rules.Check(&rules.Input{Cluster: head.Cluster, Nodes: head.Nodes, Bundle: head.Bundle})
+
+	if finding.HasErrors(findings) {
+		// A plan of a state that does not render is meaningless; report the findings.
+		return &PlanResult{Plan: &plan.Plan{Cluster: head.Cluster.Spec.Cluster.Name}, Findings: findings, Nodes: len(head.Nodes)}, nil
+	}
+
+	base, err := loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head)
+	if err != nil {
+		return nil, err
+	}
+
+	d.Mask(base.Bundle.Values()...)
+
+	current, err := planState(base)
+	if err != nil {
+		return nil, fmt.Errorf("current state: %w", err)
+	}
+
+	desired, err := planState(head)
+	if err != nil {
+		return nil, fmt.Errorf("desired state: %w", err)
+	}
+
+	p, err := plan.Compute(head.Cluster.Spec.Cluster.Name, current, desired, d.Masker())
+	if err != nil {
+		return nil, err
+	}
+
+	return &PlanResult{Plan: p, Findings: findings, Nodes: len(head.Nodes)}, nil
+}
+
+func planState(r *repo) (plan.State, error) {
+	s := plan.State{TalosVersion: r.Cluster.Spec.TalosVersion, SecretsFingerprint: fingerprint(r.Bundle)}
+
+	for _, n := range r.Nodes {
+		if n.Err != nil {
+			return s, fmt.Errorf("node %s does not render: %w", n.Name, n.Err)
+		}
+
+		s.Nodes = append(s.Nodes, plan.NodeState{
+			Name:      n.Name,
+			Role:      n.Node.Node.Role,
+			Schematic: n.Node.Node.Schematic,
+			Installer: n.Node.Installer,
+			Config:    n.Node.Config,
+		})
+	}
+
+	return s, nil
+}
+
+// fingerprint identifies a bundle without revealing it.
+func fingerprint(b *secrets.Bundle) string {
+	sum := sha256.Sum256([]byte(strings.Join(b.Values(), "\x00")))
+
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,116 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/testlab"
+)
+
+// planHarness plans the changed lab (desired, examples/homelab) against the reference lab (current, base/).
+func planHarness(t *testing.T) *harness {
+	t.Helper()
+
+	h := newHarness(t, testlab.Changed(t), nil)
+	h.dirs["base"] = testlab.Files(t)
+
+	return h
+}
+
+func TestPlan_EachFormat(t *testing.T) {
+	for _, format := range []string{"text", "json", "markdown"} {
+		t.Run(format, func(t *testing.T) {
+			h := planHarness(t)
+
+			if err := h.run("plan", "--dir", "examples/homelab", "--against", "base", "--format", format); err != nil {
+				t.Fatalf("plan: %v\n%s", err, h.stderr.String())
+			}
+
+			golden(t, "plan-changed."+format, h.stdout.String())
+		})
+	}
+}
+
+func TestPlan_JSONShape(t *testing.T) {
+	h := planHarness(t)
+
+	if err := h.run("plan", "--dir", "examples/homelab", "--against", "base", "--format", "json"); err != nil {
+		t.Fatal(err)
+	}
+
+	var out struct {
+		Summary map[string]any `json:"summary"`
+		Nodes   []struct {
+			Name, Role, Action, Diff string
+			Reasons                  []string
+		} `json:"nodes"`
+		Hash string `json:"hash"`
+	}
+
+	if err := json.Unmarshal(h.stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+
+	if len(out.Nodes) != 6 || out.Nodes[3].Action != "upgrade" || len(out.Hash) != 64 || out.Summary["hasChanges"] != true {
+		t.Errorf("plan json = %+v", out)
+	}
+}
+
+func TestPlan_DetailedExitCode(t *testing.T) {
+	h := planHarness(t)
+	if err := h.run("plan", "--dir", "examples/homelab", "--against", "base", "--detailed-exitcode"); cli.ExitCode(err) != cli.ExitChanges {
+		t.Errorf("with changes: exit %d", cli.ExitCode(err))
+	}
+
+	h = newHarness(t, testlab.Files(t), nil)
+	h.dirs["base"] = testlab.Files(t)
+
+	if err := h.run("plan", "--dir", "examples/homelab", "--against", "base", "--detailed-exitcode"); cli.ExitCode(err) != cli.ExitOK {
+		t.Errorf("without changes: exit %d", cli.ExitCode(err))
+	}
+
+	if !strings.Contains(h.stdout.String(), "Plan: 5 nodes — no changes") {
+		t.Errorf("stdout: %s", h.stdout.String())
+	}
+
+	if h.stderr.Len() != 0 {
+		t.Errorf("stderr: %s", h.stderr.String())
+	}
+}
+
+func TestPlan_NeedsACurrentState(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "--dir", "examples/homelab"}, "talops: plan needs the current state: --base REF or --against DIR\n"},
+		{[]string{"plan", "--dir", "examples/homelab", "--live"}, "talops: plan --live reads the nodes over the Talos API, which this talops does not do yet; use --base REF or --against DIR\n"},
+		{[]string{"plan", "--dir", "examples/homelab", "--base", "main", "--against", "base"}, "talops: --base and --against cannot be used together\n"},
+	} {
+		h := planHarness(t)
+		if err := h.run(tc.args...); cli.ExitCode(err) != cli.ExitFailure {
+			t.Errorf("%v: exit %d", tc.args, cli.ExitCode(err))
+		}
+
+		if h.stderr.String() != tc.want {
+			t.Errorf("%v: stderr %q", tc.args, h.stderr.String())
+		}
+	}
+}
+
+func TestPlan_NoSecretInAnyView(t *testing.T) {
+	values := labSecrets(t)
+
+	for _, format := range []string{"text", "json", "markdown"} {
+		h := planHarness(t)
+		_ = h.run("plan", "--dir", "examples/homelab", "--against", "base", "--format", format)
+
+		if h.stdout.Len() == 0 {
+			t.Fatal("no output")
+		}
+
+		assertNoSecrets(t, format, h.stdout.String()+h.stderr.String(), values)
+	}
+}

@@ -1,0 +1,326 @@
+// Package plan compares the current state of a cluster with the desired one and says,
+// per node, what applying would do: create, update, reboot, upgrade, remove or nothing.
+// It is pure: rendered configs in, a typed plan out; views live in internal/report.
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
+	"github.com/siderolabs/talos/pkg/machinery/textdiff"
+
+	"github.com/talops/talops/internal/mask"
+)
+
+// Action is what applying does to a node.
+type Action string
+
+// Actions, in the order the summary lists them.
+const (
+	Create  Action = "create"
+	Upgrade Action = "upgrade"
+	Reboot  Action = "reboot"
+	Update  Action = "update"
+	Remove  Action = "remove"
+	Noop    Action = "noop"
+)
+
+// Actions lists every action in summary order.
+var Actions = []Action{Create, Upgrade, Reboot, Update, Remove, Noop}
+
+// Redacted stands in for every secret field in a diff.
+const Redacted = "<redacted>"
+
+// NodeState is one node in one state of the repository (or as it runs).
+type NodeState struct {
+	Name string
+	Role string
+	// Schematic is the schematic name from talops.yaml ("" for the vanilla image).
+	Schematic string
+	// Installer is the installer image the node should run (version and schematic).
+	Installer string
+	Config    coreconfig.Provider
+}
+
+// State is the cluster in one state.
+type State struct {
+	TalosVersion string
+	Nodes        []NodeState
+	// SecretsFingerprint identifies the secrets bundle (a hash, never the values).
+	SecretsFingerprint string
+}
+
+// InstallerChange describes an installer change (an upgrade).
+type InstallerChange struct {
+	FromVersion   string `json:"fromVersion"`
+	ToVersion     string `json:"toVersion"`
+	FromInstaller string `json:"fromInstaller"`
+	ToInstaller   string `json:"toInstaller"`
+}
+
+// Node is the planned change of one node.
+type Node struct {
+	Name    string   `json:"name"`
+	Role    string   `json:"role"`
+	Action  Action   `json:"action"`
+	Reasons []string `json:"reasons"`
+	// Diff is a unified diff of the redacted configs ("" when unchanged).
+	Diff string `json:"diff"`
+	// ConfigChanged is true when the machine config differs.
+	ConfigChanged bool             `json:"configChanged"`
+	Upgrade       *InstallerChange `json:"upgrade,omitempty"`
+	// NeedsReboot is true when the config change only takes effect after a reboot.
+	NeedsReboot bool `json:"needsReboot"`
+}
+
+// Plan is the whole cluster's change.
+type Plan struct {
+	Cluster string `json:"cluster"`
+	Nodes   []Node `json:"nodes"`
+	// Hash identifies the plan's content; apply refuses a plan whose hash differs.
+	Hash string `json:"hash"`
+}
+
+// Compute plans the change from current to desired. masker masks every secret value
+// that survives redaction (values the user pasted outside secret fields).
+func Compute(cluster string, current, desired State, masker *mask.Masker) (*Plan, error) {
+	p := &Plan{Cluster: cluster}
+
+	cur := map[string]NodeState{}
+	for _, n := range current.Nodes {
+		cur[n.Name] = n
+	}
+
+	seen := map[string]bool{}
+
+	for _, n := range desired.Nodes {
+		seen[n.Name] = true
+
+		c, ok := cur[n.Name]
+		if !ok {
+			node, err := created(n, masker)
+			if err != nil {
+				return nil, err
+			}
+
+			p.Nodes = append(p.Nodes, node)
+
+			continue
+		}
+
+		node, err := changed(c, n, current, desired, masker)
+		if err != nil {
+			return nil, err
+		}
+
+		p.Nodes = append(p.Nodes, node)
+	}
+
+	for _, c := range current.Nodes {
+		if seen[c.Name] {
+			continue
+		}
+
+		diff, err := diffConfigs(c.Config, nil, c.Name, masker)
+		if err != nil {
+			return nil, err
+		}
+
+		p.Nodes = append(p.Nodes, Node{
+			Name: c.Name, Role: c.Role, Action: Remove, Diff: diff, ConfigChanged: true,
+			Reasons: []string{"node removed from talops.yaml: talops does not reset or delete it; remove it from the cluster by hand"},
+		})
+	}
+
+	p.Hash = hash(p)
+
+	return p, nil
+}
+
+func created(n NodeState, masker *mask.Masker) (Node, error) {
+	diff, err := diffConfigs(nil, n.Config, n.Name, masker)
+	if err != nil {
+		return Node{}, err
+	}
+
+	return Node{
+		Name: n.Name, Role: n.Role, Action: Create, Diff: diff, ConfigChanged: true,
+		Reasons: []string{fmt.Sprintf("new %s node: apply its config in maintenance mode", n.Role)},
+	}, nil
+}
+
+func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node, error) {
+	node := Node{Name: n.Name, Role: n.Role, Action: Noop}
+
+	diff, err := diffConfigs(c.Config, n.Config, n.Name, masker)
+	if err != nil {
+		return Node{}, err
+	}
+
+	node.Diff = diff
+
+	if c.Installer != n.Installer {
+		node.Upgrade = &InstallerChange{FromVersion: current.TalosVersion, ToVersion: desired.TalosVersion, FromInstaller: c.Installer, ToInstaller: n.Installer}
+		node.Reasons = append(node.Reasons, upgradeReasons(c, n, current, desired)...)
+	}
+
+	if c.Role != n.Role {
+		node.Reasons = append(node.Reasons, fmt.Sprintf("role %s → %s: Talos cannot change a node's role in place; reset and re-create it", c.Role, n.Role))
+	}
+
+	if current.SecretsFingerprint != desired.SecretsFingerprint && current.SecretsFingerprint != "" && desired.SecretsFingerprint != "" {
+		node.Reasons = append(node.Reasons, "cluster secrets changed")
+	}
+
+	changes, err := changedPaths(c.Config, n.Config)
+	if err != nil {
+		return Node{}, err
+	}
+
+	if len(changes.paths) > 0 || changes.otherDocs > 0 {
+		node.ConfigChanged = true
+
+		reboot, why := needsReboot(desired.TalosVersion, changes)
+		node.NeedsReboot = reboot
+		node.Reasons = append(node.Reasons, why...)
+	}
+
+	switch {
+	case node.Upgrade != nil:
+		node.Action = Upgrade
+	case node.NeedsReboot:
+		node.Action = Reboot
+	case node.ConfigChanged:
+		node.Action = Update
+	}
+
+	return node, nil
+}
+
+func upgradeReasons(c, n NodeState, current, desired State) []string {
+	var out []string
+
+	if current.TalosVersion != desired.TalosVersion {
+		out = append(out, fmt.Sprintf("Talos %s → %s", current.TalosVersion, desired.TalosVersion))
+	}
+
+	from, to := schematicOf(c.Installer), schematicOf(n.Installer)
+	if from != to {
+		out = append(out, fmt.Sprintf("installer schematic %s → %s (%s → %s)", orVanilla(c.Schematic), orVanilla(n.Schematic), short(from), short(to)))
+	}
+
+	if len(out) == 0 {
+		out = append(out, fmt.Sprintf("installer %s → %s", c.Installer, n.Installer))
+	}
+
+	return out
+}
+
+// schematicOf picks the schematic ID out of an installer reference
+// (factory.talos.dev/<platform>-installer/<id>:<version>).
+func schematicOf(installer string) string {
+	ref, _, _ := strings.Cut(installer, ":")
+	if i := strings.LastIndex(ref, "/"); i >= 0 {
+		return ref[i+1:]
+	}
+
+	return ref
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+
+	return id
+}
+
+func orVanilla(name string) string {
+	if name == "" {
+		return "vanilla"
+	}
+
+	return name
+}
+
+// diffConfigs is the unified diff of two configs with every secret field redacted
+// and every known secret value masked.
+func diffConfigs(old, new coreconfig.Provider, name string, masker *mask.Masker) (string, error) {
+	a, err := redactedYAML(old)
+	if err != nil {
+		return "", err
+	}
+
+	b, err := redactedYAML(new)
+	if err != nil {
+		return "", err
+	}
+
+	d, err := textdiff.DiffWithCustomPaths(a, b, "a/"+name+".yaml", "b/"+name+".yaml")
+	if err != nil {
+		return "", fmt.Errorf("diff config of node %s: %w", name, err)
+	}
+
+	return masker.String(d), nil
+}
+
+func redactedYAML(cfg coreconfig.Provider) (string, error) {
+	if cfg == nil {
+		return "", nil
+	}
+
+	data, err := cfg.RedactSecrets(Redacted).EncodeBytes(encoder.WithComments(encoder.CommentsDisabled))
+	if err != nil {
+		return "", fmt.Errorf("encode config: %w", err)
+	}
+
+	return string(data), nil
+}
+
+// hash is the SHA-256 of the plan's content: nodes, actions, reasons and diffs.
+func hash(p *Plan) string {
+	content := struct {
+		Cluster string
+		Nodes   []Node
+	}{p.Cluster, p.Nodes}
+
+	data, _ := json.Marshal(content) //nolint:errchkjson // plain structs always encode
+
+	sum := sha256.Sum256(data)
+
+	return hex.EncodeToString(sum[:])
+}
+
+// Count returns how many nodes take each action.
+func (p *Plan) Count() map[Action]int {
+	out := map[Action]int{}
+	for _, n := range p.Nodes {
+		out[n.Action]++
+	}
+
+	return out
+}
+
+// HasChanges reports whether applying would change anything.
+func (p *Plan) HasChanges() bool {
+	return slices.ContainsFunc(p.Nodes, func(n Node) bool { return n.Action != Noop })
+}
+
+// Names returns the nodes that take action a.
+func (p *Plan) Names(a Action) []string {
+	var out []string
+
+	for _, n := range p.Nodes {
+		if n.Action == a {
+			out = append(out, n.Name)
+		}
+	}
+
+	return out
+}

@@ -1,0 +1,204 @@
+package plan_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/mask"
+	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/secrets"
+	"github.com/talops/talops/internal/testlab"
+)
+
+func state(t *testing.T, files cluster.MapFiles) (plan.State, *secrets.Bundle) {
+	t.Helper()
+
+	c := testlab.Load(t, files)
+
+	b, err := (&secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}).Load(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ids, err := render.SchematicIDs(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s := plan.State{TalosVersion: c.Spec.TalosVersion, SecretsFingerprint: "same"}
+
+	for _, r := range render.All(context.Background(), c, b, render.Options{Installer: render.FactoryInstaller(ids)}) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+
+		s.Nodes = append(s.Nodes, plan.NodeState{Name: r.Name, Role: r.Node.Node.Role, Schematic: r.Node.Node.Schematic, Installer: r.Node.Installer, Config: r.Node.Config})
+	}
+
+	return s, b
+}
+
+func compute(t *testing.T, current, desired cluster.MapFiles) *plan.Plan {
+	t.Helper()
+
+	cur, b := state(t, current)
+	des, _ := state(t, desired)
+
+	p, err := plan.Compute("homelab", cur, des, mask.New(b.Values()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return p
+}
+
+func actions(p *plan.Plan) string {
+	var out []string
+	for _, n := range p.Nodes {
+		out = append(out, n.Name+"="+string(n.Action))
+	}
+
+	return strings.Join(out, " ")
+}
+
+func TestCompute_EveryKindOfChange(t *testing.T) {
+	p := compute(t, testlab.Files(t), testlab.Changed(t))
+
+	want := "k8s-master=update k8s-node1=noop k8s-node2=reboot k8s-node3=upgrade k8s-node5=create k8s-node4=remove"
+	if got := actions(p); got != want {
+		t.Fatalf("actions\n got %s\nwant %s", got, want)
+	}
+
+	if got := p.Summary(); got != "Plan: 6 nodes — 1 create, 1 upgrade, 1 reboot, 1 update, 1 remove, 1 unchanged" {
+		t.Errorf("summary = %q", got)
+	}
+
+	byName := map[string]plan.Node{}
+	for _, n := range p.Nodes {
+		byName[n.Name] = n
+	}
+
+	for name, want := range map[string]string{
+		"k8s-master": "machine.sysctls changed: applied live",
+		"k8s-node2":  "machine.files changed: needs a reboot on Talos ≤ 1.13",
+		"k8s-node3":  "installer schematic base → storage",
+	} {
+		if got := strings.Join(byName[name].Reasons, "; "); !strings.Contains(got, want) {
+			t.Errorf("%s reasons %q lack %q", name, got, want)
+		}
+	}
+
+	if !strings.Contains(byName["k8s-master"].Diff, `+        vm.max_map_count: "262144"`) {
+		t.Errorf("k8s-master diff:\n%s", byName["k8s-master"].Diff)
+	}
+
+	if byName["k8s-node1"].Diff != "" {
+		t.Errorf("unchanged node has a diff:\n%s", byName["k8s-node1"].Diff)
+	}
+}
+
+func TestCompute_TalosBumpUpgradesEveryNode(t *testing.T) {
+	current := testlab.Files(t)
+	testlab.Edit(t, current, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
+
+	p := compute(t, current, testlab.Files(t))
+
+	if got := p.Summary(); got != "Plan: 5 nodes — 5 upgrade (v1.13.8 → v1.13.9)" {
+		t.Errorf("summary = %q", got)
+	}
+
+	if p.Nodes[0].Reasons[0] != "Talos v1.13.8 → v1.13.9" {
+		t.Errorf("reasons = %q", p.Nodes[0].Reasons)
+	}
+}
+
+func TestCompute_UpgradeAndConfigChangeOnSameNodeSaysBoth(t *testing.T) {
+	current := testlab.Files(t)
+	testlab.Edit(t, current, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
+
+	desired := testlab.Files(t)
+	testlab.Edit(t, desired, "patches/worker.yaml", "node-role.kubernetes.io/worker: \"\"", "node-role.kubernetes.io/worker: \"\"\n    tier: gpu")
+
+	n := compute(t, current, desired).Nodes[1]
+	if n.Action != plan.Upgrade || !n.ConfigChanged || !strings.Contains(strings.Join(n.Reasons, "; "), "machine.nodeLabels changed: applied live") {
+		t.Errorf("node = %+v", n)
+	}
+}
+
+func TestCompute_From114ApplyNeverRebootsButTalopsSaysWhenAChangeNeedsOne(t *testing.T) {
+	current := testlab.Files(t)
+	desired := testlab.Files(t)
+
+	for _, f := range []cluster.MapFiles{current, desired} {
+		testlab.Edit(t, f, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1")
+	}
+
+	// A file: rebooted up to 1.13, live from 1.14.
+	desired["nodes/k8s-node2.yaml"] = append([]byte("machine:\n  nodeAnnotations:\n    a: b\n---\n"), desired["nodes/k8s-node2.yaml"]...)
+	// Environment variables: take effect only after a reboot.
+	desired["nodes/k8s-node3.yaml"] = append([]byte("machine:\n  env:\n    HTTP_PROXY: http://10.0.20.1:3128\n---\n"), desired["nodes/k8s-node3.yaml"]...)
+
+	p := compute(t, current, desired)
+
+	if got := actions(p); got != "k8s-master=noop k8s-node1=noop k8s-node2=update k8s-node3=reboot k8s-node4=noop" {
+		t.Fatalf("actions = %s", got)
+	}
+
+	if r := strings.Join(p.Nodes[3].Reasons, "; "); !strings.Contains(r, "Talos ≥ 1.14 never reboots on apply: talops reboots the node") {
+		t.Errorf("reasons = %q", r)
+	}
+}
+
+func TestCompute_RotatedSecretsShowAsAReasonWithoutValues(t *testing.T) {
+	cur, b := state(t, testlab.Files(t))
+	des, _ := state(t, testlab.Files(t))
+	des.SecretsFingerprint = "rotated"
+
+	p, err := plan.Compute("homelab", cur, des, mask.New(b.Values()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if !strings.Contains(strings.Join(p.Nodes[0].Reasons, ";"), "cluster secrets changed") {
+		t.Errorf("reasons = %q", p.Nodes[0].Reasons)
+	}
+}
+
+func TestCompute_NoSecretValueInAnyDiff(t *testing.T) {
+	// Creating and removing nodes diffs whole configs: the worst case for leaks.
+	current := testlab.Files(t)
+	desired := testlab.Changed(t)
+
+	_, b := state(t, current)
+	p := compute(t, current, desired)
+
+	for _, n := range p.Nodes {
+		for _, v := range b.Values() {
+			if strings.Contains(n.Diff, v) {
+				t.Errorf("%s diff contains a secret value", n.Name)
+			}
+		}
+	}
+
+	if !strings.Contains(p.Nodes[4].Diff, plan.Redacted) {
+		t.Error("the created node's diff shows no redacted field: redaction did not run")
+	}
+}
+
+func TestHash_ChangesWithContentOnly(t *testing.T) {
+	a := compute(t, testlab.Files(t), testlab.Changed(t))
+	b := compute(t, testlab.Files(t), testlab.Changed(t))
+
+	if a.Hash != b.Hash || len(a.Hash) != 64 {
+		t.Errorf("hashes of the same plan differ: %s %s", a.Hash, b.Hash)
+	}
+
+	c := compute(t, testlab.Files(t), testlab.Files(t))
+	if c.Hash == a.Hash || c.HasChanges() {
+		t.Errorf("a plan without changes: hash %s, changes %v", c.Hash, c.HasChanges())
+	}
+}

@@ -1,0 +1,79 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Summary is the plan's first line, counted from the typed actions:
+// "Plan: 5 nodes — 1 upgrade (v1.13.8 → v1.13.9), 1 reboot, 1 update, 2 unchanged".
+func (p *Plan) Summary() string {
+	counts := p.Count()
+
+	var parts []string
+
+	for _, a := range Actions {
+		n := counts[a]
+		if n == 0 || (a == Noop && !p.HasChanges()) {
+			continue
+		}
+
+		switch a {
+		case Noop:
+			parts = append(parts, fmt.Sprintf("%d unchanged", n))
+		case Upgrade:
+			parts = append(parts, fmt.Sprintf("%d upgrade%s", n, p.versionChange()))
+		default:
+			parts = append(parts, fmt.Sprintf("%d %s", n, a))
+		}
+	}
+
+	if !p.HasChanges() {
+		parts = []string{"no changes"}
+	}
+
+	nodes := "nodes"
+	if len(p.Nodes) == 1 {
+		nodes = "node"
+	}
+
+	return fmt.Sprintf("Plan: %d %s — %s", len(p.Nodes), nodes, strings.Join(parts, ", "))
+}
+
+// versionChange is " (a → b)" when every upgrade moves the same Talos versions.
+func (p *Plan) versionChange() string {
+	change := ""
+
+	for _, n := range p.Nodes {
+		if n.Action != Upgrade || n.Upgrade == nil {
+			continue
+		}
+
+		if n.Upgrade.FromVersion == n.Upgrade.ToVersion {
+			return ""
+		}
+
+		c := fmt.Sprintf(" (%s → %s)", n.Upgrade.FromVersion, n.Upgrade.ToVersion)
+		if change != "" && change != c {
+			return ""
+		}
+
+		change = c
+	}
+
+	return change
+}
+
+// Disruptive lists the nodes that reboot, upgrade or are removed, for a warning banner.
+func (p *Plan) Disruptive() []Node {
+	var out []Node
+
+	for _, n := range p.Nodes {
+		switch n.Action {
+		case Upgrade, Reboot, Remove:
+			out = append(out, n)
+		}
+	}
+
+	return out
+}

@@ -1,0 +1,373 @@
+package report
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/template"
+
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/plan"
+)
+
+// FormatMarkdown is the PR comment and job summary view.
+const FormatMarkdown = "markdown"
+
+// PlanFormats lists the formats of plan.
+var PlanFormats = []string{FormatText, FormatJSON, FormatMarkdown}
+
+// CommentLimit is GitHub's limit on a comment body.
+const CommentLimit = 65536
+
+// SummaryLimit is GitHub's limit on a step summary.
+const SummaryLimit = 1 << 20
+
+// PlanView shapes how a plan is shown.
+type PlanView struct {
+	// Color uses ANSI colours in the text view (terminals only).
+	Color bool
+	// Version is talops' version, shown in the markdown footer.
+	Version string
+	// Limit bounds the markdown body (0: CommentLimit).
+	Limit int
+	// SummaryNote points readers of a cut comment at the full plan.
+	SummaryNote string
+}
+
+// WritePlan writes a plan in one format.
+func WritePlan(w io.Writer, format string, p *plan.Plan, fs []finding.Finding, nodes int, v PlanView) error {
+	var s string
+
+	switch format {
+	case FormatJSON:
+		return PlanJSON(w, p)
+	case FormatMarkdown:
+		var err error
+		if s, err = PlanMarkdown(p, fs, nodes, v); err != nil {
+			return err
+		}
+	default:
+		s = PlanText(p, fs, nodes, v.Color)
+	}
+
+	_, err := io.WriteString(w, s)
+
+	return err
+}
+
+// PlanJSON writes {"summary": {...}, "nodes": [...], "hash"}.
+func PlanJSON(w io.Writer, p *plan.Plan) error {
+	counts := p.Count()
+
+	summary := map[string]any{
+		"line":       p.Summary(),
+		"cluster":    p.Cluster,
+		"nodes":      len(p.Nodes),
+		"hasChanges": p.HasChanges(),
+	}
+
+	for _, a := range plan.Actions {
+		summary[string(a)] = counts[a]
+	}
+
+	nodes := p.Nodes
+	if nodes == nil {
+		nodes = []plan.Node{}
+	}
+
+	for i := range nodes {
+		if nodes[i].Reasons == nil {
+			nodes[i].Reasons = []string{}
+		}
+	}
+
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+
+	return enc.Encode(struct {
+		Summary map[string]any `json:"summary"`
+		Nodes   []plan.Node    `json:"nodes"`
+		Hash    string         `json:"hash"`
+	}{summary, nodes, p.Hash})
+}
+
+// PlanText is the plan for a terminal.
+func PlanText(p *plan.Plan, fs []finding.Finding, nodes int, color bool) string {
+	c := colors(color)
+
+	var b strings.Builder
+
+	for _, n := range p.Nodes {
+		if n.Action == plan.Noop {
+			continue
+		}
+
+		fmt.Fprintf(&b, "%s %s (%s): %s\n", c.symbol(n.Action), n.Name, n.Role, n.Action)
+
+		for _, r := range n.Reasons {
+			fmt.Fprintf(&b, "    %s\n", r)
+		}
+
+		for _, line := range strings.SplitAfter(n.Diff, "\n") {
+			if line == "" {
+				continue
+			}
+
+			b.WriteString("    " + c.diffLine(line))
+		}
+
+		b.WriteString("\n")
+	}
+
+	if len(fs) > 0 {
+		b.WriteString(findingsBlock(fs, nodes))
+	}
+
+	b.WriteString(c.bold(p.Summary()) + "\n")
+	b.WriteString("plan hash " + p.Hash + "\n")
+
+	return b.String()
+}
+
+func findingsBlock(fs []finding.Finding, nodes int) string {
+	var b strings.Builder
+	_ = FindingsText(&b, fs, nodes)
+
+	return b.String() + "\n"
+}
+
+type palette bool
+
+func colors(on bool) palette { return palette(on) }
+
+func (p palette) wrap(code, s string) string {
+	if !p {
+		return s
+	}
+
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (p palette) bold(s string) string { return p.wrap("1", s) }
+
+func (p palette) symbol(a plan.Action) string {
+	switch a {
+	case plan.Create:
+		return p.wrap("32", "+")
+	case plan.Remove:
+		return p.wrap("31", "-")
+	case plan.Upgrade, plan.Reboot:
+		return p.wrap("33", "!")
+	default:
+		return p.wrap("33", "~")
+	}
+}
+
+func (p palette) diffLine(line string) string {
+	body := strings.TrimSuffix(line, "\n")
+
+	switch {
+	case strings.HasPrefix(body, "+++"), strings.HasPrefix(body, "---"):
+		return p.bold(body) + "\n"
+	case strings.HasPrefix(body, "+"):
+		return p.wrap("32", body) + "\n"
+	case strings.HasPrefix(body, "-"):
+		return p.wrap("31", body) + "\n"
+	case strings.HasPrefix(body, "@@"):
+		return p.wrap("36", body) + "\n"
+	default:
+		return line
+	}
+}
+
+//go:embed templates/*.tmpl
+var templatesFS embed.FS
+
+var planTemplates = template.Must(template.New("").Funcs(template.FuncMap{
+	"fence":    fence,
+	"cell":     cell,
+	"lines":    func(s string) int { return strings.Count(s, "\n") },
+	"findings": FindingsMarkdown,
+	"short":    func(s string) string { return s[:min(12, len(s))] },
+}).ParseFS(templatesFS, "templates/*.tmpl"))
+
+// Marker is the hidden line that identifies a cluster's sticky comment.
+func Marker(cluster string) string {
+	return "<!-- talops:plan cluster=" + cluster + " -->"
+}
+
+// HashMarker carries the reviewed plan's hash, so apply can check it.
+func HashMarker(hash string) string {
+	return "<!-- talops:plan-hash " + hash + " -->"
+}
+
+// openDiffLines is the diff length up to which a node's details start open.
+const openDiffLines = 40
+
+type planData struct {
+	Plan       *plan.Plan
+	Summary    string
+	Marker     string
+	HashMarker string
+	Changed    []nodeData
+	Disruptive []plan.Node
+	Findings   []finding.Finding
+	Nodes      int
+	Version    string
+	Cut        bool
+	Note       string
+	// Compact lists nodes one per line (no diffs); Hidden counts nodes left out.
+	Compact bool
+	Hidden  int
+}
+
+type nodeData struct {
+	plan.Node
+	Diff string
+	Open bool
+}
+
+// PlanMarkdown renders the PR comment / job summary. Diffs too long for the limit are
+// cut in the middle, node by node, with a pointer to the job summary; it never fails
+// for size.
+func PlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanView) (string, error) {
+	limit := v.Limit
+	if limit <= 0 {
+		limit = CommentLimit
+	}
+
+	keep := -1 // diff lines kept per node; -1 keeps all
+
+	for {
+		s, err := renderPlanMarkdown(p, fs, nodes, v, keep)
+		if err != nil {
+			return "", err
+		}
+
+		if len(s) < limit {
+			return s, nil
+		}
+
+		switch {
+		case keep < 0:
+			keep = 400
+		case keep > 10:
+			keep /= 2
+		default:
+			return compactPlanMarkdown(p, nodes, v, limit)
+		}
+	}
+}
+
+// compactPlanMarkdown lists changed nodes one per line, without diffs or findings,
+// dropping list entries until the body fits: the job summary has the rest.
+func compactPlanMarkdown(p *plan.Plan, nodes int, v PlanView, limit int) (string, error) {
+	show := len(p.Nodes)
+
+	for {
+		d := planData{
+			Plan: p, Summary: p.Summary(), Marker: Marker(p.Cluster), HashMarker: HashMarker(p.Hash),
+			Disruptive: p.Disruptive(), Nodes: nodes, Version: v.Version, Note: v.SummaryNote, Cut: true, Compact: true,
+		}
+
+		for _, n := range p.Nodes {
+			if n.Action == plan.Noop {
+				continue
+			}
+
+			if len(d.Changed) == show {
+				d.Hidden++
+
+				continue
+			}
+
+			d.Changed = append(d.Changed, nodeData{Node: n})
+		}
+
+		var b strings.Builder
+		if err := planTemplates.ExecuteTemplate(&b, "plan.md.tmpl", d); err != nil {
+			return "", fmt.Errorf("render plan: %w", err)
+		}
+
+		if b.Len() < limit || show == 0 {
+			return b.String(), nil
+		}
+
+		show = min(show, len(d.Changed)) * 3 / 4
+	}
+}
+
+func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanView, keep int) (string, error) {
+	d := planData{
+		Plan:       p,
+		Summary:    p.Summary(),
+		Marker:     Marker(p.Cluster),
+		HashMarker: HashMarker(p.Hash),
+		Disruptive: p.Disruptive(),
+		Findings:   fs,
+		Nodes:      nodes,
+		Version:    v.Version,
+		Note:       v.SummaryNote,
+	}
+
+	for _, n := range p.Nodes {
+		if n.Action == plan.Noop {
+			continue
+		}
+
+		diff := n.Diff
+		if keep >= 0 {
+			var cut bool
+			if diff, cut = cutMiddle(diff, keep, v.SummaryNote); cut {
+				d.Cut = true
+			}
+		}
+
+		d.Changed = append(d.Changed, nodeData{Node: n, Diff: diff, Open: strings.Count(diff, "\n") <= openDiffLines})
+	}
+
+	var b strings.Builder
+	if err := planTemplates.ExecuteTemplate(&b, "plan.md.tmpl", d); err != nil {
+		return "", fmt.Errorf("render plan: %w", err)
+	}
+
+	return b.String(), nil
+}
+
+// cutMiddle keeps the first and last keep/2 lines of a diff.
+func cutMiddle(diff string, keep int, note string) (string, bool) {
+	lines := strings.SplitAfter(diff, "\n")
+	if len(lines) <= keep+1 {
+		return diff, false
+	}
+
+	head, tail := keep/2, keep-keep/2
+	cut := len(lines) - head - tail
+
+	where := "the job summary"
+	if note != "" {
+		where = note
+	}
+
+	marker := fmt.Sprintf("… %d lines cut here: the full diff is in %s …\n", cut, where)
+
+	return strings.Join(lines[:head], "") + marker + strings.Join(lines[len(lines)-tail:], ""), true
+}
+
+// fence returns a backtick fence longer than any backtick run in s.
+func fence(s string) string {
+	longest, run := 0, 0
+
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+
+	return strings.Repeat("`", max(3, longest+1))
+}
