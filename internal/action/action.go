@@ -46,6 +46,8 @@ func Run(ctx context.Context, d *cli.Deps, args []string) error {
 	switch command {
 	case "validate":
 		err = a.validate(ctx)
+	case "plan":
+		err = a.plan(ctx)
 	case "":
 		err = &cli.UsageError{Msg: "action: no command (pass one as an argument or the command input)"}
 	default:

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,8 @@ type runner struct {
 	env            map[string]string
 	stdout, stderr bytes.Buffer
 	deps           *cli.Deps
+	// dirs are more repository directories (for the plan's against input).
+	dirs map[string]cluster.MapFiles
 }
 
 func newRunner(t *testing.T, files cluster.MapFiles, inputs map[string]string) *runner {
@@ -37,13 +40,14 @@ func newRunner(t *testing.T, files cluster.MapFiles, inputs map[string]string) *
 		t.Fatal(err)
 	}
 
-	r := &runner{env: map[string]string{
+	r := &runner{dirs: map[string]cluster.MapFiles{}, env: map[string]string{
 		"GITHUB_ACTIONS":      "true",
 		"GITHUB_EVENT_NAME":   "pull_request",
 		"GITHUB_EVENT_PATH":   event,
 		"GITHUB_OUTPUT":       filepath.Join(dir, "output"),
 		"GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
 		"GITHUB_WORKSPACE":    dir,
+		"GITHUB_REPOSITORY":   "lab/infra",
 	}}
 
 	for k, v := range inputs {
@@ -56,12 +60,16 @@ func newRunner(t *testing.T, files cluster.MapFiles, inputs map[string]string) *
 		Getenv:   func(k string) string { return r.env[k] },
 		ReadFile: os.ReadFile,
 		OpenDir: func(d string) (cluster.Files, func() error, error) {
-			if d != "examples/homelab" {
+			switch {
+			case d == "examples/homelab":
+				return files, func() error { return nil }, nil
+			case r.dirs[d] != nil:
+				return r.dirs[d], func() error { return nil }, nil
+			default:
 				return nil, nil, errors.New("no such directory")
 			}
-
-			return files, func() error { return nil }, nil
 		},
+		HTTPClient: http.DefaultClient,
 		Now: time.Now,
 	}
 
@@ -245,4 +253,16 @@ func TestBadBooleanInput(t *testing.T) {
 	if !strings.Contains(r.stdout.String(), `input strict must be true or false, got \"yes please\"`) && !strings.Contains(r.stdout.String(), `input strict must be true or false, got "yes please"`) {
 		t.Errorf("stdout: %s", r.stdout.String())
 	}
+}
+
+// labValues are the secret values of the reference lab's bundle.
+func labValues(t *testing.T) []string {
+	t.Helper()
+
+	b, err := (&secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}).Load(testlab.Load(t, testlab.Files(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return b.Values()
 }

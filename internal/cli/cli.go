@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -44,6 +45,8 @@ type Deps struct {
 	Git gitrev.Runner
 	// TempDir is where other states of the repository are unpacked ("" for the system default).
 	TempDir string
+	// HTTPClient reaches GitHub.
+	HTTPClient *http.Client
 
 	secrets *secrets.Loader
 	masker  *mask.Masker
@@ -66,8 +69,9 @@ func OSDeps() *Deps {
 
 			return d, d.Close, nil
 		},
-		Now: time.Now,
-		Git: gitrev.Exec,
+		Now:        time.Now,
+		Git:        gitrev.Exec,
+		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 	}
 }
 

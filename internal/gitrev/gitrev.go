@@ -16,17 +16,26 @@ import (
 	"strings"
 )
 
+// ErrNoGit says the git binary is missing (as in talops' container image).
+var ErrNoGit = errors.New("git is not installed here: check the other state out into a directory (actions/checkout with ref and path) and compare against it")
+
 // Runner runs git in a directory and returns its standard output.
 type Runner func(ctx context.Context, dir string, args ...string) ([]byte, error)
 
 // Exec runs the git binary.
 func Exec(ctx context.Context, dir string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	// The workspace of a container action belongs to another user than the container's
+	// root: without safe.directory git refuses to read it.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "safe.directory=*", "-C", dir}, args...)...)
 
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 
 	out, err := cmd.Output()
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, ErrNoGit
+	}
+
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
@@ -51,6 +60,10 @@ func Export(ctx context.Context, git Runner, dir, ref, tmpRoot string) (exported
 	}
 
 	prefix, err := git(ctx, dir, "rev-parse", "--show-prefix")
+	if errors.Is(err, ErrNoGit) {
+		return "", nil, err
+	}
+
 	if err != nil {
 		return "", nil, fmt.Errorf("%s is not inside a git repository: %w", dir, err)
 	}

@@ -1,0 +1,71 @@
+package action
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/talops/talops/internal/github"
+)
+
+// event holds the pull request facts of the workflow's event payload.
+type event struct {
+	Name string
+	PR   *github.PR
+	// BaseSHA and HeadSHA are the pull request's; GITHUB_SHA on a pull request is the
+	// merge commit, so statuses and checks go on HeadSHA.
+	BaseSHA string
+	HeadSHA string
+}
+
+func (a *runner) event() (*event, error) {
+	ev := &event{Name: a.d.Getenv("GITHUB_EVENT_NAME")}
+
+	path := a.d.Getenv("GITHUB_EVENT_PATH")
+	if path == "" {
+		return ev, nil
+	}
+
+	data, err := a.d.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the event payload: %w", err)
+	}
+
+	var payload struct {
+		Number      int `json:"number"`
+		PullRequest *struct {
+			Number int `json:"number"`
+			Base   struct {
+				SHA string `json:"sha"`
+			} `json:"base"`
+			Head struct {
+				SHA string `json:"sha"`
+			} `json:"head"`
+		} `json:"pull_request"`
+		Repository struct {
+			Name  string `json:"name"`
+			Owner struct {
+				Login string `json:"login"`
+			} `json:"owner"`
+		} `json:"repository"`
+	}
+
+	if err := json.Unmarshal(data, &payload); err != nil {
+		return nil, fmt.Errorf("parse the event payload %s: %w", path, err)
+	}
+
+	if payload.PullRequest == nil {
+		return ev, nil
+	}
+
+	owner, repo, _ := strings.Cut(a.d.Getenv("GITHUB_REPOSITORY"), "/")
+	if owner == "" || repo == "" {
+		owner, repo = payload.Repository.Owner.Login, payload.Repository.Name
+	}
+
+	ev.PR = &github.PR{Owner: owner, Repo: repo, Number: payload.PullRequest.Number}
+	ev.BaseSHA = payload.PullRequest.Base.SHA
+	ev.HeadSHA = payload.PullRequest.Head.SHA
+
+	return ev, nil
+}

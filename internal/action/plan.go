@@ -1,0 +1,171 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/github"
+	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/report"
+)
+
+// Inputs of the plan action.
+const (
+	InputBase        = "base"
+	InputAgainst     = "against"
+	InputGitHubToken = "github-token"
+	InputComment     = "comment"
+)
+
+// Labels the plan puts on a pull request.
+var planLabels = []github.Label{
+	{Name: "talos:upgrade", Color: "d93f0b", Description: "talops: merging upgrades Talos on nodes"},
+	{Name: "talos:reboot", Color: "fbca04", Description: "talops: merging reboots nodes"},
+	{Name: "talos:no-changes", Color: "0e8a16", Description: "talops: merging changes nothing on nodes"},
+}
+
+func (a *runner) plan(ctx context.Context) error {
+	ev, err := a.event()
+	if err != nil {
+		return err
+	}
+
+	comment := true
+	if v := a.gha.GetInput(InputComment); v != "" {
+		if comment, err = boolInput(a.gha, InputComment); err != nil {
+			return err
+		}
+	}
+
+	opts := &cli.PlanOptions{
+		Deps:    a.d,
+		Dir:     orDefault(a.gha.GetInput(InputDir), "."),
+		Base:    a.gha.GetInput(InputBase),
+		Against: a.gha.GetInput(InputAgainst),
+		Format:  report.FormatMarkdown,
+	}
+
+	if opts.Base == "" && opts.Against == "" && ev.BaseSHA != "" {
+		opts.Base = ev.BaseSHA
+	}
+
+	res, err := cli.Plan(ctx, opts)
+	if err != nil {
+		return err
+	}
+
+	a.maskSecrets()
+
+	var b strings.Builder
+	for _, f := range res.Findings {
+		b.WriteString(report.Annotation(f) + "\n")
+	}
+
+	b.WriteString(report.PlanText(res.Plan, nil, res.Nodes, false))
+
+	if _, err := a.d.Stdout.Write([]byte(a.d.Masker().String(b.String()))); err != nil {
+		return err
+	}
+
+	full, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{Version: cli.Version, Limit: report.SummaryLimit})
+	if err != nil {
+		return err
+	}
+
+	if err := a.summary(full); err != nil {
+		return err
+	}
+
+	if comment && ev.PR != nil {
+		a.postPlan(ctx, ev, res)
+	}
+
+	if err := a.outputs(planOutputs(res.Plan)); err != nil {
+		return err
+	}
+
+	if finding.HasErrors(res.Findings) {
+		return &cli.FailedError{Msg: "the desired state has errors"}
+	}
+
+	return nil
+}
+
+// postPlan updates the sticky comment and the labels. A token that may not write (a
+// fork's) degrades to the job summary with a notice; it does not fail the check.
+func (a *runner) postPlan(ctx context.Context, ev *event, res *cli.PlanResult) {
+	token := a.gha.GetInput(InputGitHubToken)
+	if token == "" {
+		token = a.d.Getenv("GITHUB_TOKEN")
+	}
+
+	api, err := github.New(a.d.HTTPClient, orDefault(a.d.Getenv("GITHUB_API_URL"), "https://api.github.com"), token)
+	if err != nil {
+		a.gha.Warningf("%s", err)
+
+		return
+	}
+
+	body, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{
+		Version:     cli.Version,
+		SummaryNote: "the job summary of this run",
+	})
+	if err != nil {
+		a.gha.Warningf("render the plan comment: %s", err)
+
+		return
+	}
+
+	body = a.d.Masker().String(body)
+
+	result, err := github.Sticky(ctx, api, *ev.PR, report.Marker(res.Plan.Cluster), body)
+	if err == nil {
+		a.gha.Infof("plan comment on %s: %s", ev.PR, result)
+		err = github.SyncLabels(ctx, api, *ev.PR, planLabels, labelsFor(res.Plan))
+	}
+
+	switch {
+	case errors.Is(err, github.ErrReadOnly):
+		a.gha.Noticef("the plan is in the job summary only: %s", err)
+	case err != nil:
+		a.gha.Warningf("could not post the plan on %s: %s", ev.PR, a.d.Masker().String(err.Error()))
+	}
+}
+
+func labelsFor(p *plan.Plan) []string {
+	counts := p.Count()
+
+	var out []string
+
+	if counts[plan.Upgrade] > 0 {
+		out = append(out, "talos:upgrade")
+	}
+
+	if counts[plan.Reboot] > 0 || counts[plan.Upgrade] > 0 {
+		out = append(out, "talos:reboot")
+	}
+
+	if !p.HasChanges() {
+		out = append(out, "talos:no-changes")
+	}
+
+	return out
+}
+
+func planOutputs(p *plan.Plan) map[string]string {
+	counts := p.Count()
+
+	return map[string]string{
+		"has-changes":   strconv.FormatBool(p.HasChanges()),
+		"reboots":       strconv.Itoa(counts[plan.Reboot]),
+		"upgrades":      strconv.Itoa(counts[plan.Upgrade]),
+		"reboot-nodes":  strings.Join(p.Names(plan.Reboot), ","),
+		"upgrade-nodes": strings.Join(p.Names(plan.Upgrade), ","),
+		"plan-hash":     p.Hash,
+		"summary":       p.Summary(),
+	}
+}

@@ -1,0 +1,123 @@
+package action_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/action"
+	"github.com/talops/talops/internal/github/githubtest"
+	"github.com/talops/talops/internal/testlab"
+)
+
+func planRunner(t *testing.T, gh *githubtest.Server) *runner {
+	t.Helper()
+
+	r := newRunner(t, testlab.Changed(t), map[string]string{"dir": "examples/homelab", "against": "base", "github-token": "ghs_faketoken"})
+	r.dirs["base"] = testlab.Files(t)
+	r.env["GITHUB_API_URL"] = gh.URL
+
+	return r
+}
+
+func TestPlan_PostsOneStickyCommentLabelsAndOutputs(t *testing.T) {
+	gh := githubtest.New(t, "lab", "infra", 7)
+	gh.AddComment("looks good to me")
+
+	for run := range 2 {
+		r := planRunner(t, gh)
+
+		if err := action.Run(context.Background(), r.deps, []string{"plan"}); err != nil {
+			t.Fatalf("run %d: %v\n%s", run, err, r.stdout.String())
+		}
+
+		if run == 0 {
+			golden(t, "plan-comment.md", gh.Comments()[1])
+
+			out := r.file(t, "GITHUB_OUTPUT")
+			for _, want := range []string{"has-changes<<", "\ntrue\n", "upgrades<<", "upgrade-nodes<<", "\nk8s-node3\n", "plan-hash<<"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("outputs lack %q:\n%s", want, out)
+				}
+			}
+
+			if !strings.Contains(r.file(t, "GITHUB_STEP_SUMMARY"), "k8s-node5") {
+				t.Error("job summary lacks the plan")
+			}
+		}
+	}
+
+	if n := len(gh.Comments()); n != 2 {
+		t.Errorf("%d comments, want the user's and one sticky plan", n)
+	}
+
+	edits := 0
+	for _, w := range gh.Writes() {
+		if w.Method == http.MethodPatch {
+			edits++
+		}
+	}
+
+	if edits != 0 {
+		t.Errorf("the unchanged comment was edited %d times", edits)
+	}
+
+	if got := strings.Join(gh.PRLabels(), ","); got != "talos:upgrade,talos:reboot" {
+		t.Errorf("labels = %s", got)
+	}
+}
+
+func TestPlan_ReadOnlyTokenDegradesToTheSummary(t *testing.T) {
+	gh := githubtest.New(t, "lab", "infra", 7)
+	gh.ReadOnly()
+
+	r := planRunner(t, gh)
+
+	if err := action.Run(context.Background(), r.deps, []string{"plan"}); err != nil {
+		t.Fatalf("a read-only token failed the check: %v", err)
+	}
+
+	if !strings.Contains(r.stdout.String(), "::notice::the plan is in the job summary only") {
+		t.Errorf("no notice:\n%s", r.stdout.String())
+	}
+
+	if !strings.Contains(r.file(t, "GITHUB_STEP_SUMMARY"), "Plan: 6 nodes") {
+		t.Error("job summary lacks the plan")
+	}
+}
+
+func TestPlan_NoSecretReachesGitHubTheSummaryOrTheLog(t *testing.T) {
+	gh := githubtest.New(t, "lab", "infra", 7)
+	r := planRunner(t, gh)
+
+	if err := action.Run(context.Background(), r.deps, []string{"plan"}); err != nil {
+		t.Fatal(err)
+	}
+
+	values := labValues(t)
+
+	var sent strings.Builder
+	for _, req := range gh.Requests() {
+		sent.WriteString(req.Body)
+	}
+
+	log := strings.ReplaceAll(r.stdout.String(), "::add-mask::", "")
+	for _, line := range strings.Split(r.stdout.String(), "\n") {
+		if strings.HasPrefix(line, "::add-mask::") {
+			log = strings.Replace(log, strings.TrimPrefix(line, "::add-mask::"), "", 1)
+		}
+	}
+
+	for what, text := range map[string]string{"GitHub requests": sent.String(), "summary": r.file(t, "GITHUB_STEP_SUMMARY"), "outputs": r.file(t, "GITHUB_OUTPUT"), "log": log} {
+		if text == "" {
+			t.Fatalf("%s is empty: the scan would prove nothing", what)
+		}
+
+		for _, v := range values {
+			if strings.Contains(text, v) {
+				t.Errorf("%s contains a secret value", what)
+			}
+		}
+	}
+}

@@ -1,0 +1,280 @@
+// Package github posts talops' results on pull requests: one sticky comment per
+// cluster, found by a hidden marker and edited only when its body changed, and labels.
+// Every GitHub call goes through the small API interface.
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// PR names a pull request.
+type PR struct {
+	Owner  string
+	Repo   string
+	Number int
+}
+
+func (p PR) String() string { return fmt.Sprintf("%s/%s#%d", p.Owner, p.Repo, p.Number) }
+
+// Comment is an issue comment.
+type Comment struct {
+	ID   int64
+	Body string
+}
+
+// API is every GitHub call talops makes.
+type API interface {
+	ListComments(ctx context.Context, pr PR) ([]Comment, error)
+	CreateComment(ctx context.Context, pr PR, body string) error
+	EditComment(ctx context.Context, pr PR, id int64, body string) error
+	LabelExists(ctx context.Context, pr PR, name string) (bool, error)
+	CreateLabel(ctx context.Context, pr PR, name, color, description string) error
+	IssueLabels(ctx context.Context, pr PR) ([]string, error)
+	AddLabels(ctx context.Context, pr PR, names []string) error
+	RemoveLabel(ctx context.Context, pr PR, name string) error
+}
+
+// ErrReadOnly is returned when the token may not write (fork pull requests).
+var ErrReadOnly = errors.New("the GitHub token cannot write to this pull request (a fork's read-only token?)")
+
+// Client is the API over go-github.
+type Client struct {
+	gh *gh.Client
+}
+
+// New returns a client for the REST API at apiURL (GITHUB_API_URL) with a token.
+func New(httpClient *http.Client, apiURL, token string) (*Client, error) {
+	c := gh.NewClient(httpClient)
+	if token != "" {
+		c = c.WithAuthToken(token)
+	}
+
+	if apiURL != "" {
+		u, err := url.Parse(strings.TrimRight(apiURL, "/") + "/")
+		if err != nil {
+			return nil, fmt.Errorf("GitHub API URL %q: %w", apiURL, err)
+		}
+
+		c.BaseURL = u
+	}
+
+	return &Client{gh: c}, nil
+}
+
+const perPage = 100
+
+// ListComments lists every comment of the pull request, following pagination.
+func (c *Client) ListComments(ctx context.Context, pr PR) ([]Comment, error) {
+	var out []Comment
+
+	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: perPage}}
+
+	for {
+		page, resp, err := c.gh.Issues.ListComments(ctx, pr.Owner, pr.Repo, pr.Number, opts)
+		if err != nil {
+			return nil, classify("list comments of "+pr.String(), err)
+		}
+
+		for _, cm := range page {
+			out = append(out, Comment{ID: cm.GetID(), Body: cm.GetBody()})
+		}
+
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+
+		opts.Page = resp.NextPage
+	}
+}
+
+// CreateComment posts a comment.
+func (c *Client) CreateComment(ctx context.Context, pr PR, body string) error {
+	_, _, err := c.gh.Issues.CreateComment(ctx, pr.Owner, pr.Repo, pr.Number, &gh.IssueComment{Body: &body})
+
+	return classify("comment on "+pr.String(), err)
+}
+
+// EditComment replaces a comment's body.
+func (c *Client) EditComment(ctx context.Context, pr PR, id int64, body string) error {
+	_, _, err := c.gh.Issues.EditComment(ctx, pr.Owner, pr.Repo, id, &gh.IssueComment{Body: &body})
+
+	return classify(fmt.Sprintf("edit comment %d on %s", id, pr), err)
+}
+
+// LabelExists reports whether the repository has a label.
+func (c *Client) LabelExists(ctx context.Context, pr PR, name string) (bool, error) {
+	_, resp, err := c.gh.Issues.GetLabel(ctx, pr.Owner, pr.Repo, name)
+	if resp != nil && resp.StatusCode == http.StatusNotFound {
+		return false, nil
+	}
+
+	if err != nil {
+		return false, classify("get label "+name, err)
+	}
+
+	return true, nil
+}
+
+// CreateLabel creates a repository label.
+func (c *Client) CreateLabel(ctx context.Context, pr PR, name, color, description string) error {
+	_, _, err := c.gh.Issues.CreateLabel(ctx, pr.Owner, pr.Repo, &gh.Label{Name: &name, Color: &color, Description: &description})
+
+	return classify("create label "+name, err)
+}
+
+// IssueLabels lists the labels on the pull request.
+func (c *Client) IssueLabels(ctx context.Context, pr PR) ([]string, error) {
+	var out []string
+
+	opts := &gh.ListOptions{PerPage: perPage}
+
+	for {
+		page, resp, err := c.gh.Issues.ListLabelsByIssue(ctx, pr.Owner, pr.Repo, pr.Number, opts)
+		if err != nil {
+			return nil, classify("list labels of "+pr.String(), err)
+		}
+
+		for _, l := range page {
+			out = append(out, l.GetName())
+		}
+
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+
+		opts.Page = resp.NextPage
+	}
+}
+
+// AddLabels adds labels to the pull request.
+func (c *Client) AddLabels(ctx context.Context, pr PR, names []string) error {
+	_, _, err := c.gh.Issues.AddLabelsToIssue(ctx, pr.Owner, pr.Repo, pr.Number, names)
+
+	return classify("label "+pr.String(), err)
+}
+
+// RemoveLabel removes a label from the pull request.
+func (c *Client) RemoveLabel(ctx context.Context, pr PR, name string) error {
+	_, err := c.gh.Issues.RemoveLabelForIssue(ctx, pr.Owner, pr.Repo, pr.Number, name)
+
+	return classify("unlabel "+pr.String(), err)
+}
+
+// classify turns "not allowed" answers into ErrReadOnly, decided by status code.
+func classify(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+
+	var er *gh.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		switch er.Response.StatusCode {
+		case http.StatusForbidden, http.StatusUnauthorized:
+			return fmt.Errorf("%s: %w", what, ErrReadOnly)
+		default:
+			return fmt.Errorf("%s: GitHub answered %d: %s", what, er.Response.StatusCode, er.Message)
+		}
+	}
+
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// StickyResult says what Sticky did.
+type StickyResult string
+
+// Sticky outcomes.
+const (
+	Created   StickyResult = "created"
+	Updated   StickyResult = "updated"
+	Unchanged StickyResult = "unchanged"
+)
+
+// Sticky makes sure the pull request has exactly one comment carrying marker, with body:
+// it creates it, edits it when the body changed, and leaves it alone otherwise.
+func Sticky(ctx context.Context, api API, pr PR, marker, body string) (StickyResult, error) {
+	if !strings.Contains(body, marker) {
+		return "", errors.New("comment body lacks its marker")
+	}
+
+	comments, err := api.ListComments(ctx, pr)
+	if err != nil {
+		return "", err
+	}
+
+	for _, c := range comments {
+		if !strings.Contains(c.Body, marker) {
+			continue
+		}
+
+		if c.Body == body {
+			return Unchanged, nil
+		}
+
+		if err := api.EditComment(ctx, pr, c.ID, body); err != nil {
+			return "", err
+		}
+
+		return Updated, nil
+	}
+
+	if err := api.CreateComment(ctx, pr, body); err != nil {
+		return "", err
+	}
+
+	return Created, nil
+}
+
+// Label is a label talops manages.
+type Label struct {
+	Name, Color, Description string
+}
+
+// SyncLabels puts exactly the wanted labels of the managed set on the pull request,
+// creating missing repository labels first.
+func SyncLabels(ctx context.Context, api API, pr PR, managed []Label, want []string) error {
+	current, err := api.IssueLabels(ctx, pr)
+	if err != nil {
+		return err
+	}
+
+	var add []string
+
+	for _, l := range managed {
+		wanted := slices.Contains(want, l.Name)
+		has := slices.Contains(current, l.Name)
+
+		switch {
+		case wanted && !has:
+			exists, err := api.LabelExists(ctx, pr, l.Name)
+			if err != nil {
+				return err
+			}
+
+			if !exists {
+				if err := api.CreateLabel(ctx, pr, l.Name, l.Color, l.Description); err != nil {
+					return err
+				}
+			}
+
+			add = append(add, l.Name)
+		case !wanted && has:
+			if err := api.RemoveLabel(ctx, pr, l.Name); err != nil {
+				return err
+			}
+		}
+	}
+
+	if len(add) > 0 {
+		return api.AddLabels(ctx, pr, add)
+	}
+
+	return nil
+}

@@ -1,0 +1,130 @@
+package github_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/github"
+	"github.com/talops/talops/internal/github/githubtest"
+)
+
+var pr = github.PR{Owner: "lab", Repo: "infra", Number: 7}
+
+func client(t *testing.T, s *githubtest.Server) *github.Client {
+	t.Helper()
+
+	c, err := github.New(http.DefaultClient, s.URL, "token")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return c
+}
+
+const marker = "<!-- talops:plan cluster=homelab -->"
+
+func TestSticky_CreatesThenEditsThenLeavesAlone(t *testing.T) {
+	s := githubtest.New(t, "lab", "infra", 7)
+	s.AddComment("an unrelated comment")
+	c := client(t, s)
+
+	body := marker + "\nPlan: 5 nodes — no changes\n"
+
+	for i, want := range []github.StickyResult{github.Created, github.Unchanged} {
+		got, err := github.Sticky(context.Background(), c, pr, marker, body)
+		if err != nil || got != want {
+			t.Fatalf("call %d: %v %v, want %v", i, got, err, want)
+		}
+	}
+
+	body2 := marker + "\nPlan: 5 nodes — 1 update, 4 unchanged\n"
+	if got, err := github.Sticky(context.Background(), c, pr, marker, body2); err != nil || got != github.Updated {
+		t.Fatalf("changed body: %v %v", got, err)
+	}
+
+	if got := s.Comments(); len(got) != 2 || got[1] != body2 {
+		t.Errorf("comments = %q", got)
+	}
+
+	writes := s.Writes()
+	if len(writes) != 2 || writes[0].Method != http.MethodPost || writes[1].Method != http.MethodPatch || !strings.Contains(writes[1].Body, "1 update") {
+		t.Errorf("writes = %+v", writes)
+	}
+}
+
+func TestSticky_FindsItsCommentOnALaterPage(t *testing.T) {
+	s := githubtest.New(t, "lab", "infra", 7)
+	s.PageSize(2)
+
+	for range 5 {
+		s.AddComment("chatter")
+	}
+
+	id := s.AddComment(marker + "\nold plan\n")
+	_ = id
+
+	got, err := github.Sticky(context.Background(), client(t, s), pr, marker, marker+"\nnew plan\n")
+	if err != nil || got != github.Updated {
+		t.Fatalf("%v %v", got, err)
+	}
+
+	if n := len(s.Comments()); n != 6 {
+		t.Errorf("%d comments: a second sticky comment was created", n)
+	}
+
+	pages := 0
+	for _, r := range s.Requests() {
+		if r.Method == http.MethodGet {
+			pages++
+		}
+	}
+
+	if pages != 3 {
+		t.Errorf("listed %d pages, want 3", pages)
+	}
+}
+
+func TestSticky_ReadOnlyTokenIsErrReadOnly(t *testing.T) {
+	s := githubtest.New(t, "lab", "infra", 7)
+	s.ReadOnly()
+
+	_, err := github.Sticky(context.Background(), client(t, s), pr, marker, marker+"\nplan\n")
+	if !errors.Is(err, github.ErrReadOnly) {
+		t.Fatalf("err = %v, want ErrReadOnly", err)
+	}
+}
+
+func TestSyncLabels_CreatesMissingAddsWantedRemovesStale(t *testing.T) {
+	s := githubtest.New(t, "lab", "infra", 7)
+	s.AddRepoLabel("talos:reboot")
+	s.AddPRLabel("talos:no-changes")
+	s.AddPRLabel("bug")
+
+	managed := []github.Label{
+		{Name: "talos:upgrade", Color: "d93f0b", Description: "upgrades Talos on nodes"},
+		{Name: "talos:reboot", Color: "fbca04", Description: "reboots nodes"},
+		{Name: "talos:no-changes", Color: "0e8a16", Description: "changes nothing on nodes"},
+	}
+
+	if err := github.SyncLabels(context.Background(), client(t, s), pr, managed, []string{"talos:upgrade", "talos:reboot"}); err != nil {
+		t.Fatal(err)
+	}
+
+	if got := strings.Join(s.PRLabels(), ","); got != "bug,talos:upgrade,talos:reboot" {
+		t.Errorf("labels = %s", got)
+	}
+
+	var created []string
+	for _, r := range s.Writes() {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.Path, "/labels") && !strings.Contains(r.Path, "/issues/") {
+			created = append(created, r.Body)
+		}
+	}
+
+	if len(created) != 1 || !strings.Contains(created[0], `"name":"talos:upgrade"`) || !strings.Contains(created[0], `"color":"d93f0b"`) {
+		t.Errorf("label creations = %q", created)
+	}
+}

@@ -1,0 +1,332 @@
+// Package githubtest is a fake GitHub REST API for tests: it keeps comments and labels
+// of one repository, speaks the real paths and shapes (with pagination), records every
+// request, and fails the test on any call it does not serve.
+package githubtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// Request is one call the fake received.
+type Request struct {
+	Method string
+	Path   string
+	Body   string
+}
+
+// Server is the fake.
+type Server struct {
+	URL string
+
+	t  testing.TB
+	mu sync.Mutex
+
+	comments  []comment
+	nextID    int64
+	repoLabel map[string]bool
+	prLabels  []string
+	requests  []Request
+	readOnly  bool
+	pageSize  int
+}
+
+type comment struct {
+	ID   int64  `json:"id"`
+	Body string `json:"body"`
+}
+
+// New starts a fake for owner/repo with one pull request.
+func New(t testing.TB, owner, repo string, pr int) *Server {
+	s := &Server{t: t, nextID: 1000, repoLabel: map[string]bool{}, pageSize: 100}
+
+	base := "/repos/" + owner + "/" + repo
+	issue := base + "/issues/" + strconv.Itoa(pr)
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+issue+"/comments", s.listComments)
+	mux.HandleFunc("POST "+issue+"/comments", s.createComment)
+	mux.HandleFunc("PATCH "+base+"/issues/comments/{id}", s.editComment)
+	mux.HandleFunc("GET "+base+"/labels/{name}", s.getLabel)
+	mux.HandleFunc("POST "+base+"/labels", s.createLabel)
+	mux.HandleFunc("GET "+issue+"/labels", s.listIssueLabels)
+	mux.HandleFunc("POST "+issue+"/labels", s.addIssueLabels)
+	mux.HandleFunc("DELETE "+issue+"/labels/{name}", s.removeIssueLabel)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("githubtest: unexpected %s %s", r.Method, r.URL.Path)
+		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
+	})
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+
+		s.mu.Lock()
+		s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Body: string(body)})
+		readOnly := s.readOnly
+		s.mu.Unlock()
+
+		if readOnly && r.Method != http.MethodGet {
+			w.WriteHeader(http.StatusForbidden)
+			_, _ = io.WriteString(w, `{"message":"Resource not accessible by integration"}`)
+
+			return
+		}
+
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+
+	s.URL = srv.URL + "/"
+
+	return s
+}
+
+// AddComment seeds an existing comment and returns its ID.
+func (s *Server) AddComment(body string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	s.nextID++
+	s.comments = append(s.comments, comment{ID: s.nextID, Body: body})
+
+	return s.nextID
+}
+
+// AddRepoLabel seeds a repository label.
+func (s *Server) AddRepoLabel(name string) { s.mu.Lock(); s.repoLabel[name] = true; s.mu.Unlock() }
+
+// AddPRLabel seeds a label on the pull request.
+func (s *Server) AddPRLabel(name string) {
+	s.mu.Lock()
+	s.repoLabel[name] = true
+	s.prLabels = append(s.prLabels, name)
+	s.mu.Unlock()
+}
+
+// ReadOnly makes every write answer 403, as for a fork's token.
+func (s *Server) ReadOnly() { s.mu.Lock(); s.readOnly = true; s.mu.Unlock() }
+
+// PageSize sets how many comments a page holds, to exercise pagination.
+func (s *Server) PageSize(n int) { s.mu.Lock(); s.pageSize = n; s.mu.Unlock() }
+
+// Comments returns the bodies of all comments.
+func (s *Server) Comments() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	var out []string
+	for _, c := range s.comments {
+		out = append(out, c.Body)
+	}
+
+	return out
+}
+
+// PRLabels returns the labels on the pull request.
+func (s *Server) PRLabels() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	return slices.Clone(s.prLabels)
+}
+
+// Requests returns every request received.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	return slices.Clone(s.requests)
+}
+
+// Writes returns the requests that changed something.
+func (s *Server) Writes() []Request {
+	var out []Request
+
+	for _, r := range s.Requests() {
+		if r.Method != http.MethodGet {
+			out = append(out, r)
+		}
+	}
+
+	return out
+}
+
+func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	if page < 1 {
+		page = 1
+	}
+
+	per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+	if per < 1 || per > s.pageSize {
+		per = s.pageSize
+	}
+
+	start := min((page-1)*per, len(s.comments))
+	end := min(start+per, len(s.comments))
+
+	if end < len(s.comments) {
+		next := *r.URL
+		q := next.Query()
+		q.Set("page", strconv.Itoa(page+1))
+		q.Set("per_page", strconv.Itoa(per))
+		next.RawQuery = q.Encode()
+		w.Header().Set("Link", fmt.Sprintf(`<http://%s%s>; rel="next"`, r.Host, next.RequestURI()))
+	}
+
+	writeJSON(w, http.StatusOK, s.comments[start:end])
+}
+
+func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
+	var in comment
+	if !s.decode(w, r, &in) {
+		return
+	}
+
+	s.mu.Lock()
+	s.nextID++
+	c := comment{ID: s.nextID, Body: in.Body}
+	s.comments = append(s.comments, c)
+	s.mu.Unlock()
+
+	writeJSON(w, http.StatusCreated, c)
+}
+
+func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+
+	var in comment
+	if !s.decode(w, r, &in) {
+		return
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	for i := range s.comments {
+		if s.comments[i].ID == id {
+			s.comments[i].Body = in.Body
+			writeJSON(w, http.StatusOK, s.comments[i])
+
+			return
+		}
+	}
+
+	s.t.Errorf("githubtest: edit of unknown comment %d", id)
+	writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+}
+
+type label struct {
+	Name        string `json:"name"`
+	Color       string `json:"color,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+func (s *Server) getLabel(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	ok := s.repoLabel[r.PathValue("name")]
+	s.mu.Unlock()
+
+	if !ok {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+
+		return
+	}
+
+	writeJSON(w, http.StatusOK, label{Name: r.PathValue("name")})
+}
+
+func (s *Server) createLabel(w http.ResponseWriter, r *http.Request) {
+	var in label
+	if !s.decode(w, r, &in) {
+		return
+	}
+
+	if in.Name == "" || len(in.Color) != 6 {
+		s.t.Errorf("githubtest: invalid label %+v", in)
+	}
+
+	s.mu.Lock()
+	s.repoLabel[in.Name] = true
+	s.mu.Unlock()
+
+	writeJSON(w, http.StatusCreated, in)
+}
+
+func (s *Server) listIssueLabels(w http.ResponseWriter, _ *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	out := []label{}
+	for _, l := range s.prLabels {
+		out = append(out, label{Name: l})
+	}
+
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) addIssueLabels(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Labels []string `json:"labels"`
+	}
+
+	// go-github sends a bare JSON array; the API accepts both shapes.
+	body, _ := io.ReadAll(r.Body)
+	if json.Unmarshal(body, &in.Labels) != nil && json.Unmarshal(body, &in) != nil {
+		s.t.Errorf("githubtest: bad labels body %s", body)
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	for _, l := range in.Labels {
+		if !s.repoLabel[l] {
+			s.t.Errorf("githubtest: label %q added before it exists", l)
+		}
+
+		if !slices.Contains(s.prLabels, l) {
+			s.prLabels = append(s.prLabels, l)
+		}
+	}
+
+	writeJSON(w, http.StatusOK, []label{})
+}
+
+func (s *Server) removeIssueLabel(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	name := r.PathValue("name")
+	s.prLabels = slices.DeleteFunc(s.prLabels, func(l string) bool { return l == name })
+
+	writeJSON(w, http.StatusOK, []label{})
+}
+
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		s.t.Errorf("githubtest: %s %s: bad body: %v", r.Method, r.URL.Path, err)
+		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
+
+		return false
+	}
+
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
