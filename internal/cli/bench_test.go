@@ -7,6 +7,7 @@ import (
 
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/testlab"
 )
 
@@ -43,3 +44,34 @@ func BenchmarkValidate_OneNode(b *testing.B) { benchValidate(b, 1) }
 
 // BenchmarkValidate_50Nodes is the 50-node target: under 300 ms after the one-time bundle.
 func BenchmarkValidate_50Nodes(b *testing.B) { benchValidate(b, 50) }
+
+// BenchmarkPlan_50Nodes is two renders of a 50-node lab and 50 diffs (a sysctl added to
+// every node): the target is under 600 ms after the one-time bundle.
+func BenchmarkPlan_50Nodes(b *testing.B) {
+	desired := testlab.Scaled(b, 50)
+	testlab.Edit(b, desired, "patches/common.yaml", "  sysctls:\n", "  sysctls:\n    vm.max_map_count: \"262144\"\n")
+
+	h := newHarness(&testing.T{}, desired, nil)
+	h.dirs["base"] = testlab.Scaled(b, 50)
+	h.deps.Stdout, h.deps.Stderr = io.Discard, io.Discard
+
+	opts := &cli.PlanOptions{Deps: h.deps, Dir: "examples/homelab", Against: "base", Format: "markdown"}
+
+	res, err := cli.Plan(context.Background(), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	if got := res.Plan.Count()[plan.Update]; got != 50 {
+		b.Fatalf("%d updates, want 50: %s", got, res.Plan.Summary())
+	}
+
+	b.ReportAllocs()
+	b.ResetTimer()
+
+	for b.Loop() {
+		if _, err := cli.Plan(context.Background(), opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
