@@ -48,6 +48,10 @@ func Run(ctx context.Context, d *cli.Deps, args []string) error {
 		err = a.validate(ctx)
 	case "plan":
 		err = a.plan(ctx)
+	case "schematics":
+		err = a.schematics(ctx)
+	case "versions":
+		err = a.versions(ctx)
 	case "":
 		err = &cli.UsageError{Msg: "action: no command (pass one as an argument or the command input)"}
 	default:

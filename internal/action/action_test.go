@@ -70,7 +70,7 @@ func newRunner(t *testing.T, files cluster.MapFiles, inputs map[string]string) *
 			}
 		},
 		HTTPClient: http.DefaultClient,
-		Now: time.Now,
+		Now:        time.Now,
 	}
 
 	return r

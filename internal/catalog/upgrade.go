@@ -147,3 +147,24 @@ func CanUpgrade(from, to string) (Verdict, error) {
 
 	return v, nil
 }
+
+// KubernetesMove compares two Kubernetes versions: minors is how many minor releases the move
+// crosses (negative going back), cmp orders the versions (-1, 0, +1). Kubernetes upgrades go
+// one minor at a time, so minors above 1 cannot be applied in one step.
+func KubernetesMove(from, to string) (minors, cmp int, err error) {
+	a, err := parseKubernetes(from)
+	if err != nil {
+		return 0, 0, err
+	}
+
+	b, err := parseKubernetes(to)
+	if err != nil {
+		return 0, 0, err
+	}
+
+	if a.major != b.major {
+		return 0, b.compare(a), fmt.Errorf("Kubernetes %s → %s changes the major version", from, to)
+	}
+
+	return int(b.minor - a.minor), b.compare(a), nil
+}

@@ -111,3 +111,35 @@ func NormalizeTag(s string) (string, error) {
 
 	return v.tag(), nil
 }
+
+// CompareMinor compares the minor line of a Talos version ("v1.13.9") with a minor ("1.13"):
+// -1 when older, 0 on that line, +1 when newer.
+func CompareMinor(talos, minor string) (int, error) {
+	v, err := parseTalos(talos)
+	if err != nil {
+		return 0, err
+	}
+
+	m, err := parseTalos(minor)
+	if err != nil {
+		return 0, err
+	}
+
+	switch {
+	case v.major != m.major:
+		return sign(v.major - m.major), nil
+	default:
+		return sign(v.minor - m.minor), nil
+	}
+}
+
+func sign(d int64) int {
+	switch {
+	case d < 0:
+		return -1
+	case d > 0:
+		return 1
+	default:
+		return 0
+	}
+}

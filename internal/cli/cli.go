@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/gitrev"
 	"github.com/talops/talops/internal/mask"
 	"github.com/talops/talops/internal/secrets"
@@ -47,6 +48,9 @@ type Deps struct {
 	TempDir string
 	// HTTPClient reaches GitHub.
 	HTTPClient *http.Client
+	// ImageFactory returns the client of the Image Factory at baseURL (talops.yaml's
+	// imageFactory). Nil means no factory may be reached; tests return a fake's client.
+	ImageFactory func(baseURL string) (*factory.Client, error)
 
 	secrets *secrets.Loader
 	masker  *mask.Masker
@@ -72,6 +76,9 @@ func OSDeps() *Deps {
 		Now:        time.Now,
 		Git:        gitrev.Exec,
 		HTTPClient: &http.Client{Timeout: 30 * time.Second},
+		ImageFactory: func(baseURL string) (*factory.Client, error) {
+			return factory.New(baseURL, factory.WithUserAgent("talops/"+Version))
+		},
 	}
 }
 
@@ -144,6 +151,10 @@ func commands() []command {
 		{"validate", "check the machine configs of a repository (or standalone files)", runValidate},
 		{"render", "write the machine config of every node", runRender},
 		{"plan", "show what applying would change on each node", runPlan},
+		{"schematic", "print the Image Factory ID of schematic files: schematic id FILE...", runSchematic},
+		{"schematics", "show each schematic's ID and each node's installer and boot images", runSchematics},
+		{"versions", "explain a Talos, Kubernetes and NVIDIA version bump against another state", runVersions},
+		{"catalog", "release data: catalog update refreshes it from the Image Factory", runCatalog},
 		{"version", "print the talops version", runVersion},
 	}
 }

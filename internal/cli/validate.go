@@ -25,6 +25,8 @@ type ValidateOptions struct {
 	Mode string
 	// Files are standalone machine config files; when set, Dir is not read.
 	Files []string
+	// Offline forbids asking the Image Factory about a release the embedded data lacks.
+	Offline bool
 }
 
 // ValidateResult is what validate found.
@@ -37,11 +39,12 @@ type ValidateResult struct {
 func validateFlags(d *Deps, args []string) (*ValidateOptions, error) {
 	opts := &ValidateOptions{Deps: d}
 
-	fs := newFlags(d, "validate", "validate [--dir D] [--strict] [--format text|json|github] [FILE...]")
+	fs := newFlags(d, "validate", "validate [--dir D] [--strict] [--offline] [--format text|json|github] [FILE...]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.BoolVar(&opts.Strict, "strict", false, "treat warnings as errors")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text, json or github")
 	fs.StringVar(&opts.Mode, "mode", "metal", "validation mode for standalone files: metal or cloud")
+	fs.BoolVar(&opts.Offline, "offline", false, "never ask the Image Factory about a Talos release the embedded data lacks")
 
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
@@ -98,7 +101,12 @@ func Validate(ctx context.Context, opts *ValidateOptions) (*ValidateResult, erro
 		return nil, err
 	}
 
-	fs := rules.Check(&rules.Input{Cluster: r.Cluster, Nodes: r.Nodes, Bundle: r.Bundle, Strict: opts.Strict})
+	cat, lookup := releaseCatalog(ctx, opts.Deps, r.Cluster, opts.Offline)
+
+	fs := rules.Check(&rules.Input{
+		Cluster: r.Cluster, Nodes: r.Nodes, Bundle: r.Bundle, Strict: opts.Strict, Schematics: r.Schematics,
+		Catalog: cat, Release: lookup, SchematicFiles: rules.LoadSchematicFiles(r.Cluster),
+	})
 
 	return &ValidateResult{Findings: fs, Nodes: len(r.Nodes)}, nil
 }

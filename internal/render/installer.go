@@ -3,6 +3,8 @@ package render
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/schematic"
@@ -15,12 +17,14 @@ func SchematicIDs(c *cluster.Cluster) (map[string]string, error) {
 
 	var errs []error
 
-	for name, rel := range c.Spec.Schematics {
+	// Sorted, so that several broken schematics are reported in a stable order.
+	for _, name := range slices.Sorted(maps.Keys(c.Spec.Schematics)) {
+		rel := c.Spec.Schematics[name]
 		data, _ := c.File(rel)
 
 		s, err := schematic.Load(data)
 		if err != nil {
-			errs = append(errs, schematicError(c.Path(rel), err))
+			errs = append(errs, SchematicError(c.Path(rel), err))
 
 			continue
 		}
@@ -38,7 +42,9 @@ func SchematicIDs(c *cluster.Cluster) (map[string]string, error) {
 	return ids, errors.Join(errs...)
 }
 
-func schematicError(file string, err error) error {
+// SchematicError places an error of schematic.Load in the schematic file, as a
+// *cluster.InputError naming the line and field.
+func SchematicError(file string, err error) error {
 	var uf *schematic.UnknownFieldError
 	if errors.As(err, &uf) {
 		field := uf.Field

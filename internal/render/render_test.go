@@ -3,6 +3,7 @@ package render_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -182,7 +183,7 @@ func FuzzPatch(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		files := testlab.Files(t)
+		files := maps.Clone(lab)
 		files["patches/worker.yaml"] = data
 
 		c, err := cluster.Load("lab", files)

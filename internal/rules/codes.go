@@ -14,4 +14,68 @@ const (
 	CodeK8sUnsupported = "versions.k8s-unsupported"
 	// CodeUnknownRelease is a talosVersion that is not a Talos release this tool knows.
 	CodeUnknownRelease = "versions.unknown-release"
+
+	// CodeInstallerMismatch is an installer image that is not the factory installer of the
+	// node's schematic and Talos version.
+	CodeInstallerMismatch = "installer.mismatch"
+	// CodeInstallerGHCRRemoved is ghcr.io/siderolabs/installer on Talos 1.14 or later.
+	CodeInstallerGHCRRemoved = "installer.ghcr-removed"
+	// CodeInstallExtensionsDeprecated is machine.install.extensions instead of a schematic.
+	CodeInstallExtensionsDeprecated = "install.extensions-deprecated"
+	// CodeSchematicDuplicateExtension is an official extension listed twice in a schematic.
+	CodeSchematicDuplicateExtension = "schematic.duplicate-extension"
+	// CodeSchematicUnsorted is a schematic whose extensions are not in the factory UI's order.
+	CodeSchematicUnsorted = "schematic.unsorted"
+)
+
+// Codes of the release checks: extensions, NVIDIA and version bumps.
+const (
+	// CodeExtensionUnavailable is an extension, or an extension image tag, the cluster's Talos
+	// release does not publish.
+	CodeExtensionUnavailable = "extension.unavailable"
+	// CodeExtensionRenamed is a schematic extension under an old name the Image Factory maps
+	// to a new one.
+	CodeExtensionRenamed = "extension.renamed"
+	// CodeExtensionDataMissing says the release data to check extensions against is missing.
+	CodeExtensionDataMissing = "extension.data-missing"
+
+	// CodeNvidiaFlavourMismatch is lts and production mixed on one node, or against talops.yaml.
+	CodeNvidiaFlavourMismatch = "nvidia.flavour-mismatch"
+	// CodeNvidiaKmodConflict is the proprietary and the open kernel modules together.
+	CodeNvidiaKmodConflict = "nvidia.kmod-conflict"
+	// CodeNvidiaKmodMissing is the container toolkit or fabric manager without a kernel module.
+	CodeNvidiaKmodMissing = "nvidia.kmod-missing"
+	// CodeNvidiaToolkitMissing is a kernel module without the container toolkit.
+	CodeNvidiaToolkitMissing = "nvidia.toolkit-missing"
+	// CodeNvidiaDriverMismatch is explicit tags whose driver versions differ.
+	CodeNvidiaDriverMismatch = "nvidia.driver-mismatch"
+	// CodeNvidiaTalosMismatch is an explicit kernel module tag built for another Talos release.
+	CodeNvidiaTalosMismatch = "nvidia.talos-mismatch"
+	// CodeNvidiaModulesMissing is an NVIDIA kernel module extension whose modules are not loaded.
+	CodeNvidiaModulesMissing = "nvidia.modules-missing"
+	// CodeNvidiaModulesWithoutDriver is NVIDIA modules loaded on a node without the extension.
+	CodeNvidiaModulesWithoutDriver = "nvidia.modules-without-driver"
+	// CodeNvidiaSysctlMissing is Talos 1.12 or older without net.core.bpf_jit_harden relaxed.
+	CodeNvidiaSysctlMissing = "nvidia.sysctl-missing"
+	// CodeNvidiaDriverPin is a driver that does not match nvidia.driver in talops.yaml.
+	CodeNvidiaDriverPin = "nvidia.driver-pin"
+	// CodeNvidiaDriverChanged is a version bump that moves a node's NVIDIA driver.
+	CodeNvidiaDriverChanged = "nvidia.driver-changed"
+	// CodeNvidiaRuntimePath is a CRI part pointing the nvidia runtime at a binary Talos lacks.
+	CodeNvidiaRuntimePath = "nvidia.runtime-path"
+	// CodeNvidiaCDISetup is the pre-1.13 GPU setup (device plugin, RuntimeClass) on CDI releases.
+	CodeNvidiaCDISetup = "nvidia.cdi-setup"
+	// CodeNvidiaWorkloadIsolation is a GPU node under workload isolation (Talos 1.14 default).
+	CodeNvidiaWorkloadIsolation = "nvidia.workload-isolation"
+
+	// CodeUpgradeSkipsMinor is a Talos bump that jumps over a minor release.
+	CodeUpgradeSkipsMinor = "versions.upgrade-skips-minor"
+	// CodeUpgradeUnsupported is a Talos bump the target release refuses from the current one.
+	CodeUpgradeUnsupported = "versions.upgrade-unsupported"
+	// CodeDowngrade is a Talos version going back.
+	CodeDowngrade = "versions.downgrade"
+	// CodeK8sSkipsMinor is a Kubernetes bump of more than one minor at once.
+	CodeK8sSkipsMinor = "versions.k8s-skips-minor"
+	// CodeK8sDowngrade is a Kubernetes version going back.
+	CodeK8sDowngrade = "versions.k8s-downgrade"
 )

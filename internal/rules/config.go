@@ -53,9 +53,16 @@ func machineryValidation(in *Input) []finding.Finding {
 	mode := ModeFor(in.Cluster.Platform())
 
 	for _, n := range rendered(in) {
-		out = append(out, ValidateConfig(n.Config, mode, in.Strict, func(path string) (string, int) {
+		for _, f := range ValidateConfig(n.Config, mode, in.Strict, func(path string) (string, int) {
 			return place(in.Cluster, n, path)
-		}, n.Node.Name)...)
+		}, n.Node.Name) {
+			// install.extensions-deprecated reports the same field and says how to fix it.
+			if f.Code == CodeConfigWarning && f.Path == deprecatedExtensionsPath {
+				continue
+			}
+
+			out = append(out, f)
+		}
 	}
 
 	return out

@@ -5,6 +5,7 @@ package rules
 import (
 	"errors"
 
+	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/render"
@@ -18,6 +19,14 @@ type Input struct {
 	Bundle  *secrets.Bundle
 	// Strict turns warnings of machinery validation into errors, as talosctl validate --strict does.
 	Strict bool
+	// Schematics maps schematic names to their Image Factory IDs.
+	Schematics map[string]string
+	// Catalog is the release data extensions are judged against (nil: the embedded data).
+	Catalog *catalog.Catalog
+	// Release says how the cluster's release was looked up beyond the embedded data.
+	Release ReleaseLookup
+	// SchematicFiles are the schematics by name, with extension lines (nil: read from Cluster).
+	SchematicFiles map[string]*SchematicFile
 }
 
 // rule is one check over the whole input.
@@ -29,6 +38,12 @@ var all = []rule{
 	machineryValidation,
 	kubernetesSupport,
 	throwawaySecrets,
+	installerMismatch,
+	installerGHCRRemoved,
+	installExtensionsDeprecated,
+	schematicExtensions,
+	extensionAvailability,
+	nvidiaRules,
 }
 
 // Check runs every rule and returns the findings sorted.

@@ -1,73 +1,432 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 
-	"github.com/hashicorp/go-version"
-	machineapi "github.com/siderolabs/talos/pkg/machinery/api/machine"
-	"github.com/siderolabs/talos/pkg/machinery/compatibility"
-
+	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 )
 
-// kubernetesSupport judges the Kubernetes version against the cluster's Talos release
-// (not against the Talos release this tool was built with).
+// kubernetesSupport judges the Kubernetes version against the cluster's Talos release (not
+// against the Talos release this tool was built with), and says when talosVersion is no
+// release at all.
 func kubernetesSupport(in *Input) []finding.Finding {
 	c := in.Cluster
 	file := c.Path(cluster.FileName)
 
-	talos, err := compatibility.ParseTalosVersion(&machineapi.VersionInfo{Tag: c.Spec.TalosVersion})
-	if err != nil {
+	talosAt := func(msg string) []finding.Finding {
 		return []finding.Finding{{
-			Severity: finding.Error, Code: CodeUnknownRelease, File: file, Line: c.Line("talosVersion"), Path: "talosVersion",
-			Message: fmt.Sprintf("talosVersion %s is not a Talos release: %v", c.Spec.TalosVersion, err),
+			Severity: finding.Error, Code: CodeUnknownRelease, File: file, Line: c.Line("talosVersion"), Path: "talosVersion", Message: msg,
 		}}
 	}
 
-	k8s, err := compatibility.ParseKubernetesVersion(trimV(c.Spec.KubernetesVersion))
-	if err != nil {
+	k8sAt := func(msg string) []finding.Finding {
 		return []finding.Finding{{
-			Severity: finding.Error, Code: CodeK8sUnsupported, File: file, Line: c.Line("kubernetesVersion"), Path: "kubernetesVersion",
-			Message: fmt.Sprintf("kubernetesVersion %s: %v", c.Spec.KubernetesVersion, err),
+			Severity: finding.Error, Code: CodeK8sUnsupported, File: file, Line: c.Line("kubernetesVersion"), Path: "kubernetesVersion", Message: msg,
 		}}
 	}
 
-	if talos.String() != "" && !knownMinor(c.Spec.TalosVersion) {
-		return []finding.Finding{{
-			Severity: finding.Error, Code: CodeUnknownRelease, File: file, Line: c.Line("talosVersion"), Path: "talosVersion",
-			Message: fmt.Sprintf("Talos %s is newer than the releases this talops knows (up to v1.%d); upgrade talops", c.Spec.TalosVersion, maxKnownMinor),
-		}}
+	if in.Release.Unlisted {
+		return talosAt(fmt.Sprintf("Talos %s is not among the releases the Image Factory builds", c.Spec.TalosVersion))
 	}
 
-	if err := k8s.SupportedWith(talos); err != nil {
-		return []finding.Finding{{
-			Severity: finding.Error, Code: CodeK8sUnsupported, File: file, Line: c.Line("kubernetesVersion"), Path: "kubernetesVersion",
-			Message: fmt.Sprintf("Kubernetes %s is not supported by Talos %s: %v", c.Spec.KubernetesVersion, c.Spec.TalosVersion, err),
-		}}
-	}
+	err := catalog.CheckKubernetes(c.Spec.TalosVersion, c.Spec.KubernetesVersion)
 
-	return nil
+	var (
+		ve *catalog.VersionError
+		ue *catalog.UnknownTalosError
+		ke *catalog.KubernetesError
+	)
+
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ve) && ve.What == "Talos":
+		return talosAt(fmt.Sprintf("talosVersion %s is not a Talos release", c.Spec.TalosVersion))
+	case errors.As(err, &ve):
+		return k8sAt(fmt.Sprintf("kubernetesVersion %s is not a Kubernetes version", c.Spec.KubernetesVersion))
+	case errors.As(err, &ue):
+		return talosAt(fmt.Sprintf("Talos %s is newer than the releases this talops knows; upgrade talops", c.Spec.TalosVersion))
+	case errors.As(err, &ke):
+		return k8sAt(ke.Error() + "; pick a version in range or change talosVersion")
+	default:
+		return k8sAt(err.Error())
+	}
 }
 
-func trimV(v string) string {
-	if len(v) > 0 && v[0] == 'v' {
-		return v[1:]
-	}
-
-	return v
+// Change is a value before and after.
+type Change struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
-// maxKnownMinor is the newest Talos minor the machinery library can render and judge.
-const maxKnownMinor = 14
+// Changed reports whether the value moved.
+func (c Change) Changed() bool { return c.From != c.To }
 
-func knownMinor(v string) bool {
-	sv, err := version.NewSemver(v)
-	if err != nil {
-		return false
+// Upgrade is the verdict on a Talos version change.
+type Upgrade struct {
+	// Verdict is the kind of move: ok, skips-minor, below-floor, denied-host,
+	// downgrade-across-minor, patch-downgrade.
+	Verdict string `json:"verdict"`
+	Message string `json:"message"`
+	// Floor is the target's minimum host version.
+	Floor string `json:"floor,omitempty"`
+	// StepThrough lists the latest patch of each skipped minor: the releases to upgrade through.
+	StepThrough []string `json:"stepThrough,omitempty"`
+}
+
+// GPUChange is how a GPU node's NVIDIA driver moves.
+type GPUChange struct {
+	Node    string `json:"node"`
+	Flavour string `json:"flavour,omitempty"`
+	// Driver and Toolkit are "" on the side where they are unknown (no GPU then, or no data).
+	Driver  Change `json:"driver"`
+	Toolkit Change `json:"toolkit"`
+	// Pin is nvidia.driver of the head state, and PinBroken whether the head driver misses it.
+	Pin       string `json:"pin,omitempty"`
+	PinBroken bool   `json:"pinBroken,omitempty"`
+}
+
+// ExtensionChange is a schematic extension whose image moves with the bump.
+type ExtensionChange struct {
+	Schematic string `json:"schematic"`
+	Extension string `json:"extension"`
+	// Tag is the image tag before and after; To is "" when the head release does not publish it.
+	Tag  Change `json:"tag"`
+	Gone bool   `json:"gone,omitempty"`
+}
+
+// Bump is what a change of versions between two states of a repository means: the view a
+// reviewer of a version bump needs. Findings are the bump's own, plus what the head state
+// breaks that the base state did not.
+type Bump struct {
+	Talos      Change   `json:"talos"`
+	Upgrade    *Upgrade `json:"upgrade,omitempty"`
+	Kubernetes Change   `json:"kubernetes"`
+	// KubernetesRange is what the head release supports ("1.31.0 to 1.36.x").
+	KubernetesRange string            `json:"kubernetesRange,omitempty"`
+	GPUNodes        []GPUChange       `json:"gpuNodes,omitempty"`
+	Extensions      []ExtensionChange `json:"extensions,omitempty"`
+	Findings        []finding.Finding `json:"findings"`
+}
+
+// CompareVersions explains the move from base to head. Both inputs describe the same
+// repository directory.
+func CompareVersions(base, head *Input) *Bump {
+	b := &Bump{
+		Talos:      Change{base.Cluster.Spec.TalosVersion, head.Cluster.Spec.TalosVersion},
+		Kubernetes: Change{base.Cluster.Spec.KubernetesVersion, head.Cluster.Spec.KubernetesVersion},
+		Findings:   []finding.Finding{},
 	}
 
-	seg := sv.Segments()
+	if lo, hi, err := catalog.KubernetesRange(b.Talos.To); err == nil {
+		b.KubernetesRange = lo + " to " + hi + ".x"
+	}
 
-	return seg[0] == 1 && seg[1] >= 2 && seg[1] <= maxKnownMinor
+	b.Upgrade, b.Findings = talosMove(head, b.Talos)
+	b.Findings = append(b.Findings, kubernetesMove(head, b.Kubernetes)...)
+
+	gpus, fs := driverMoves(base, head, b.Talos)
+	b.GPUNodes = gpus
+	b.Findings = append(b.Findings, fs...)
+	b.Extensions = extensionMoves(base, head)
+	b.Findings = append(b.Findings, cdiMove(head, b.Talos, len(gpus) > 0)...)
+	b.Findings = append(b.Findings, newFindings(base, head)...)
+
+	finding.Sort(b.Findings)
+
+	return b
+}
+
+func talosLine(in *Input) (string, int) {
+	return in.Cluster.Path(cluster.FileName), in.Cluster.Line("talosVersion")
+}
+
+func talosMove(head *Input, t Change) (*Upgrade, []finding.Finding) {
+	if !t.Changed() {
+		return nil, nil
+	}
+
+	file, line := talosLine(head)
+	at := func(sev finding.Severity, code, msg string) []finding.Finding {
+		return []finding.Finding{{Severity: sev, Code: code, Message: msg, File: file, Line: line, Path: "talosVersion"}}
+	}
+
+	v, err := catalog.CanUpgrade(t.From, t.To)
+	if err != nil {
+		return nil, nil // a version that is no release: kubernetesSupport reports it for its state
+	}
+
+	u := &Upgrade{Verdict: v.Kind.String(), Message: v.Message(), Floor: v.Floor}
+
+	for _, minor := range v.Skipped {
+		if r, ok := catalogOf(head).LatestPatch(minor); ok {
+			u.StepThrough = append(u.StepThrough, r.Tag())
+		}
+	}
+
+	msg := v.Message()
+	if len(u.StepThrough) > 0 {
+		msg += " (" + strings.Join(u.StepThrough, ", ") + ")"
+	}
+
+	switch v.Kind {
+	case catalog.UpgradeSkipsMinor:
+		return u, at(finding.Warning, CodeUpgradeSkipsMinor, msg)
+	case catalog.UpgradeBelowFloor, catalog.UpgradeDeniedHost:
+		return u, at(finding.Error, CodeUpgradeUnsupported, msg)
+	case catalog.UpgradeDowngradeAcrossMinor:
+		return u, at(finding.Error, CodeDowngrade, msg+": Talos cannot roll back across minor releases")
+	case catalog.UpgradePatchDowngrade:
+		return u, at(finding.Warning, CodeDowngrade, msg)
+	default:
+		return u, nil
+	}
+}
+
+func kubernetesMove(head *Input, k Change) []finding.Finding {
+	if !k.Changed() {
+		return nil
+	}
+
+	c := head.Cluster
+	at := func(sev finding.Severity, code, msg string) []finding.Finding {
+		return []finding.Finding{{
+			Severity: sev, Code: code, Message: msg,
+			File: c.Path(cluster.FileName), Line: c.Line("kubernetesVersion"), Path: "kubernetesVersion",
+		}}
+	}
+
+	minors, cmp, err := catalog.KubernetesMove(k.From, k.To)
+
+	switch {
+	case err != nil:
+		return at(finding.Error, CodeK8sUnsupported, err.Error())
+	case minors > 1:
+		return at(finding.Error, CodeK8sSkipsMinor, fmt.Sprintf("Kubernetes %s → %s crosses %d minor releases: Kubernetes upgrades one minor at a time (talosctl upgrade-k8s refuses more)", k.From, k.To, minors))
+	case minors < 0:
+		return at(finding.Error, CodeK8sDowngrade, fmt.Sprintf("Kubernetes %s → %s goes back a minor release, which Kubernetes does not support", k.From, k.To))
+	case cmp < 0:
+		return at(finding.Warning, CodeK8sDowngrade, fmt.Sprintf("Kubernetes %s → %s goes back to an older patch release", k.From, k.To))
+	default:
+		return nil
+	}
+}
+
+// driverMoves lists the NVIDIA driver of every GPU node of the head state, before and after.
+func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
+	before := map[string]gpuSetup{}
+	for _, n := range rendered(base) {
+		before[n.Node.Name] = nodeGPU(base, n)
+	}
+
+	var (
+		out []GPUChange
+		fs  []finding.Finding
+	)
+
+	c := head.Cluster
+
+	for _, n := range rendered(head) {
+		g := nodeGPU(head, n)
+		if len(g.kmods()) == 0 {
+			continue
+		}
+
+		ch := GPUChange{Node: n.Node.Name, Flavour: string(g.kmods()[0].flavour)}
+
+		if k, tk, ok := g.nodeDriver(); ok {
+			ch.Driver.To, ch.Toolkit.To = k.driver, tk
+		}
+
+		if k, tk, ok := before[n.Node.Name].nodeDriver(); ok {
+			ch.Driver.From, ch.Toolkit.From = k.driver, tk
+		}
+
+		if nv := c.Spec.NVIDIA; nv != nil && nv.Driver != "" {
+			ch.Pin = nv.Driver
+			_, valid := catalog.DriverBranch(ch.Driver.To)
+			ch.PinBroken = valid && !catalog.DriverMatchesPin(ch.Driver.To, nv.Driver)
+		}
+
+		out = append(out, ch)
+
+		move := fmt.Sprintf("NVIDIA driver %s → %s (%s), container toolkit %s → %s", noneIfEmpty(ch.Driver.From), noneIfEmpty(ch.Driver.To), ch.Flavour, noneIfEmpty(ch.Toolkit.From), noneIfEmpty(ch.Toolkit.To))
+		if t.Changed() {
+			move = fmt.Sprintf("Talos %s → %s moves the ", t.From, t.To) + move
+		}
+
+		switch {
+		case ch.PinBroken:
+			fs = append(fs, finding.Finding{
+				Severity: finding.Error, Code: CodeNvidiaDriverPin, Node: ch.Node,
+				File: c.Path(cluster.FileName), Line: c.Line("nvidia.driver"), Path: "nvidia.driver",
+				Message: fmt.Sprintf("%s, but nvidia.driver pins %s: keep the Talos release whose driver matches, switch nvidia.flavour, or move the pin deliberately", move, ch.Pin),
+			})
+		case ch.Driver.From != "" && ch.Driver.To != "" && ch.Driver.Changed():
+			file, line := talosLine(head)
+			if !t.Changed() {
+				k := g.kmods()[0]
+				file, line = k.file, k.line
+			}
+
+			msg := move
+			if b1, _ := catalog.DriverBranch(ch.Driver.From); b1 != "" {
+				if b2, _ := catalog.DriverBranch(ch.Driver.To); b2 != b1 {
+					msg += fmt.Sprintf(": a new driver branch (%s → %s), check that it still supports the node's GPU", b1, b2)
+				}
+			}
+
+			fs = append(fs, finding.Finding{Severity: finding.Info, Code: CodeNvidiaDriverChanged, Node: ch.Node, File: file, Line: line, Message: msg})
+		}
+	}
+
+	return out, fs
+}
+
+func noneIfEmpty(s string) string {
+	if s == "" {
+		return "none"
+	}
+
+	return s
+}
+
+// extensionMoves lists the schematic extensions of the head state whose image changes with
+// the bump, or which the head release no longer publishes.
+func extensionMoves(base, head *Input) []ExtensionChange {
+	rb, okb := release(base)
+	rh, okh := release(head)
+
+	if !okb || !okh {
+		return nil
+	}
+
+	var out []ExtensionChange
+
+	files := schematicFiles(head)
+
+	for _, s := range usedSchematics(head) {
+		sf, ok := files[s]
+		if !ok {
+			continue
+		}
+
+		for _, e := range sf.Extensions {
+			name, _, ok := catalog.ParseExtensionRef(e)
+			if !ok {
+				continue
+			}
+
+			from := resolvedTag(base, rb, name)
+			to := resolvedTag(head, rh, name)
+
+			if from == to {
+				continue
+			}
+
+			out = append(out, ExtensionChange{Schematic: s, Extension: name, Tag: Change{from, to}, Gone: from != "" && to == ""})
+		}
+	}
+
+	return out
+}
+
+// resolvedTag is the image tag a schematic entry gets on a release, following the factory's
+// aliases; "" when the release has none.
+func resolvedTag(in *Input, r catalog.Release, name string) string {
+	if tag, ok := r.ImageTag(name); ok {
+		return tag
+	}
+
+	if a, ok := catalogOf(in).Rename(name, r.Tag()); ok && a.Kind == catalog.AliasFactory {
+		tag, _ := r.ImageTag(a.To)
+
+		return tag
+	}
+
+	return ""
+}
+
+// cdiMove warns when a bump crosses Talos 1.13 with GPU nodes: the GPU setup must change first.
+func cdiMove(head *Input, t Change, gpuNodes bool) []finding.Finding {
+	if !gpuNodes || !t.Changed() || atLeast(t.From, "1.13") || !atLeast(t.To, "1.13") {
+		return nil
+	}
+
+	file, line := talosLine(head)
+
+	return []finding.Finding{{
+		Severity: finding.Warning, Code: CodeNvidiaCDISetup, File: file, Line: line, Path: "talosVersion",
+		Message: cdiAdvice(t.To) + "; do it before the GPU nodes upgrade",
+	}}
+}
+
+// releaseFindings are the findings of a state that depend on its release, but the driver
+// pin, which the bump reports with the drivers before and after.
+func releaseFindings(in *Input) []finding.Finding {
+	var out []finding.Finding
+
+	for _, r := range []rule{kubernetesSupport, extensionAvailability, nvidiaRules} {
+		for _, f := range r(in) {
+			if f.Code != CodeNvidiaDriverPin {
+				out = append(out, f)
+			}
+		}
+	}
+
+	return out
+}
+
+// newFindings returns the head findings the base state did not have, matched by code, node,
+// file (relative to the repository, which may sit elsewhere for the base) and config path;
+// messages name the versions, so they differ. Findings without a path (schematic entries)
+// are told apart by line.
+func newFindings(base, head *Input) []finding.Finding {
+	type key struct {
+		code, node, file, path string
+		line                   int
+	}
+
+	keyOf := func(in *Input, f finding.Finding) key {
+		k := key{code: f.Code, node: f.Node, file: repoRelative(in.Cluster, f.File), path: f.Path}
+		if f.Path == "" {
+			k.line = f.Line
+		}
+
+		return k
+	}
+
+	seen := map[key]int{}
+	for _, f := range releaseFindings(base) {
+		seen[keyOf(base, f)]++
+	}
+
+	var out []finding.Finding
+
+	for _, f := range releaseFindings(head) {
+		k := keyOf(head, f)
+		if seen[k] > 0 {
+			seen[k]--
+
+			continue
+		}
+
+		out = append(out, f)
+	}
+
+	return out
+}
+
+// repoRelative turns a display path back into the path inside the repository.
+func repoRelative(c *cluster.Cluster, file string) string {
+	if c.Dir == "" || c.Dir == "." {
+		return file
+	}
+
+	return strings.TrimPrefix(file, filepath.ToSlash(filepath.Clean(c.Dir))+"/")
 }

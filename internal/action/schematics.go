@@ -1,0 +1,70 @@
+package action
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/report"
+)
+
+// InputRegister asks the schematics action to register every schematic with the factory.
+const InputRegister = "register"
+
+func (a *runner) schematics(ctx context.Context) error {
+	register, err := boolInput(a.gha, InputRegister)
+	if err != nil {
+		return err
+	}
+
+	s, err := cli.Schematics(ctx, &cli.SchematicsOptions{
+		Deps:     a.d,
+		Dir:      orDefault(a.gha.GetInput(InputDir), "."),
+		Format:   report.FormatText,
+		Register: register,
+	})
+	if err != nil {
+		return err
+	}
+
+	if _, err := a.d.Stdout.Write([]byte(a.d.Masker().String(report.SchematicsText(s)))); err != nil {
+		return err
+	}
+
+	if err := a.summary(report.SchematicsMarkdown(s)); err != nil {
+		return err
+	}
+
+	outputs, err := schematicsOutputs(s)
+	if err != nil {
+		return err
+	}
+
+	return a.outputs(outputs)
+}
+
+// schematicsOutputs are the whole view as JSON, the IDs and installers as JSON objects for
+// fromJSON(), and one id-<name> per schematic for workflows that want a plain string.
+func schematicsOutputs(s *report.Schematics) (map[string]string, error) {
+	installers := map[string]string{}
+	for _, n := range s.Nodes {
+		installers[n.Name] = n.Installer
+	}
+
+	out := map[string]string{}
+
+	for name, v := range map[string]any{"schematics": s, "ids": s.IDs(), "installers": installers} {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+
+		out[name] = string(data)
+	}
+
+	for name, id := range s.IDs() {
+		out["id-"+name] = id
+	}
+
+	return out, nil
+}

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/report"
+	"github.com/talops/talops/internal/rules"
+)
+
+// VersionsOptions are versions' inputs.
+type VersionsOptions struct {
+	Deps *Deps
+
+	Dir string
+	// Base is a git ref holding the state to compare with; Against is a directory holding it.
+	Base    string
+	Against string
+	Format  string
+	// Offline forbids asking the Image Factory about releases the embedded data lacks.
+	Offline bool
+}
+
+func versionsFlags(d *Deps, args []string) (*VersionsOptions, error) {
+	opts := &VersionsOptions{Deps: d}
+
+	fs := newFlags(d, "versions", "versions [--dir D] (--base REF | --against DIR) [--offline] [--format text|json|markdown]")
+	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml (the new state)")
+	fs.StringVar(&opts.Base, "base", "", "git ref of the state to compare with (read from git, the work tree is not touched)")
+	fs.StringVar(&opts.Against, "against", "", "directory holding the state to compare with")
+	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text, json or markdown")
+	fs.BoolVar(&opts.Offline, "offline", false, "never ask the Image Factory about a Talos release the embedded data lacks")
+
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+
+	if fs.NArg() > 0 {
+		return nil, &UsageError{Msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+
+	if err := oneOf("format", opts.Format, report.VersionFormats); err != nil {
+		return nil, err
+	}
+
+	if (opts.Base == "") == (opts.Against == "") {
+		return nil, &UsageError{Msg: "give one of --base REF or --against DIR"}
+	}
+
+	return opts, nil
+}
+
+func runVersions(ctx context.Context, d *Deps, args []string) error {
+	opts, err := versionsFlags(d, args)
+	if err != nil {
+		return err
+	}
+
+	b, err := Versions(ctx, opts)
+	if err != nil {
+		return err
+	}
+
+	var buf bytes.Buffer
+	if err := report.WriteVersions(&buf, opts.Format, b); err != nil {
+		return err
+	}
+
+	if err := d.out(buf.String()); err != nil {
+		return err
+	}
+
+	if finding.HasErrors(b.Findings) {
+		return &FailedError{Msg: "the version bump has errors"}
+	}
+
+	return nil
+}
+
+// Versions explains the versions of the repository in Dir against another state of it.
+func Versions(ctx context.Context, opts *VersionsOptions) (*rules.Bump, error) {
+	d := opts.Deps
+
+	head, err := loadRepo(ctx, d, opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+
+	base, err := loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head)
+	if err != nil {
+		return nil, err
+	}
+
+	return rules.CompareVersions(versionsInput(ctx, d, base, opts.Offline), versionsInput(ctx, d, head, opts.Offline)), nil
+}
+
+func versionsInput(ctx context.Context, d *Deps, r *repo, offline bool) *rules.Input {
+	cat, lookup := releaseCatalog(ctx, d, r.Cluster, offline)
+
+	return &rules.Input{
+		Cluster: r.Cluster, Nodes: r.Nodes, Bundle: r.Bundle, Schematics: r.Schematics,
+		Catalog: cat, Release: lookup, SchematicFiles: rules.LoadSchematicFiles(r.Cluster),
+	}
+}

@@ -1,0 +1,297 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/factory"
+	"github.com/talops/talops/internal/factory/factorytest"
+	"github.com/talops/talops/internal/testlab"
+)
+
+// productionLab is the reference lab on the production NVIDIA track with its driver pinned to
+// the 570 branch, as a cluster set up on Talos 1.11 would have it.
+func productionLab(t *testing.T, talos string) cluster.MapFiles {
+	t.Helper()
+
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: "+talos)
+	testlab.Edit(t, files, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.34.1")
+	testlab.Edit(t, files, "talops.yaml", "  flavour: lts\n", "  flavour: production\n  driver: \"570\"\n")
+	testlab.Edit(t, files, "schematics/gpu.yaml", "nvidia-container-toolkit-lts", "nvidia-container-toolkit-production")
+	testlab.Edit(t, files, "schematics/gpu.yaml", "nvidia-open-gpu-kernel-modules-lts", "nvidia-open-gpu-kernel-modules-production")
+
+	return files
+}
+
+func TestVersions_PinnedProductionDriverFrom1_11To1_13(t *testing.T) {
+	for _, format := range []string{"text", "markdown", "json"} {
+		t.Run(format, func(t *testing.T) {
+			h := newHarness(t, productionLab(t, "v1.13.9"), nil)
+			h.dirs["base"] = productionLab(t, "v1.11.6")
+
+			err := h.run("versions", "--dir", "examples/homelab", "--against", "base", "--format", format)
+			if cli.ExitCode(err) != cli.ExitFailure {
+				t.Fatalf("exit code %d, want 1 for the broken pin (err %v)\n%s", cli.ExitCode(err), err, h.stderr.String())
+			}
+
+			golden(t, "versions-pinned-1.11-to-1.13."+format, h.stdout.String())
+
+			if h.stderr.Len() != 0 {
+				t.Errorf("stderr: %s", h.stderr.String())
+			}
+		})
+	}
+}
+
+func TestVersions_JSONCarriesTheDriversBeforeAndAfter(t *testing.T) {
+	h := newHarness(t, productionLab(t, "v1.13.9"), nil)
+	h.dirs["base"] = productionLab(t, "v1.11.6")
+
+	_ = h.run("versions", "--dir", "examples/homelab", "--against", "base", "--format", "json")
+
+	var out struct {
+		Summary  string
+		Upgrade  struct{ Verdict string }
+		GPUNodes []struct {
+			Node      string
+			Driver    struct{ From, To string }
+			PinBroken bool
+		}
+		Findings []struct{ Code string }
+	}
+
+	if err := json.Unmarshal(h.stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+
+	g := out.GPUNodes
+	if out.Upgrade.Verdict != "skips-minor" || len(g) != 1 || g[0].Node != "k8s-node1" || g[0].Driver.From != "570.172.08" || g[0].Driver.To != "595.91.07" || !g[0].PinBroken {
+		t.Errorf("versions json = %+v", out)
+	}
+}
+
+func TestVersions_UnchangedLabIsQuiet(t *testing.T) {
+	h := newHarness(t, testlab.Files(t), nil)
+	h.dirs["base"] = testlab.Files(t)
+
+	if err := h.run("versions", "--dir", "examples/homelab", "--against", "base"); err != nil {
+		t.Fatalf("versions: %v", err)
+	}
+
+	want := "versions ok: Talos v1.13.9, Kubernetes v1.36.4, 1 GPU node, 0 errors, 0 warnings, 0 notes\n"
+	if !strings.HasSuffix(h.stdout.String(), want) {
+		t.Errorf("stdout = %q, want it to end with %q", h.stdout.String(), want)
+	}
+}
+
+func TestVersions_NeedsExactlyOneOtherState(t *testing.T) {
+	for _, args := range [][]string{
+		{"versions", "--dir", "examples/homelab"},
+		{"versions", "--dir", "examples/homelab", "--base", "main", "--against", "base"},
+	} {
+		h := newHarness(t, testlab.Files(t), nil)
+
+		if err := h.run(args...); cli.ExitCode(err) != cli.ExitFailure {
+			t.Fatalf("%v: exit code %d", args, cli.ExitCode(err))
+		}
+
+		if h.stderr.String() != "talops: give one of --base REF or --against DIR\n" {
+			t.Errorf("%v: stderr = %q", args, h.stderr.String())
+		}
+	}
+}
+
+// TestVersions_BaseFromGitLeavesTheWorkTreeAlone reads the base state from a real git
+// repository, the way the action does on a pull request.
+func TestVersions_BaseFromGitLeavesTheWorkTreeAlone(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("git is needed for --base: %v", err)
+	}
+
+	root := t.TempDir()
+	lab := filepath.Join(root, "clusters", "homelab")
+
+	write := func(files cluster.MapFiles) {
+		for name, data := range files {
+			p := filepath.Join(lab, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	git := func(args ...string) {
+		t.Helper()
+
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+
+	base := testlab.Files(t)
+	testlab.Edit(t, base, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
+	write(base)
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "base")
+
+	head := testlab.Files(t)
+	write(head)
+
+	d := cli.OSDeps()
+
+	var stdout, stderr bytes.Buffer
+	d.Stdout, d.Stderr, d.Getenv = &stdout, &stderr, testlab.NoEnv
+	d.TempDir = t.TempDir()
+
+	if err := cli.Run(context.Background(), d, []string{"versions", "--dir", lab, "--base", "HEAD", "--offline"}); err != nil {
+		t.Fatalf("versions: %v\n%s", err, stderr.String())
+	}
+
+	for _, want := range []string{
+		"Talos       v1.13.8 → v1.13.9  ok",
+		"GPU k8s-node1  lts  driver 580.173.02 → 580.178.04  toolkit v1.19.1",
+		"info nvidia.driver-changed [k8s-node1]",
+		"versions ok: Talos v1.13.8 → v1.13.9",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+		}
+	}
+
+	data, err := os.ReadFile(filepath.Join(lab, "talops.yaml"))
+	if err != nil || !bytes.Contains(data, []byte("talosVersion: v1.13.9")) {
+		t.Errorf("work tree changed: %v\n%s", err, data)
+	}
+}
+
+// releaseFactory points the Image Factory door at a fake for the release lookups.
+func releaseFactory(t *testing.T, h *harness) *factorytest.Server {
+	t.Helper()
+
+	fake := factorytest.New(t)
+	h.deps.ImageFactory = func(string) (*factory.Client, error) {
+		return factory.New(fake.URL(), factory.WithHTTPClient(fake.Client()), factory.WithRetries(0))
+	}
+
+	return fake
+}
+
+// newerLab is the reference lab on a Talos release newer than any refresh of the embedded
+// data will hold.
+func newerLab(t *testing.T) cluster.MapFiles {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.99")
+
+	return files
+}
+
+func releaseCodes(t *testing.T, out []byte) string {
+	t.Helper()
+
+	var res struct {
+		Findings []struct{ Severity, Code, Message string }
+	}
+
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+
+	var codes []string
+
+	for _, f := range res.Findings {
+		if strings.HasPrefix(f.Code, "extension.") || strings.HasPrefix(f.Code, "versions.") || (strings.HasPrefix(f.Code, "nvidia.") && f.Severity != "info") {
+			codes = append(codes, f.Severity+" "+f.Code)
+		}
+	}
+
+	return strings.Join(codes, ", ")
+}
+
+func TestValidate_ReleaseNewerThanTheDataComesFromTheFactory(t *testing.T) {
+	h := newHarness(t, newerLab(t), nil)
+	fake := releaseFactory(t, h)
+	fake.ExpectVersions("v1.13.9", "v1.14.0", "v1.14.99")
+	// As the factory would list it if nfs-utils had been dropped: the finding proves the
+	// fetched list, not a guess from older data, was used.
+	fake.ExpectExtensions("v1.14.99",
+		factorytest.Ext("siderolabs/qemu-guest-agent", "11.0.2"),
+		factorytest.Ext("siderolabs/nvidia-open-gpu-kernel-modules-lts", "580.178.04-v1.14.99"),
+		factorytest.Ext("siderolabs/nvidia-container-toolkit-lts", "580.178.04-v1.19.1"),
+	)
+
+	_ = h.run("validate", "--dir", "examples/homelab", "--format", "json")
+
+	if got := releaseCodes(t, h.stdout.Bytes()); got != "error extension.unavailable, error extension.unavailable" {
+		t.Errorf("release findings = %q (nfs-utils in both schematics)\n%s", got, h.stdout.String())
+	}
+}
+
+func TestValidate_OfflineSaysTheDataIsMissing(t *testing.T) {
+	h := newHarness(t, newerLab(t), nil)
+	releaseFactory(t, h) // expects nothing: any request fails the test
+
+	_ = h.run("validate", "--dir", "examples/homelab", "--format", "json", "--offline")
+
+	if got := releaseCodes(t, h.stdout.Bytes()); got != "warning extension.data-missing" {
+		t.Errorf("release findings = %q\n%s", got, h.stdout.String())
+	}
+
+	if !strings.Contains(h.stdout.String(), "was not asked (--offline)") {
+		t.Errorf("the finding does not say why:\n%s", h.stdout.String())
+	}
+}
+
+func TestValidate_ReleaseTheFactoryDoesNotBuild(t *testing.T) {
+	h := newHarness(t, newerLab(t), nil)
+	fake := releaseFactory(t, h)
+	fake.ExpectVersions("v1.13.9", "v1.14.0")
+
+	err := h.run("validate", "--dir", "examples/homelab", "--format", "json")
+	if cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("exit code %d", cli.ExitCode(err))
+	}
+
+	if got := releaseCodes(t, h.stdout.Bytes()); got != "error versions.unknown-release" {
+		t.Errorf("release findings = %q\n%s", got, h.stdout.String())
+	}
+}
+
+func TestValidate_OldStyleLabIsCaught(t *testing.T) {
+	d := cli.OSDeps()
+
+	var stdout, stderr bytes.Buffer
+	d.Stdout, d.Stderr, d.Getenv = &stdout, &stderr, testlab.NoEnv
+
+	err := cli.Run(context.Background(), d, []string{"validate", "--dir", "testdata/homelab-oldstyle", "--offline"})
+	if cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("exit code %d, want 1 (%v)\n%s", cli.ExitCode(err), err, stderr.String())
+	}
+
+	golden(t, "validate-oldstyle.text", stdout.String())
+
+	for _, want := range []string{
+		"nodes/k8s-node1.yaml:5: error nvidia.talos-mismatch [k8s-node1]",
+		"nodes/k8s-node1.yaml:5: error nvidia.flavour-mismatch [k8s-node1]",
+		"nodes/k8s-node1.yaml:6: error extension.unavailable [k8s-node1]",
+		"nodes/k8s-node1.yaml:6: error nvidia.flavour-mismatch [k8s-node1]",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package render_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/siderolabs/talos/pkg/machinery/config/types/runtime"
+
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/schematic"
+	"github.com/talops/talops/internal/testlab"
+)
+
+// labIDs are the IDs of the reference lab's schematics.
+func labIDs(t *testing.T) map[string]string {
+	t.Helper()
+
+	ids, err := render.SchematicIDs(testlab.Load(t, testlab.Files(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return ids
+}
+
+func TestRender_Contract113PutsTheSchematicInstallerInMachineInstall(t *testing.T) {
+	rs := renderLab(t, testlab.Files(t))
+	ids := labIDs(t)
+
+	for name, sch := range map[string]string{"k8s-master": "base", "k8s-node1": "gpu"} {
+		n := node(t, rs, name)
+		want := "factory.talos.dev/nocloud-installer/" + ids[sch] + ":v1.13.9"
+
+		if n.Installer != want || n.Config.Machine().Install().Image() != want {
+			t.Errorf("%s: installer %q, machine.install.image %q, want %s", name, n.Installer, n.Config.Machine().Install().Image(), want)
+		}
+
+		if n.Config.UnattendedInstallConfig() != nil {
+			t.Errorf("%s: UnattendedInstallConfig on the 1.13 contract", name)
+		}
+	}
+}
+
+func TestRender_Contract114PutsTheSchematicInstallerInUnattendedInstallConfig(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1")
+
+	rs := renderLab(t, files)
+	ids := labIDs(t)
+
+	n := node(t, rs, "k8s-node1")
+	want := "factory.talos.dev/nocloud-installer/" + ids["gpu"] + ":v1.14.1"
+
+	u, ok := n.Config.UnattendedInstallConfig().(*runtime.UnattendedInstallConfigV1Alpha1)
+	if !ok {
+		t.Fatalf("no UnattendedInstallConfig document in k8s-node1's 1.14 config")
+	}
+
+	if u.Installer.Image != want {
+		t.Errorf("UnattendedInstallConfig installer.image = %s, want %s", u.Installer.Image, want)
+	}
+
+	if img := n.Config.Machine().Install().Image(); img != "" {
+		t.Errorf("machine.install.image = %q on the 1.14 contract, want none", img)
+	}
+
+	if cfg := encoded(t, n); strings.Count(cfg, want) != 1 {
+		t.Errorf("the encoded config names the installer %d times, want once", strings.Count(cfg, want))
+	}
+}
+
+func TestRender_Contract114WithoutInstallDiskHasNoInstaller(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1")
+	testlab.Edit(t, files, "talops.yaml", "    schematic: base\n    installDisk: /dev/sda\n    patches: [nodes/k8s-node4.yaml]", "    schematic: base\n    patches: [nodes/k8s-node4.yaml]")
+
+	n := node(t, renderLab(t, files), "k8s-node4")
+
+	if n.Config.UnattendedInstallConfig() != nil || n.Config.Machine().Install().Image() != "" {
+		t.Errorf("a 1.14 node without installDisk carries an installer")
+	}
+}
+
+func TestFactoryInstaller_NodeWithoutSchematicGetsTheVanillaImageAndSecureBootItsFlavour(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "    schematic: base\n    installDisk: /dev/sda\n    patches: [nodes/k8s-node4.yaml]", "    installDisk: /dev/sda\n    secureBoot: true\n    patches: [nodes/k8s-node4.yaml]")
+
+	c := testlab.Load(t, files)
+
+	got, err := render.FactoryInstaller(labIDs(t))(c, c.Spec.Nodes[4])
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if want := "factory.talos.dev/nocloud-installer-secureboot/" + schematic.VanillaID + ":v1.13.9"; got != want {
+		t.Errorf("installer = %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,189 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// SchematicFormats lists the formats of the schematics command.
+var SchematicFormats = []string{FormatText, FormatJSON, FormatMarkdown}
+
+// Schematics is every schematic of a repository and the images each node boots and
+// upgrades from. The JSON tags are a contract for tools and the action's outputs.
+type Schematics struct {
+	Cluster      string `json:"cluster"`
+	TalosVersion string `json:"talosVersion"`
+	Platform     string `json:"platform"`
+	// Arch is the architecture of the boot images.
+	Arch         string      `json:"arch"`
+	ImageFactory string      `json:"imageFactory"`
+	Schematics   []Schematic `json:"schematics"`
+	Nodes        []NodeImage `json:"nodes"`
+	// Registered says every schematic was posted to the factory and got the same ID back.
+	Registered bool `json:"registered,omitempty"`
+}
+
+// Schematic is one schematic talops.yaml names.
+type Schematic struct {
+	Name       string   `json:"name"`
+	File       string   `json:"file"`
+	ID         string   `json:"id"`
+	Extensions []string `json:"extensions"`
+}
+
+// NodeImage is what one node installs, upgrades and boots from.
+type NodeImage struct {
+	Name string `json:"name"`
+	// Schematic is empty for nodes on the vanilla image.
+	Schematic  string `json:"schematic,omitempty"`
+	ID         string `json:"id"`
+	SecureBoot bool   `json:"secureBoot,omitempty"`
+	Installer  string `json:"installer"`
+	// ISO and DiskImage are empty where the factory builds no such asset for the platform.
+	ISO       string `json:"iso,omitempty"`
+	DiskImage string `json:"diskImage,omitempty"`
+}
+
+// IDs maps schematic names to their IDs.
+func (s *Schematics) IDs() map[string]string {
+	out := make(map[string]string, len(s.Schematics))
+	for _, sc := range s.Schematics {
+		out[sc.Name] = sc.ID
+	}
+
+	return out
+}
+
+// WriteSchematics writes the schematics view in one format.
+func WriteSchematics(w io.Writer, format string, s *Schematics) error {
+	switch format {
+	case FormatJSON:
+		return SchematicsJSON(w, s)
+	case FormatMarkdown:
+		_, err := io.WriteString(w, SchematicsMarkdown(s))
+
+		return err
+	default:
+		_, err := io.WriteString(w, SchematicsText(s))
+
+		return err
+	}
+}
+
+// SchematicsJSON writes the view indented, for tools.
+func SchematicsJSON(w io.Writer, s *Schematics) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+
+	return enc.Encode(s)
+}
+
+// SchematicsText is the view for people: each schematic, then each node's images,
+// then one summary line.
+func SchematicsText(s *Schematics) string {
+	var b strings.Builder
+
+	for _, sc := range s.Schematics {
+		fmt.Fprintf(&b, "schematic %s %s\n  file        %s\n", sc.Name, sc.ID, sc.File)
+
+		if len(sc.Extensions) == 0 {
+			b.WriteString("  extensions  (none)\n")
+		}
+
+		for i, e := range sc.Extensions {
+			label := ""
+			if i == 0 {
+				label = "extensions"
+			}
+
+			fmt.Fprintf(&b, "  %-10s  %s\n", label, e)
+		}
+
+		b.WriteString("\n")
+	}
+
+	for _, n := range s.Nodes {
+		fmt.Fprintf(&b, "node %s (%s)\n  installer   %s\n", n.Name, nodeSchematic(n), n.Installer)
+
+		if n.ISO != "" {
+			fmt.Fprintf(&b, "  iso         %s\n", n.ISO)
+		}
+
+		if n.DiskImage != "" {
+			fmt.Fprintf(&b, "  disk image  %s\n", n.DiskImage)
+		}
+
+		b.WriteString("\n")
+	}
+
+	b.WriteString(SchematicsSummary(s) + "\n")
+
+	return b.String()
+}
+
+// SchematicsSummary is the closing line: what was counted, for which release and factory.
+func SchematicsSummary(s *Schematics) string {
+	line := fmt.Sprintf("%s, %s: Talos %s, platform %s, factory %s",
+		plural(len(s.Schematics), "schematic"), plural(len(s.Nodes), "node"), s.TalosVersion, s.Platform, s.ImageFactory)
+
+	if s.Registered {
+		line += " (every schematic registered, IDs confirmed)"
+	}
+
+	return line
+}
+
+// SchematicsMarkdown is the job summary: a table of schematics and one of nodes.
+func SchematicsMarkdown(s *Schematics) string {
+	var b strings.Builder
+
+	b.WriteString("### talops schematics\n\n")
+	b.WriteString(SchematicsSummary(s) + "\n")
+
+	if len(s.Schematics) > 0 {
+		b.WriteString("\n| schematic | ID | extensions |\n|---|---|---|\n")
+
+		for _, sc := range s.Schematics {
+			exts := make([]string, 0, len(sc.Extensions))
+			for _, e := range sc.Extensions {
+				exts = append(exts, "`"+e+"`")
+			}
+
+			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", cell(sc.Name), sc.ID, cell(strings.Join(exts, "<br>")))
+		}
+	}
+
+	if len(s.Nodes) > 0 {
+		b.WriteString("\n| node | schematic | installer | boot images |\n|---|---|---|---|\n")
+
+		for _, n := range s.Nodes {
+			var links []string
+			if n.ISO != "" {
+				links = append(links, "[ISO]("+n.ISO+")")
+			}
+
+			if n.DiskImage != "" {
+				links = append(links, "[disk image]("+n.DiskImage+")")
+			}
+
+			fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", cell(n.Name), cell(nodeSchematic(n)), n.Installer, strings.Join(links, " · "))
+		}
+	}
+
+	return b.String()
+}
+
+func nodeSchematic(n NodeImage) string {
+	s := n.Schematic
+	if s == "" {
+		s = "vanilla"
+	}
+
+	if n.SecureBoot {
+		s += ", SecureBoot"
+	}
+
+	return s
+}

@@ -1,0 +1,229 @@
+package report
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/rules"
+)
+
+// VersionFormats lists the formats of versions.
+var VersionFormats = []string{FormatText, FormatJSON, FormatMarkdown}
+
+// WriteVersions writes a version bump in one format.
+func WriteVersions(w io.Writer, format string, b *rules.Bump) error {
+	var s string
+
+	switch format {
+	case FormatJSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+
+		return enc.Encode(struct {
+			Summary string `json:"summary"`
+			*rules.Bump
+		}{VersionsSummary(b), b})
+	case FormatMarkdown:
+		var err error
+		if s, err = VersionsMarkdown(b); err != nil {
+			return err
+		}
+	default:
+		s = VersionsText(b)
+	}
+
+	_, err := io.WriteString(w, s)
+
+	return err
+}
+
+// VersionsSummary is the closing line of versions, counted from the bump's findings.
+func VersionsSummary(b *rules.Bump) string {
+	e, wn, i := finding.Count(b.Findings)
+
+	verdict := "ok"
+	if e > 0 {
+		verdict = "failed"
+	}
+
+	return fmt.Sprintf("versions %s: Talos %s, Kubernetes %s, %s, %s, %s, %s",
+		verdict, bumpArrow(b.Talos), bumpArrow(b.Kubernetes), plural(len(b.GPUNodes), "GPU node"), plural(e, "error"), plural(wn, "warning"), plural(i, "note"))
+}
+
+func bumpArrow(c rules.Change) string {
+	if !c.Changed() {
+		return c.To
+	}
+
+	return bumpNone(c.From) + " → " + bumpNone(c.To)
+}
+
+func bumpNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+
+	return s
+}
+
+// bumpTalosNote says what the Talos move is, for people.
+func bumpTalosNote(b *rules.Bump) string {
+	u := b.Upgrade
+
+	switch {
+	case u == nil && b.Talos.Changed():
+		return "cannot be judged"
+	case u == nil:
+		return "unchanged"
+	}
+
+	note := u.Verdict
+	if len(u.StepThrough) > 0 {
+		note += ": step through " + strings.Join(u.StepThrough, ", ")
+	}
+
+	if u.Floor != "" {
+		note += " (upgrades from " + u.Floor + " on)"
+	}
+
+	return note
+}
+
+func bumpKubernetesNote(b *rules.Bump) string {
+	if b.KubernetesRange == "" {
+		return ""
+	}
+
+	return "Talos " + b.Talos.To + " supports " + b.KubernetesRange
+}
+
+func bumpPinNote(g rules.GPUChange) string {
+	switch {
+	case g.Pin == "":
+		return "—"
+	case g.PinBroken:
+		return "❌ " + g.Pin
+	default:
+		return "✅ " + g.Pin
+	}
+}
+
+// VersionsText is the view for people.
+func VersionsText(b *rules.Bump) string {
+	var s strings.Builder
+
+	fmt.Fprintf(&s, "Talos       %s  %s\n", bumpArrow(b.Talos), bumpTalosNote(b))
+	fmt.Fprintf(&s, "Kubernetes  %s  %s\n", bumpArrow(b.Kubernetes), bumpKubernetesNote(b))
+
+	for _, g := range b.GPUNodes {
+		flavour := g.Flavour
+		if flavour == "" {
+			flavour = "-"
+		}
+
+		fmt.Fprintf(&s, "GPU %s  %s  driver %s  toolkit %s", g.Node, flavour, bumpArrow(g.Driver), bumpArrow(g.Toolkit))
+
+		if g.Pin != "" {
+			state := "holds"
+			if g.PinBroken {
+				state = "broken"
+			}
+
+			fmt.Fprintf(&s, "  pin %s %s", g.Pin, state)
+		}
+
+		s.WriteString("\n")
+	}
+
+	for _, e := range b.Extensions {
+		to := e.Tag.To
+		if e.Gone {
+			to = "not published"
+		}
+
+		fmt.Fprintf(&s, "extension %s/%s  %s → %s\n", e.Schematic, e.Extension, bumpNone(e.Tag.From), bumpNone(to))
+	}
+
+	for _, f := range b.Findings {
+		s.WriteString(place(f))
+		fmt.Fprintf(&s, "%s %s", f.Severity, f.Code)
+
+		if f.Node != "" {
+			fmt.Fprintf(&s, " [%s]", f.Node)
+		}
+
+		if f.Path != "" {
+			fmt.Fprintf(&s, " %s:", f.Path)
+		}
+
+		s.WriteString(" " + oneLine(f.Message) + "\n")
+	}
+
+	s.WriteString(VersionsSummary(b) + "\n")
+
+	return s.String()
+}
+
+//go:embed templates/versions/*.tmpl
+var versionsFS embed.FS
+
+var versionsTemplates = template.Must(template.New("").Funcs(template.FuncMap{
+	"cell":   cell,
+	"icon":   icon,
+	"plural": plural,
+	"move": func(c rules.Change) string {
+		if !c.Changed() {
+			return bumpNone(c.To)
+		}
+
+		return bumpNone(c.From) + " → **" + bumpNone(c.To) + "**"
+	},
+	"pin": bumpPinNote,
+	"where": func(f finding.Finding) string {
+		w := f.File
+		if f.Line > 0 {
+			w += ":" + strconv.Itoa(f.Line)
+		}
+
+		return cell(w)
+	},
+	"message": func(f finding.Finding) string {
+		msg := f.Message
+		if f.Path != "" {
+			msg = "`" + f.Path + "` " + msg
+		}
+
+		return cell(oneLine(msg))
+	},
+}).ParseFS(versionsFS, "templates/versions/*.tmpl"))
+
+// VersionsMarkdown is the view for the PR comment and the job summary.
+func VersionsMarkdown(b *rules.Bump) (string, error) {
+	gone := 0
+
+	for _, e := range b.Extensions {
+		if e.Gone {
+			gone++
+		}
+	}
+
+	data := struct {
+		Bump                      *rules.Bump
+		Summary                   string
+		TalosNote, KubernetesNote string
+		Gone                      int
+	}{b, VersionsSummary(b), bumpTalosNote(b), bumpKubernetesNote(b), gone}
+
+	var s strings.Builder
+	if err := versionsTemplates.ExecuteTemplate(&s, "versions.md.tmpl", data); err != nil {
+		return "", fmt.Errorf("render versions markdown: %w", err)
+	}
+
+	return s.String(), nil
+}

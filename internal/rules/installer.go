@@ -1,0 +1,340 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/go-version"
+	"github.com/siderolabs/talos/pkg/machinery/config/types/runtime"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/schematic"
+)
+
+// Config paths of the two places a machine config names its installer.
+const (
+	pathInstallImage       = "machine.install.image"
+	pathUnattendedImage    = runtime.UnattendedInstallConfigKind + ".installer.image"
+	unattendedInstallerKey = "installer.image"
+)
+
+// installerUse is one installer image a node's final config names, and where it was set.
+type installerUse struct {
+	image string
+	path  string
+	file  string
+	line  int
+}
+
+// installers lists the installer images of a node's final config: machine.install.image
+// (the 1.13 contract and before) and the UnattendedInstallConfig document (the 1.14
+// contract). Both are read whatever the version, since a patch may set either.
+func installers(c *cluster.Cluster, n *render.Node) []installerUse {
+	var out []installerUse
+
+	if m := n.Config.Machine(); m != nil {
+		if img := m.Install().Image(); img != "" {
+			file, line := place(c, n, pathInstallImage)
+			out = append(out, installerUse{image: img, path: pathInstallImage, file: file, line: line})
+		}
+	}
+
+	if u, ok := n.Config.UnattendedInstallConfig().(*runtime.UnattendedInstallConfigV1Alpha1); ok && u.Installer.Image != "" {
+		file, line := placeInKind(c, n, runtime.UnattendedInstallConfigKind, unattendedInstallerKey)
+		out = append(out, installerUse{image: u.Installer.Image, path: pathUnattendedImage, file: file, line: line})
+	}
+
+	return out
+}
+
+// placeInKind finds the last source that set path in a document of the given kind, else
+// where that document starts, else falls back to place.
+func placeInKind(c *cluster.Cluster, n *render.Node, kind, path string) (string, int) {
+	for p := path; p != ""; p = parentPath(p) {
+		for i := len(n.Layers) - 1; i >= 0; i-- {
+			for _, d := range n.Layers[i].Index.Docs {
+				if d.Kind != kind {
+					continue
+				}
+
+				if line, exact := d.Nearest(p); exact {
+					return n.Layers[i].File, line
+				}
+			}
+		}
+	}
+
+	for i := len(n.Layers) - 1; i >= 0; i-- {
+		for _, d := range n.Layers[i].Index.Docs {
+			if d.Kind == kind {
+				return n.Layers[i].File, d.Line
+			}
+		}
+	}
+
+	return place(c, n, "")
+}
+
+// wantInstaller is the installer the repository says a node runs. A complete config
+// (config:) is held to it only when the node names a schematic: otherwise talops.yaml
+// claims nothing about its image.
+func wantInstaller(in *Input, n *render.Node) (string, bool) {
+	if n.Generated {
+		return n.Installer, n.Installer != ""
+	}
+
+	if n.Node.Schematic == "" {
+		return "", false
+	}
+
+	if _, ok := in.Schematics[n.Node.Schematic]; !ok {
+		return "", false
+	}
+
+	want, err := render.FactoryInstaller(in.Schematics)(in.Cluster, n.Node)
+
+	return want, err == nil
+}
+
+// installerMismatch finds nodes whose final config installs or upgrades from another
+// image than the factory installer of their schematic: the node would boot the wrong
+// extensions (or none) after its next upgrade.
+func installerMismatch(in *Input) []finding.Finding {
+	var out []finding.Finding
+
+	known := knownSchematics(in)
+
+	for _, n := range rendered(in) {
+		want, ok := wantInstaller(in, n)
+		if !ok {
+			continue
+		}
+
+		wantRef, err := schematic.ParseInstallerImage(want)
+		if err != nil {
+			continue
+		}
+
+		for _, use := range installers(in.Cluster, n) {
+			got, err := schematic.ParseInstallerImage(use.image)
+			if err == nil && acceptedInstaller(in.Cluster, got, wantRef) {
+				continue
+			}
+
+			msg := fmt.Sprintf("%q is not an image reference; node %s needs %s", use.image, n.Node.Name, want)
+			if err == nil {
+				msg = mismatchMessage(in.Cluster, n, known, got, wantRef)
+			}
+
+			out = append(out, finding.Finding{
+				Severity: finding.Error, Code: CodeInstallerMismatch, Node: n.Node.Name,
+				File: use.file, Line: use.line, Path: use.path, Message: msg,
+			})
+		}
+	}
+
+	return out
+}
+
+// acceptedInstaller: the same image as wanted (a digest pin does not make it another),
+// the stock installer standing for the vanilla schematic where Talos still publishes it,
+// or a stock installer that installer.ghcr-removed already reports.
+func acceptedInstaller(c *cluster.Cluster, got, want schematic.InstallerRef) bool {
+	if got.Registry == want.Registry && got.Repository == want.Repository && got.ID == want.ID && got.Tag == want.Tag {
+		return true
+	}
+
+	if !isStockInstaller(got) {
+		return false
+	}
+
+	if stockRemoved(c, got) {
+		return true
+	}
+
+	return want.ID == schematic.VanillaID && got.Tag == want.Tag
+}
+
+func mismatchMessage(c *cluster.Cluster, n *render.Node, known map[string]knownSchematic, got, want schematic.InstallerRef) string {
+	var reasons []string
+
+	switch {
+	case isStockInstaller(got) && want.ID == schematic.VanillaID:
+		// The stock image is the vanilla one: only its version can be wrong.
+	case isStockInstaller(got):
+		reasons = append(reasons, "the stock installer from ghcr.io (no system extensions)")
+	case got.Registry != want.Registry || got.ID == "":
+		reasons = append(reasons, "not an installer of the Image Factory at "+want.Registry)
+	default:
+		if got.ID != want.ID {
+			reasons = append(reasons, idReason(n, known, got.ID))
+		}
+
+		if got.Repository != want.Repository {
+			reasons = append(reasons, fmt.Sprintf("repository %s (not %s: platform %s%s)", got.Repository, want.Repository, c.Platform(), secureBootNote(n)))
+		}
+	}
+
+	if got.Tag != want.Tag && (got.Registry == want.Registry || isStockInstaller(got)) {
+		reasons = append(reasons, fmt.Sprintf("for Talos %s (not %s)", orNone(got.Tag), want.Tag))
+	}
+
+	msg := fmt.Sprintf("%s is %s; node %s needs %s (%s, Talos %s)",
+		got, strings.Join(reasons, ", "), n.Node.Name, want, schematicLabel(n.Node.Schematic), c.Spec.TalosVersion)
+
+	if lost := lostExtensions(known, got, want); len(lost) > 0 {
+		msg += " and would lose " + strings.Join(lost, ", ") + " on its next upgrade"
+	}
+
+	return msg
+}
+
+func idReason(n *render.Node, known map[string]knownSchematic, id string) string {
+	k, ok := known[id]
+
+	switch {
+	case id == schematic.VanillaID && (!ok || k.name == ""):
+		return "the vanilla installer (no schematic)"
+	case ok && n.Node.Schematic != "":
+		return fmt.Sprintf("the installer of schematic %s (not %s)", k.name, n.Node.Schematic)
+	case ok:
+		return fmt.Sprintf("the installer of schematic %s (which the node does not name)", k.name)
+	default:
+		return fmt.Sprintf("the installer of schematic ID %s (none of this repository's schematics)", id)
+	}
+}
+
+// lostExtensions are the extensions of the wanted schematic that the installer in use
+// lacks, when talops knows what that installer carries.
+func lostExtensions(known map[string]knownSchematic, got, want schematic.InstallerRef) []string {
+	var have []string
+
+	switch k, ok := known[got.ID]; {
+	case isStockInstaller(got), got.ID == schematic.VanillaID:
+	case ok:
+		have = k.extensions
+	default:
+		return nil
+	}
+
+	var lost []string
+
+	for _, e := range known[want.ID].extensions {
+		if !slices.Contains(have, e) && !slices.Contains(lost, e) {
+			lost = append(lost, e)
+		}
+	}
+
+	return lost
+}
+
+func secureBootNote(n *render.Node) string {
+	if n.Node.SecureBoot {
+		return ", secureBoot: true"
+	}
+
+	return ""
+}
+
+func schematicLabel(name string) string {
+	if name == "" {
+		return "no schematic"
+	}
+
+	return "schematic " + name
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no tag)"
+	}
+
+	return s
+}
+
+// knownSchematic is what talops knows about an image by its schematic ID.
+type knownSchematic struct {
+	name       string
+	extensions []string
+}
+
+// knownSchematics maps the ID of every schematic of the repository to its name and
+// extensions; schematics that do not load are reported where they are loaded.
+func knownSchematics(in *Input) map[string]knownSchematic {
+	out := map[string]knownSchematic{}
+
+	for name, id := range in.Schematics {
+		rel, ok := in.Cluster.Spec.Schematics[name]
+		if !ok {
+			continue
+		}
+
+		data, _ := in.Cluster.File(rel)
+
+		s, err := schematic.Load(data)
+		if err != nil {
+			continue
+		}
+
+		// Two names for one schematic: keep the first in order, so messages are stable.
+		if k, dup := out[id]; dup && k.name < name {
+			continue
+		}
+
+		out[id] = knownSchematic{name: name, extensions: s.Extensions()}
+	}
+
+	return out
+}
+
+// installerGHCRRemoved finds the stock installer on Talos 1.14 and later, which Sidero
+// Labs no longer publishes: an upgrade or install would fail to pull it.
+func installerGHCRRemoved(in *Input) []finding.Finding {
+	var out []finding.Finding
+
+	for _, n := range rendered(in) {
+		for _, use := range installers(in.Cluster, n) {
+			got, err := schematic.ParseInstallerImage(use.image)
+			if err != nil || !isStockInstaller(got) || !stockRemoved(in.Cluster, got) {
+				continue
+			}
+
+			want, ok := wantInstaller(in, n)
+			if !ok {
+				want = schematic.InstallerImage(in.Cluster.ImageFactory(), in.Cluster.Platform(), schematic.VanillaID, in.Cluster.Spec.TalosVersion, n.Node.SecureBoot)
+			}
+
+			out = append(out, finding.Finding{
+				Severity: finding.Error, Code: CodeInstallerGHCRRemoved, Node: n.Node.Name,
+				File: use.file, Line: use.line, Path: use.path,
+				Message: fmt.Sprintf("%s: ghcr.io/siderolabs/installer is not published for Talos 1.14 and later; the installer comes from the Image Factory: %s (%s)",
+					use.image, want, schematicLabel(n.Node.Schematic)),
+			})
+		}
+	}
+
+	return out
+}
+
+func isStockInstaller(r schematic.InstallerRef) bool {
+	return r.Registry == "ghcr.io" && r.Repository == "siderolabs/installer"
+}
+
+// stockRemoved: the cluster targets Talos 1.14 or later, or the image's own tag does.
+func stockRemoved(c *cluster.Cluster, r schematic.InstallerRef) bool {
+	return atLeastMinor(c.Spec.TalosVersion, 14) || atLeastMinor(r.Tag, 14)
+}
+
+func atLeastMinor(v string, minor int) bool {
+	sv, err := version.NewSemver(v)
+	if err != nil {
+		return false
+	}
+
+	seg := sv.Segments()
+
+	return seg[0] > 1 || (seg[0] == 1 && seg[1] >= minor)
+}

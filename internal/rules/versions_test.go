@@ -1,0 +1,183 @@
+package rules_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/rules"
+)
+
+func bump(t *testing.T, base, head gpuRepo) *rules.Bump {
+	t.Helper()
+
+	b, h := input(t, base.files(t)), input(t, head.files(t))
+	renderErrors(t, b)
+	renderErrors(t, h)
+
+	return rules.CompareVersions(b, h)
+}
+
+func codesOf(fs []finding.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, string(f.Severity)+" "+f.Code)
+	}
+
+	slices.Sort(out)
+
+	return out
+}
+
+func TestCompareVersions_PinnedProductionDriverFrom1_11To1_13(t *testing.T) {
+	t.Parallel()
+
+	base := gpuRepo{
+		talos: "v1.11.6", k8s: "v1.34.1", flavour: "production", pin: "570",
+		extensions: []string{openProd, toolkitProd}, patches: []string{modulesPatch, sysctlPatch},
+	}
+	head := base
+	head.talos = "v1.13.9"
+
+	b := bump(t, base, head)
+
+	want := []string{"error nvidia.driver-pin", "warning nvidia.cdi-setup", "warning versions.upgrade-skips-minor"}
+	if got := codesOf(b.Findings); !slices.Equal(got, want) {
+		t.Fatalf("findings = %q, want %q\n%s", got, want, describe(b.Findings))
+	}
+
+	if b.Upgrade == nil || b.Upgrade.Verdict != "skips-minor" || !slices.Equal(b.Upgrade.StepThrough, []string{"v1.12.11"}) || b.Upgrade.Floor != "v1.11.0" {
+		t.Errorf("upgrade = %+v", b.Upgrade)
+	}
+
+	wantGPU := []rules.GPUChange{{
+		Node: "gpu-1", Flavour: "production",
+		Driver:  rules.Change{From: "570.172.08", To: "595.91.07"},
+		Toolkit: rules.Change{From: "v1.17.8", To: "v1.19.1"},
+		Pin:     "570", PinBroken: true,
+	}}
+	if !slices.Equal(b.GPUNodes, wantGPU) {
+		t.Errorf("GPU nodes = %+v, want %+v", b.GPUNodes, wantGPU)
+	}
+
+	for _, f := range b.Findings {
+		switch f.Code {
+		case rules.CodeNvidiaDriverPin:
+			for _, part := range []string{"570.172.08 → 595.91.07", "pins 570", "v1.11.6 → v1.13.9"} {
+				if !strings.Contains(f.Message, part) {
+					t.Errorf("driver-pin message lacks %q: %s", part, f.Message)
+				}
+			}
+
+			if f.File != "repo/talops.yaml" || f.Line != 9 || f.Node != "gpu-1" {
+				t.Errorf("driver-pin not placed on nvidia.driver: %+v", f)
+			}
+		case rules.CodeUpgradeSkipsMinor:
+			if !strings.Contains(f.Message, "skips Talos 1.12") || !strings.Contains(f.Message, "v1.12.11") || f.Line != 4 {
+				t.Errorf("skips-minor = %+v", f)
+			}
+		}
+	}
+
+	var moved []string
+	for _, e := range b.Extensions {
+		moved = append(moved, e.Schematic+" "+e.Extension+" "+e.Tag.From+" → "+e.Tag.To)
+	}
+
+	wantMoved := []string{
+		"gpu nvidia-open-gpu-kernel-modules-production 570.172.08-v1.11.6 → 595.91.07-v1.13.9",
+		"gpu nvidia-container-toolkit-production 570.172.08-v1.17.8 → 595.91.07-v1.19.1",
+	}
+	if !slices.Equal(moved, wantMoved) {
+		t.Errorf("extensions = %q, want %q", moved, wantMoved)
+	}
+}
+
+func TestCompareVersions_Verdicts(t *testing.T) {
+	t.Parallel()
+
+	gpu := func(talos, k8s string) gpuRepo {
+		return gpuRepo{talos: talos, k8s: k8s, flavour: "lts", extensions: []string{openLTS, toolkitLTS}, patches: []string{modulesPatch, sysctlPatch}}
+	}
+
+	for _, tc := range []struct {
+		name       string
+		base, head gpuRepo
+		want       []string
+	}{
+		{
+			name: "nothing moves", base: gpu("v1.13.9", "v1.36.4"), head: gpu("v1.13.9", "v1.36.4"),
+		},
+		{
+			name: "a patch release moves the LTS driver", base: gpu("v1.13.8", "v1.36.4"), head: gpu("v1.13.9", "v1.36.4"),
+			want: []string{"info nvidia.driver-changed"},
+		},
+		{
+			name: "the LTS track switches branch at 1.12", base: gpu("v1.11.6", "v1.34.1"), head: gpu("v1.12.6", "v1.34.1"),
+			want: []string{"info nvidia.driver-changed"},
+		},
+		{
+			name: "below the target's minimum host version", base: gpu("v1.10.9", "v1.33.0"), head: gpu("v1.13.9", "v1.33.0"),
+			want: []string{"error versions.upgrade-unsupported", "info nvidia.driver-changed", "warning nvidia.cdi-setup"},
+		},
+		{
+			name: "back across a minor", base: gpu("v1.13.9", "v1.35.0"), head: gpu("v1.12.6", "v1.35.0"),
+			want: []string{"error versions.downgrade", "info nvidia.driver-changed"},
+		},
+		{
+			name: "Kubernetes two minors at once", base: gpu("v1.13.9", "v1.34.1"), head: gpu("v1.13.9", "v1.36.4"),
+			want: []string{"error versions.k8s-skips-minor"},
+		},
+		{
+			name: "Kubernetes back a minor", base: gpu("v1.13.9", "v1.36.4"), head: gpu("v1.13.9", "v1.35.2"),
+			want: []string{"error versions.k8s-downgrade"},
+		},
+		{
+			name: "Kubernetes left behind by the Talos bump", base: gpu("v1.12.6", "v1.30.3"), head: gpu("v1.13.9", "v1.30.3"),
+			want: []string{"error versions.k8s-unsupported", "info nvidia.driver-changed", "warning nvidia.cdi-setup"},
+		},
+		{
+			name: "extensions renamed or gone at the lts/production split",
+			base: gpuRepo{talos: "v1.7.7", extensions: []string{nonfreeBare, toolkitBare, fabricBare}, patches: []string{modulesPatch, sysctlPatch}},
+			head: gpuRepo{talos: "v1.8.4", extensions: []string{nonfreeBare, toolkitBare, fabricBare}, patches: []string{modulesPatch, sysctlPatch}},
+			want: []string{"error extension.unavailable", "info nvidia.driver-changed", "warning extension.renamed", "warning extension.renamed"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			b := bump(t, tc.base, tc.head)
+
+			if got := codesOf(b.Findings); !slices.Equal(got, tc.want) {
+				t.Errorf("findings = %q, want %q\n%s", got, tc.want, describe(b.Findings))
+			}
+		})
+	}
+}
+
+func TestCompareVersions_GoneExtensionsAreListed(t *testing.T) {
+	t.Parallel()
+
+	repo := func(talos string) gpuRepo {
+		return gpuRepo{talos: talos, extensions: []string{nonfreeBare, toolkitBare, fabricBare}, patches: []string{modulesPatch, sysctlPatch}}
+	}
+
+	b := bump(t, repo("v1.7.7"), repo("v1.8.4"))
+
+	var gone []string
+
+	for _, e := range b.Extensions {
+		if e.Gone {
+			gone = append(gone, e.Extension)
+		}
+	}
+
+	if !slices.Equal(gone, []string{"nvidia-fabricmanager"}) {
+		t.Errorf("gone = %q, want the fabric manager (the factory's alias points nowhere)", gone)
+	}
+
+	if g := b.GPUNodes; len(g) != 1 || g[0].Driver != (rules.Change{From: "535.129.03", To: "535.183.06"}) || g[0].Flavour != "lts" {
+		t.Errorf("GPU nodes = %+v", g)
+	}
+}
