@@ -71,7 +71,7 @@ func (a *runner) plan(ctx context.Context) error {
 		return err
 	}
 
-	full, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{Version: cli.Version, Limit: report.SummaryLimit})
+	full, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{Version: cli.Version, Limit: report.SummaryLimit, Sections: res.Sections()})
 	if err != nil {
 		return err
 	}
@@ -113,6 +113,7 @@ func (a *runner) postPlan(ctx context.Context, ev *event, res *cli.PlanResult) {
 	body, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{
 		Version:     cli.Version,
 		SummaryNote: "the job summary of this run",
+		Sections:    res.Sections(),
 	})
 	if err != nil {
 		a.gha.Warningf("render the plan comment: %s", err)

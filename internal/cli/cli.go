@@ -51,6 +51,8 @@ type Deps struct {
 	// ImageFactory returns the client of the Image Factory at baseURL (talops.yaml's
 	// imageFactory). Nil means no factory may be reached; tests return a fake's client.
 	ImageFactory func(baseURL string) (*factory.Client, error)
+	// IsTerminal reports whether stdout is a terminal (colour is for terminals only).
+	IsTerminal func() bool
 
 	secrets *secrets.Loader
 	masker  *mask.Masker
@@ -78,6 +80,11 @@ func OSDeps() *Deps {
 		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 		ImageFactory: func(baseURL string) (*factory.Client, error) {
 			return factory.New(baseURL, factory.WithUserAgent("talops/"+Version))
+		},
+		IsTerminal: func() bool {
+			st, err := os.Stdout.Stat()
+
+			return err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("NO_COLOR") == ""
 		},
 	}
 }

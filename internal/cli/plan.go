@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/talops/talops/internal/finding"
@@ -26,6 +27,8 @@ type PlanOptions struct {
 	Format  string
 	// DetailedExitCode makes changes exit 2.
 	DetailedExitCode bool
+	// Offline forbids asking the Image Factory about releases the embedded data lacks.
+	Offline bool
 }
 
 // PlanResult is a plan with the findings of the desired state.
@@ -33,6 +36,8 @@ type PlanResult struct {
 	Plan     *plan.Plan
 	Findings []finding.Finding
 	Nodes    int
+	// Bump explains the version changes between the two states.
+	Bump *rules.Bump
 }
 
 func runPlan(ctx context.Context, d *Deps, args []string) error {
@@ -45,6 +50,7 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 	fs.BoolVar(&opts.Live, "live", false, "read the current state from the nodes over the Talos API")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text, json or markdown")
 	fs.BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 without changes, 2 with changes, 1 on errors")
+	fs.BoolVar(&opts.Offline, "offline", false, "never ask the Image Factory about a Talos release the embedded data lacks")
 
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -60,7 +66,8 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 	}
 
 	var buf bytes.Buffer
-	if err := report.WritePlan(&buf, opts.Format, res.Plan, res.Findings, res.Nodes, report.PlanView{Color: false, Version: Version}); err != nil {
+	view := report.PlanView{Color: d.IsTerminal != nil && d.IsTerminal(), Version: Version, Sections: res.Sections()}
+	if err := report.WritePlan(&buf, opts.Format, res.Plan, res.Findings, res.Nodes, view); err != nil {
 		return err
 	}
 
@@ -95,7 +102,8 @@ func Plan(ctx context.Context, opts *PlanOptions) (*PlanResult, error) {
 		return nil, err
 	}
 
-	findings := rules.Check(&rules.Input{Cluster: head.Cluster, Nodes: head.Nodes, Bundle: head.Bundle})
+	headInput := versionsInput(ctx, d, head, opts.Offline)
+	findings := rules.Check(headInput)
 
 	if finding.HasErrors(findings) {
 		// A plan of a state that does not render is meaningless; report the findings.
@@ -124,7 +132,38 @@ func Plan(ctx context.Context, opts *PlanOptions) (*PlanResult, error) {
 		return nil, err
 	}
 
-	return &PlanResult{Plan: p, Findings: findings, Nodes: len(head.Nodes)}, nil
+	bump := rules.CompareVersions(versionsInput(ctx, d, base, opts.Offline), headInput)
+
+	return &PlanResult{Plan: p, Findings: merge(findings, bump.Findings), Nodes: len(head.Nodes), Bump: bump}, nil
+}
+
+// merge adds the findings of b that a lacks (the bump repeats some of the new state's).
+func merge(a, b []finding.Finding) []finding.Finding {
+	out := slices.Clone(a)
+
+	for _, f := range b {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+
+	finding.Sort(out)
+
+	return out
+}
+
+// Sections are the extra markdown sections of a plan: the version bump, when there is one.
+func (r *PlanResult) Sections() []string {
+	if r.Bump == nil || !bumped(r.Bump) {
+		return nil
+	}
+
+	s, err := report.VersionsSection(r.Bump)
+	if err != nil {
+		return nil
+	}
+
+	return []string{s}
 }
 
 func planState(r *repo) (plan.State, error) {
@@ -152,4 +191,15 @@ func fingerprint(b *secrets.Bundle) string {
 	sum := sha256.Sum256([]byte(strings.Join(b.Values(), "\x00")))
 
 	return hex.EncodeToString(sum[:])
+}
+
+// bumped reports whether a version, a GPU driver or an extension image moves.
+func bumped(b *rules.Bump) bool {
+	if b.Talos.Changed() || b.Kubernetes.Changed() || len(b.Extensions) > 0 {
+		return true
+	}
+
+	return slices.ContainsFunc(b.GPUNodes, func(g rules.GPUChange) bool {
+		return g.Driver.Changed() || g.Toolkit.Changed()
+	})
 }

@@ -114,3 +114,27 @@ func TestPlan_NoSecretInAnyView(t *testing.T) {
 		assertNoSecrets(t, format, h.stdout.String()+h.stderr.String(), values)
 	}
 }
+
+func TestPlan_TalosBumpExplainsTheVersionsInTheComment(t *testing.T) {
+	base := testlab.Files(t)
+	testlab.Edit(t, base, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
+
+	h := newHarness(t, testlab.Files(t), nil)
+	h.dirs["base"] = base
+
+	if err := h.run("plan", "--dir", "examples/homelab", "--against", "base", "--format", "markdown"); err != nil {
+		t.Fatalf("plan: %v\n%s", err, h.stderr.String())
+	}
+
+	out := h.stdout.String()
+	for _, want := range []string{
+		"**Plan: 5 nodes — 5 upgrade (v1.13.8 → v1.13.9)**",
+		"#### Versions",
+		"| Talos | v1.13.8 | v1.13.9 |",
+		"| k8s-node1 | lts |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("comment lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -34,6 +34,8 @@ type PlanView struct {
 	Limit int
 	// SummaryNote points readers of a cut comment at the full plan.
 	SummaryNote string
+	// Sections are more markdown sections (such as the version bump), shown after the nodes.
+	Sections []string
 }
 
 // WritePlan writes a plan in one format.
@@ -221,6 +223,8 @@ type planData struct {
 	// Compact lists nodes one per line (no diffs); Hidden counts nodes left out.
 	Compact bool
 	Hidden  int
+	// Sections are shown after the nodes, before the findings.
+	Sections []string
 }
 
 type nodeData struct {
@@ -310,6 +314,7 @@ func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanVie
 		Nodes:      nodes,
 		Version:    v.Version,
 		Note:       v.SummaryNote,
+		Sections:   v.Sections,
 	}
 
 	for _, n := range p.Nodes {

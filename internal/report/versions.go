@@ -205,6 +205,16 @@ var versionsTemplates = template.Must(template.New("").Funcs(template.FuncMap{
 
 // VersionsMarkdown is the view for the PR comment and the job summary.
 func VersionsMarkdown(b *rules.Bump) (string, error) {
+	return versionsMarkdown(b, false)
+}
+
+// VersionsSection is the bump as a section of another view (the plan): its tables,
+// without a summary line or findings, which that view lists itself.
+func VersionsSection(b *rules.Bump) (string, error) {
+	return versionsMarkdown(b, true)
+}
+
+func versionsMarkdown(b *rules.Bump, section bool) (string, error) {
 	gone := 0
 
 	for _, e := range b.Extensions {
@@ -218,7 +228,8 @@ func VersionsMarkdown(b *rules.Bump) (string, error) {
 		Summary                   string
 		TalosNote, KubernetesNote string
 		Gone                      int
-	}{b, VersionsSummary(b), bumpTalosNote(b), bumpKubernetesNote(b), gone}
+		Section                   bool
+	}{b, VersionsSummary(b), bumpTalosNote(b), bumpKubernetesNote(b), gone, section}
 
 	var s strings.Builder
 	if err := versionsTemplates.ExecuteTemplate(&s, "versions.md.tmpl", data); err != nil {
