@@ -41,7 +41,13 @@ func (a *runner) plan(ctx context.Context) error {
 		}
 	}
 
+	offline, err := boolInput(a.gha, InputOffline)
+	if err != nil {
+		return err
+	}
+
 	opts := &cli.PlanOptions{
+		Offline: offline,
 		Deps:    a.d,
 		Dir:     orDefault(a.gha.GetInput(InputDir), "."),
 		Base:    a.gha.GetInput(InputBase),
