@@ -107,7 +107,7 @@ func Plan(ctx context.Context, opts *PlanOptions) (*PlanResult, error) {
 
 	if finding.HasErrors(findings) {
 		// A plan of a state that does not render is meaningless; report the findings.
-		return &PlanResult{Plan: &plan.Plan{Cluster: head.Cluster.Spec.Cluster.Name}, Findings: findings, Nodes: len(head.Nodes)}, nil
+		return &PlanResult{Plan: plan.BlockedPlan(head.Cluster.Spec.Cluster.Name), Findings: findings, Nodes: len(head.Nodes)}, nil
 	}
 
 	base, err := loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head)

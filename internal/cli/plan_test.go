@@ -138,3 +138,26 @@ func TestPlan_TalosBumpExplainsTheVersionsInTheComment(t *testing.T) {
 		}
 	}
 }
+
+func TestPlan_DesiredStateWithErrorsGetsNoPlan(t *testing.T) {
+	desired := testlab.Files(t)
+	testlab.Edit(t, desired, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.30.0")
+
+	for _, format := range []string{"text", "markdown", "json"} {
+		h := newHarness(t, desired, nil)
+		h.dirs["base"] = testlab.Files(t)
+
+		if err := h.run("plan", "--dir", "examples/homelab", "--against", "base", "--format", format, "--detailed-exitcode"); cli.ExitCode(err) != cli.ExitFailure {
+			t.Errorf("%s: exit %d", format, cli.ExitCode(err))
+		}
+
+		out := h.stdout.String()
+		if !strings.Contains(out, "No plan: the desired state has errors; fix them first") || strings.Contains(out, "no changes") {
+			t.Errorf("%s output:\n%s", format, out)
+		}
+
+		if !strings.Contains(out, "versions.k8s-unsupported") {
+			t.Errorf("%s output lacks the finding:\n%s", format, out)
+		}
+	}
+}

@@ -147,6 +147,22 @@ func (c *Cluster) File(rel string) ([]byte, bool) {
 	return data, ok
 }
 
+// ConfigVersion is the Talos version whose config contract rendering uses.
+func (c *Cluster) ConfigVersion() string {
+	if c.Spec.ConfigVersion != "" {
+		return c.Spec.ConfigVersion
+	}
+
+	return c.Spec.TalosVersion
+}
+
+// minorOf orders versions by major and minor only.
+func minorOf(v *version.Version) int {
+	seg := v.Segments()
+
+	return seg[0]*1000 + seg[1]
+}
+
 // Platform is the installer platform, defaulted.
 func (c *Cluster) Platform() string {
 	if c.Spec.Platform == "" {
@@ -239,6 +255,17 @@ func (c *Cluster) check() []error {
 
 	checkVersion("talosVersion", s.TalosVersion)
 	checkVersion("kubernetesVersion", s.KubernetesVersion)
+
+	if s.ConfigVersion != "" {
+		checkVersion("configVersion", s.ConfigVersion)
+
+		cv, errC := version.NewSemver(s.ConfigVersion)
+		tv, errT := version.NewSemver(s.TalosVersion)
+
+		if errC == nil && errT == nil && minorOf(cv) > minorOf(tv) {
+			bad("configVersion", "%s is newer than talosVersion %s: configs cannot be generated for a release the nodes do not run", s.ConfigVersion, s.TalosVersion)
+		}
+	}
 
 	if s.Platform != "" && !slices.Contains(Platforms, s.Platform) {
 		bad("platform", "unknown platform %q (one of %s)", s.Platform, strings.Join(Platforms, ", "))

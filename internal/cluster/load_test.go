@@ -126,6 +126,11 @@ func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
 			want: []string{"lab/talops.yaml:4: talosVersion: must start with v"},
 		},
 		{
+			name: "config version newer than the release",
+			edit: func(s string) string { return strings.Replace(s, "talosVersion: v1.13.9\n", "talosVersion: v1.13.9\nconfigVersion: v1.14\n", 1) },
+			want: []string{"lab/talops.yaml:5: configVersion: v1.14 is newer than talosVersion v1.13.9"},
+		},
+		{
 			name: "endpoint not https",
 			edit: func(s string) string { return strings.Replace(s, "https://10.0.0.10:6443", "10.0.0.10", 1) },
 			want: []string{"lab/talops.yaml:3: cluster.endpoint: must be an https:// URL"},

@@ -85,7 +85,12 @@ type Plan struct {
 	Nodes   []Node `json:"nodes"`
 	// Hash identifies the plan's content; apply refuses a plan whose hash differs.
 	Hash string `json:"hash"`
+	// Blocked is true when the desired state has errors and no plan was computed.
+	Blocked bool `json:"blocked,omitempty"`
 }
+
+// BlockedPlan is the plan of a desired state with errors: there is nothing to apply.
+func BlockedPlan(cluster string) *Plan { return &Plan{Cluster: cluster, Blocked: true} }
 
 // Compute plans the change from current to desired. masker masks every secret value
 // that survives redaction (values the user pasted outside secret fields).

@@ -8,6 +8,10 @@ import (
 // Summary is the plan's first line, counted from the typed actions:
 // "Plan: 5 nodes — 1 upgrade (v1.13.8 → v1.13.9), 1 reboot, 1 update, 2 unchanged".
 func (p *Plan) Summary() string {
+	if p.Blocked {
+		return "No plan: the desired state has errors; fix them first"
+	}
+
 	counts := p.Count()
 
 	var parts []string

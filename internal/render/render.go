@@ -107,7 +107,7 @@ func One(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*
 		return complete(c, n)
 	}
 
-	contract, err := coreconfig.ParseContractFromVersion(c.Spec.TalosVersion)
+	contract, err := coreconfig.ParseContractFromVersion(c.ConfigVersion())
 	if err != nil {
 		return nil, &cluster.InputError{File: c.Path(cluster.FileName), Line: c.Line("talosVersion"), Field: "talosVersion", Msg: err.Error()}
 	}

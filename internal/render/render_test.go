@@ -200,3 +200,19 @@ func FuzzPatch(f *testing.F) {
 		}
 	})
 }
+
+func TestRender_ConfigVersionKeepsTheContractAcrossATalosBump(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1\nconfigVersion: v1.13")
+
+	cfg := encoded(t, node(t, renderLab(t, files), "k8s-node2"))
+
+	// The 1.13 contract keeps the installer in machine.install, with the new release's tag.
+	if !strings.Contains(cfg, "    install:\n        disk: /dev/sda\n        image: factory.talos.dev/nocloud-installer/") || !strings.Contains(cfg, ":v1.14.1\n") {
+		t.Errorf("config:\n%s", cfg)
+	}
+
+	if strings.Contains(cfg, "kind: UnattendedInstallConfig") {
+		t.Error("the 1.14 contract was used")
+	}
+}

@@ -44,7 +44,7 @@ func WritePlan(w io.Writer, format string, p *plan.Plan, fs []finding.Finding, n
 
 	switch format {
 	case FormatJSON:
-		return PlanJSON(w, p)
+		return PlanJSON(w, p, fs)
 	case FormatMarkdown:
 		var err error
 		if s, err = PlanMarkdown(p, fs, nodes, v); err != nil {
@@ -59,8 +59,8 @@ func WritePlan(w io.Writer, format string, p *plan.Plan, fs []finding.Finding, n
 	return err
 }
 
-// PlanJSON writes {"summary": {...}, "nodes": [...], "hash"}.
-func PlanJSON(w io.Writer, p *plan.Plan) error {
+// PlanJSON writes {"summary": {...}, "nodes": [...], "hash", "findings": [...]}.
+func PlanJSON(w io.Writer, p *plan.Plan, fs []finding.Finding) error {
 	counts := p.Count()
 
 	summary := map[string]any{
@@ -88,11 +88,16 @@ func PlanJSON(w io.Writer, p *plan.Plan) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 
+	if fs == nil {
+		fs = []finding.Finding{}
+	}
+
 	return enc.Encode(struct {
-		Summary map[string]any `json:"summary"`
-		Nodes   []plan.Node    `json:"nodes"`
-		Hash    string         `json:"hash"`
-	}{summary, nodes, p.Hash})
+		Summary  map[string]any    `json:"summary"`
+		Nodes    []plan.Node       `json:"nodes"`
+		Hash     string            `json:"hash"`
+		Findings []finding.Finding `json:"findings"`
+	}{summary, nodes, p.Hash, fs})
 }
 
 // PlanText is the plan for a terminal.
@@ -128,7 +133,10 @@ func PlanText(p *plan.Plan, fs []finding.Finding, nodes int, color bool) string 
 	}
 
 	b.WriteString(c.bold(p.Summary()) + "\n")
-	b.WriteString("plan hash " + p.Hash + "\n")
+
+	if !p.Blocked {
+		b.WriteString("plan hash " + p.Hash + "\n")
+	}
 
 	return b.String()
 }

@@ -113,7 +113,7 @@ var ErrDecrypt = errors.New("cannot decrypt secrets")
 // Load returns the bundle for the cluster: TALOS_SECRETS first, then the file
 // talops.yaml names, else a throwaway bundle (with Why saying so).
 func (l *Loader) Load(c *cluster.Cluster) (*Bundle, error) {
-	contract, err := config.ParseContractFromVersion(c.Spec.TalosVersion)
+	contract, err := config.ParseContractFromVersion(c.ConfigVersion())
 	if err != nil {
 		return nil, &cluster.InputError{File: c.Path(cluster.FileName), Line: c.Line("talosVersion"), Field: "talosVersion", Msg: err.Error()}
 	}
