@@ -127,7 +127,9 @@ func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
 		},
 		{
 			name: "config version newer than the release",
-			edit: func(s string) string { return strings.Replace(s, "talosVersion: v1.13.9\n", "talosVersion: v1.13.9\nconfigVersion: v1.14\n", 1) },
+			edit: func(s string) string {
+				return strings.Replace(s, "talosVersion: v1.13.9\n", "talosVersion: v1.13.9\nconfigVersion: v1.14\n", 1)
+			},
 			want: []string{"lab/talops.yaml:5: configVersion: v1.14 is newer than talosVersion v1.13.9"},
 		},
 		{

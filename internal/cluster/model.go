@@ -14,20 +14,20 @@ const (
 
 // Spec is talops.yaml as written.
 type Spec struct {
-	Cluster           Meta              `yaml:"cluster"`
-	TalosVersion      string            `yaml:"talosVersion"`
-	KubernetesVersion string            `yaml:"kubernetesVersion"`
+	Cluster           Meta   `yaml:"cluster"`
+	TalosVersion      string `yaml:"talosVersion"`
+	KubernetesVersion string `yaml:"kubernetesVersion"`
 	// ConfigVersion is the Talos version whose config contract the configs are generated
 	// for (default: talosVersion). A cluster keeps the contract it was created with across
 	// upgrades, as Talos does; set it to that version to bump talosVersion alone.
-	ConfigVersion string `yaml:"configVersion,omitempty"`
-	Secrets           string            `yaml:"secrets,omitempty"`
-	ImageFactory      string            `yaml:"imageFactory,omitempty"`
-	Platform          string            `yaml:"platform,omitempty"`
-	NVIDIA            *NVIDIA           `yaml:"nvidia,omitempty"`
-	Schematics        map[string]string `yaml:"schematics,omitempty"`
-	Patches           Patches           `yaml:"patches,omitempty"`
-	Nodes             []Node            `yaml:"nodes"`
+	ConfigVersion string            `yaml:"configVersion,omitempty"`
+	Secrets       string            `yaml:"secrets,omitempty"`
+	ImageFactory  string            `yaml:"imageFactory,omitempty"`
+	Platform      string            `yaml:"platform,omitempty"`
+	NVIDIA        *NVIDIA           `yaml:"nvidia,omitempty"`
+	Schematics    map[string]string `yaml:"schematics,omitempty"`
+	Patches       Patches           `yaml:"patches,omitempty"`
+	Nodes         []Node            `yaml:"nodes"`
 }
 
 // Meta names the cluster and its Kubernetes API endpoint.
