@@ -78,4 +78,6 @@ const (
 	CodeK8sSkipsMinor = "versions.k8s-skips-minor"
 	// CodeK8sDowngrade is a Kubernetes version going back.
 	CodeK8sDowngrade = "versions.k8s-downgrade"
+	// CodeContractChange is a Talos bump that also regenerates every config for a new contract.
+	CodeContractChange = "versions.contract-change"
 )
