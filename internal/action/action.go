@@ -5,6 +5,7 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/cluster"
 )
 
 // Input names. They keep their hyphens: the runner passes INPUT_SOPS-AGE-KEY.
@@ -145,14 +147,33 @@ func (a *runner) reportError(err error) {
 
 	a.maskSecrets()
 
-	msg := a.d.Masker().String(err.Error())
-	for _, line := range strings.Split(msg, "\n") {
-		if line != "" {
-			a.gha.Errorf("%s", line)
+	for _, e := range cluster.Split(err) {
+		var ie *cluster.InputError
+		if errors.As(e, &ie) && ie.File != "" {
+			// A problem in the user's files lands on the file and line to fix.
+			fields := map[string]string{"file": ie.File, "title": "talops"}
+			if ie.Line > 0 {
+				fields["line"] = strconv.Itoa(ie.Line)
+			}
+
+			msg := ie.Msg
+			if ie.Field != "" {
+				msg = ie.Field + ": " + msg
+			}
+
+			a.gha.WithFieldsMap(fields).Errorf("%s", a.d.Masker().String(msg))
+
+			continue
+		}
+
+		for _, line := range strings.Split(a.d.Masker().String(e.Error()), "\n") {
+			if line != "" {
+				a.gha.Errorf("%s", line)
+			}
 		}
 	}
 
-	_ = a.summary("### talops\n\n```\n" + msg + "\n```\n")
+	_ = a.summary("### talops\n\n```\n" + a.d.Masker().String(err.Error()) + "\n```\n")
 }
 
 // summary appends markdown to the job summary; the runner's file may be missing when

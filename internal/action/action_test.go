@@ -223,9 +223,10 @@ func TestInputsKeepTheirHyphensAndSecretInputsAreMasked(t *testing.T) {
 	}
 }
 
-func TestInputErrorBecomesAnErrorAnnotationAndSummary(t *testing.T) {
+func TestInputErrorBecomesAnAnnotationOnItsFileAndLineAndTheSummary(t *testing.T) {
 	files := testlab.Files(t)
 	testlab.Edit(t, files, "talops.yaml", "schematic: gpu", "schematic: gpux")
+	testlab.Edit(t, files, "talops.yaml", "address: 10.0.20.104", "address: 10.0.20.103")
 
 	r := newRunner(t, files, map[string]string{"dir": "examples/homelab"})
 
@@ -233,9 +234,13 @@ func TestInputErrorBecomesAnErrorAnnotationAndSummary(t *testing.T) {
 		t.Fatalf("exit code %d", cli.ExitCode(err))
 	}
 
-	want := "::error::examples/homelab/talops.yaml:31: nodes[1].schematic: unknown schematic \"gpux\" (known: base, gpu)"
-	if !strings.Contains(r.stdout.String(), want) {
-		t.Errorf("stdout lacks %q:\n%s", want, r.stdout.String())
+	for _, want := range []string{
+		"::error file=examples/homelab/talops.yaml,line=31,title=talops::nodes[1].schematic: unknown schematic \"gpux\" (known: base, gpu)\n",
+		"::error file=examples/homelab/talops.yaml,line=50,title=talops::nodes[4].address: duplicate address \"10.0.20.103\" (also nodes[3])\n",
+	} {
+		if !strings.Contains(r.stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout.String())
+		}
 	}
 
 	if !strings.Contains(r.file(t, "GITHUB_STEP_SUMMARY"), "unknown schematic") {

@@ -144,6 +144,10 @@ func (a *runner) postPlan(ctx context.Context, ev *event, res *cli.PlanResult) {
 }
 
 func labelsFor(p *plan.Plan) []string {
+	if p.Blocked {
+		return nil // nothing was planned: "no changes" would be a claim the plan cannot make
+	}
+
 	counts := p.Count()
 
 	var out []string

@@ -121,3 +121,26 @@ func TestPlan_NoSecretReachesGitHubTheSummaryOrTheLog(t *testing.T) {
 		}
 	}
 }
+
+func TestPlan_BlockedPlanIsNotLabelledNoChanges(t *testing.T) {
+	gh := githubtest.New(t, "lab", "infra", 7)
+
+	desired := testlab.Files(t)
+	testlab.Edit(t, desired, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.30.0")
+
+	r := newRunner(t, desired, map[string]string{"dir": "examples/homelab", "against": "base", "github-token": "ghs_faketoken"})
+	r.dirs["base"] = testlab.Files(t)
+	r.env["GITHUB_API_URL"] = gh.URL
+
+	if err := action.Run(context.Background(), r.deps, []string{"plan"}); err == nil {
+		t.Fatal("a desired state with errors passed the check")
+	}
+
+	if got := strings.Join(gh.PRLabels(), ","); got != "" {
+		t.Errorf("labels = %s, want none: nothing was planned", got)
+	}
+
+	if out := r.file(t, "GITHUB_OUTPUT"); !strings.Contains(out, "No plan: the desired state has errors") {
+		t.Errorf("outputs do not say there is no plan:\n%s", out)
+	}
+}

@@ -64,7 +64,7 @@ func OSDeps() *Deps {
 		Stdout:    os.Stdout,
 		Stderr:    os.Stderr,
 		Getenv:    os.Getenv,
-		ReadFile:  os.ReadFile,
+		ReadFile:  cluster.ReadFileBounded,
 		WriteFile: os.WriteFile,
 		MkdirAll:  os.MkdirAll,
 		OpenDir: func(dir string) (cluster.Files, func() error, error) {

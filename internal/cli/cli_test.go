@@ -238,6 +238,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"validate", "--format", "xml"}, "talops: --format must be one of text, json, github, got \"xml\"\n"},
 		{[]string{"render", "--dir", "examples/homelab"}, "talops: --out is required\n"},
 		{[]string{"validate", "--dir", "nowhere"}, "talops: open repository directory nowhere: no such directory\n"},
+		{[]string{"validate", "--dir", "examples/homelab", "node.yaml"}, "talops: validate takes --dir or FILE arguments, not both\n"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			h := newHarness(t, testlab.Files(t), nil)
@@ -285,5 +286,65 @@ func TestValidate_TamperedSecretsFileIsRefusedWithOneLine(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(h.stderr.String()), "\n")
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "talops: examples/homelab/secrets.sops.yaml: cannot decrypt secrets: ") {
 		t.Errorf("stderr = %q", h.stderr.String())
+	}
+}
+
+func TestValidate_StandaloneFileProblemsNameTheLineAndKey(t *testing.T) {
+	dir := t.TempDir()
+
+	for _, tc := range []struct {
+		name    string
+		content string
+		want    string
+	}{
+		{
+			name:    "unknown keys are reported one per key with their line",
+			content: "version: v1alpha1\nmachine:\n  type: worker\n  bogus: 1\n  kernel:\n    modules:\n      - name: a\n        bogus: 2\n",
+			want: "unknown-keys.yaml:4: error config.invalid machine.bogus: unknown key\n" +
+				"unknown-keys.yaml:8: error config.invalid machine.kernel.modules[0].bogus: unknown key\n",
+		},
+		{
+			name:    "a value of the wrong type names its key",
+			content: "version: v1alpha1\nmachine:\n  type: worker\n  sysctls: [a]\n",
+			want:    "wrong-type.yaml:4: error config.invalid machine.sysctls: YAML: cannot construct !!seq into map[string]string\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := strings.Fields(tc.want)[0]
+			file = file[:strings.Index(file, ":")]
+			path := filepath.Join(dir, file)
+
+			if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+
+			h := newHarness(t, nil, nil)
+			if err := h.run("validate", path); cli.ExitCode(err) != cli.ExitFailure {
+				t.Fatalf("exit code %d", cli.ExitCode(err))
+			}
+
+			got := strings.ReplaceAll(h.stdout.String(), dir+string(filepath.Separator), "")
+			got = got[:strings.LastIndex(strings.TrimSuffix(got, "\n"), "\n")+1] // without the summary line
+
+			if got != tc.want {
+				t.Errorf("stdout:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFileArguments_MissingFileIsOneLineNamingIt(t *testing.T) {
+	for _, args := range [][]string{{"validate", "nowhere.yaml"}, {"schematic", "id", "nowhere.yaml"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			h := newHarness(t, nil, nil)
+
+			if err := h.run(args...); cli.ExitCode(err) != cli.ExitFailure {
+				t.Fatalf("exit code %d", cli.ExitCode(err))
+			}
+
+			if want := "talops: nowhere.yaml: file not found\n"; h.stderr.String() != want {
+				t.Errorf("stderr = %q, want %q", h.stderr.String(), want)
+			}
+		})
 	}
 }

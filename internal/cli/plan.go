@@ -105,17 +105,21 @@ func Plan(ctx context.Context, opts *PlanOptions) (*PlanResult, error) {
 	headInput := versionsInput(ctx, d, head, opts.Offline)
 	findings := rules.Check(headInput)
 
-	if finding.HasErrors(findings) {
-		// A plan of a state that does not render is meaningless; report the findings.
-		return &PlanResult{Plan: plan.BlockedPlan(head.Cluster.Spec.Cluster.Name), Findings: findings, Nodes: len(head.Nodes)}, nil
-	}
-
 	base, err := loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head)
 	if err != nil {
 		return nil, err
 	}
 
-	d.Mask(base.Bundle.Values()...)
+	bump := rules.CompareVersions(versionsInput(ctx, d, base, opts.Offline), headInput)
+	res := &PlanResult{Findings: merge(findings, bump.Findings), Nodes: len(head.Nodes), Bump: bump}
+
+	if finding.HasErrors(findings) {
+		// No plan for a desired state with errors; the findings and the version bump (the
+		// reason for many such pull requests) still say what the change does.
+		res.Plan = plan.BlockedPlan(head.Cluster.Spec.Cluster.Name)
+
+		return res, nil
+	}
 
 	current, err := planState(base)
 	if err != nil {
@@ -127,22 +131,25 @@ func Plan(ctx context.Context, opts *PlanOptions) (*PlanResult, error) {
 		return nil, fmt.Errorf("desired state: %w", err)
 	}
 
-	p, err := plan.Compute(head.Cluster.Spec.Cluster.Name, current, desired, d.Masker())
-	if err != nil {
+	if res.Plan, err = plan.Compute(head.Cluster.Spec.Cluster.Name, current, desired, d.Masker()); err != nil {
 		return nil, err
 	}
 
-	bump := rules.CompareVersions(versionsInput(ctx, d, base, opts.Offline), headInput)
-
-	return &PlanResult{Plan: p, Findings: merge(findings, bump.Findings), Nodes: len(head.Nodes), Bump: bump}, nil
+	return res, nil
 }
 
-// merge adds the findings of b that a lacks (the bump repeats some of the new state's).
+// merge adds the findings of the bump b to those of the new state a. The bump repeats some
+// of them, or says them better (a broken driver pin with the drivers before and after): a
+// finding of b replaces the one of a at the same place with the same code.
 func merge(a, b []finding.Finding) []finding.Finding {
-	out := slices.Clone(a)
+	samePlace := func(x, y finding.Finding) bool {
+		return x.Code == y.Code && x.Node == y.Node && x.File == y.File && x.Line == y.Line && x.Path == y.Path
+	}
 
-	for _, f := range b {
-		if !slices.Contains(out, f) {
+	out := slices.Clone(b)
+
+	for _, f := range a {
+		if !slices.ContainsFunc(b, func(g finding.Finding) bool { return samePlace(f, g) }) {
 			out = append(out, f)
 		}
 	}

@@ -128,7 +128,7 @@ func TestPlan_TalosBumpExplainsTheVersionsInTheComment(t *testing.T) {
 
 	out := h.stdout.String()
 	for _, want := range []string{
-		"**Plan: 5 nodes — 5 upgrade (v1.13.8 → v1.13.9)**",
+		"**Plan: 5 nodes — 5 upgrades (v1.13.8 → v1.13.9)**",
 		"#### Versions",
 		"| Talos | v1.13.8 | v1.13.9 |",
 		"| k8s-node1 | lts |",
@@ -159,5 +159,34 @@ func TestPlan_DesiredStateWithErrorsGetsNoPlan(t *testing.T) {
 		if !strings.Contains(out, "versions.k8s-unsupported") {
 			t.Errorf("%s output lacks the finding:\n%s", format, out)
 		}
+	}
+}
+
+// A Renovate bump that breaks the driver pin gets no plan, but its comment must still say
+// what the bump does: the skipped minor and the driver before and after.
+func TestPlan_BlockedPlanStillExplainsTheVersionBump(t *testing.T) {
+	h := newHarness(t, productionLab(t, "v1.13.9"), nil)
+	h.dirs["base"] = productionLab(t, "v1.11.6")
+
+	err := h.run("plan", "--dir", "examples/homelab", "--against", "base", "--format", "markdown", "--detailed-exitcode")
+	if cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("exit %d, want 1 for the broken pin\n%s", cli.ExitCode(err), h.stderr.String())
+	}
+
+	out := h.stdout.String()
+	for _, want := range []string{
+		"No plan: the desired state has errors; fix them first",
+		"#### Versions",
+		"| k8s-node1 | production | 570.172.08 → **595.91.07** |",
+		"`versions.upgrade-skips-minor`",
+		"`nvidia.driver-pin`",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("comment lacks %q:\n%s", want, out)
+		}
+	}
+
+	if n := strings.Count(out, "`nvidia.driver-pin`"); n != 1 {
+		t.Errorf("the broken pin is reported %d times, want once (with the drivers before and after):\n%s", n, out)
 	}
 }

@@ -97,18 +97,14 @@ func SchematicID(opts *SchematicIDOptions) ([]FileID, error) {
 }
 
 func fileSchematicID(d *Deps, file string) (string, error) {
-	data, err := d.ReadFile(file)
+	data, err := readInputFile(d, file)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", file, err)
-	}
-
-	if len(data) > cluster.MaxFileSize {
-		return "", &cluster.InputError{File: file, Msg: cluster.ErrTooLarge.Error()}
+		return "", err
 	}
 
 	s, err := schematic.Load(data)
 	if err != nil {
-		return "", render.SchematicError(file, err)
+		return "", render.SchematicError(file, data, err)
 	}
 
 	id, err := s.ID()

@@ -172,7 +172,7 @@ func loadSchematic(c *cluster.Cluster, name string) (*schematic.Schematic, error
 
 	s, err := schematic.Load(data)
 	if err != nil {
-		return nil, render.SchematicError(c.Path(rel), err)
+		return nil, render.SchematicError(c.Path(rel), data, err)
 	}
 
 	return s, nil

@@ -71,17 +71,20 @@ func TestSchematicID_OneFilePrintsTheIDAloneSeveralPrintIDAndFile(t *testing.T) 
 func TestSchematicID_ErrorsNameFileLineAndFieldAndTheGoodFilesStillPrint(t *testing.T) {
 	files := testlab.Files(t)
 	files["schematics/typo.yaml"] = []byte("customization:\n  systemExtension:\n    officialExtensions: [siderolabs/zfs]\n")
+	files["schematics/type.yaml"] = []byte("customization:\n  systemExtensions:\n    officialExtensions: siderolabs/zfs\n")
 
 	h := newHarness(t, files, nil)
 	readLabFiles(h, files)
 
-	err := h.run("schematic", "id", "examples/homelab/schematics/typo.yaml", "examples/homelab/schematics/base.yaml", "examples/homelab/schematics/missing.yaml")
+	err := h.run("schematic", "id", "examples/homelab/schematics/typo.yaml", "examples/homelab/schematics/base.yaml",
+		"examples/homelab/schematics/type.yaml", "examples/homelab/schematics/missing.yaml")
 	if cli.ExitCode(err) != cli.ExitFailure {
 		t.Fatalf("exit code %d", cli.ExitCode(err))
 	}
 
 	want := "talops: examples/homelab/schematics/typo.yaml:2: customization.systemExtension: unknown field\n" +
-		"talops: read examples/homelab/schematics/missing.yaml: file does not exist\n"
+		"talops: examples/homelab/schematics/type.yaml:3: customization.systemExtensions.officialExtensions: cannot construct !!str `siderol...` into []string\n" +
+		"talops: examples/homelab/schematics/missing.yaml: file not found\n"
 	if h.stderr.String() != want {
 		t.Errorf("stderr = %q, want %q", h.stderr.String(), want)
 	}

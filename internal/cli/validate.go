@@ -3,15 +3,14 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
-
-	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
+	"errors"
+	"flag"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/render"
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/rules"
-	"github.com/talops/talops/internal/yamlpos"
 )
 
 // ValidateOptions are validate's inputs.
@@ -51,6 +50,13 @@ func validateFlags(d *Deps, args []string) (*ValidateOptions, error) {
 	}
 
 	opts.Files = fs.Args()
+
+	dirSet := false
+	fs.Visit(func(f *flag.Flag) { dirSet = dirSet || f.Name == "dir" })
+
+	if dirSet && len(opts.Files) > 0 {
+		return nil, &UsageError{Msg: "validate takes --dir or FILE arguments, not both"}
+	}
 
 	if err := oneOf("format", opts.Format, report.FindingFormats); err != nil {
 		return nil, err
@@ -121,30 +127,27 @@ func validateFiles(opts *ValidateOptions) (*ValidateResult, error) {
 	var out []finding.Finding
 
 	for _, file := range opts.Files {
-		data, err := opts.Deps.ReadFile(file)
+		data, err := readInputFile(opts.Deps, file)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", file, err)
+			return nil, err
 		}
 
-		if len(data) > cluster.MaxFileSize {
-			return nil, &cluster.InputError{File: file, Msg: cluster.ErrTooLarge.Error()}
-		}
-
-		ix, err := yamlpos.Parse(data)
+		cfg, ix, err := render.LoadConfig(file, data)
 		if err != nil {
-			out = append(out, inputFindings(file, err)...)
-
-			continue
-		}
-
-		cfg, err := configloader.NewFromBytes(data)
-		if err != nil {
-			out = append(out, finding.Finding{Severity: finding.Error, Code: rules.CodeConfigInvalid, File: file, Message: firstLine(err.Error())})
+			out = append(out, loadFindings(err)...)
 
 			continue
 		}
 
 		at := func(path string) (string, int) {
+			if kind, name, ok := rules.SplitDocRef(path); ok {
+				if d := ix.Find(kind, name); d >= 0 {
+					return file, ix.Docs[d].Line
+				}
+
+				return file, 0
+			}
+
 			if d := ix.Find("", ""); d >= 0 {
 				line, _ := ix.Docs[d].Nearest(path)
 
@@ -162,20 +165,21 @@ func validateFiles(opts *ValidateOptions) (*ValidateResult, error) {
 	return &ValidateResult{Findings: out, Nodes: len(opts.Files)}, nil
 }
 
-func inputFindings(file string, err error) []finding.Finding {
+// loadFindings turns the placed errors of a config that does not load into findings,
+// one per problem (each unknown key is one).
+func loadFindings(err error) []finding.Finding {
 	var out []finding.Finding
 
-	for _, p := range yamlpos.Problems(err) {
-		out = append(out, finding.Finding{Severity: finding.Error, Code: rules.CodeConfigInvalid, File: file, Line: p.Line, Message: "YAML: " + p.Message})
+	for _, e := range cluster.Split(err) {
+		f := finding.Finding{Severity: finding.Error, Code: rules.CodeConfigInvalid, Message: e.Error()}
+
+		var ie *cluster.InputError
+		if errors.As(e, &ie) {
+			f.File, f.Line, f.Path, f.Message = ie.File, ie.Line, ie.Field, ie.Msg
+		}
+
+		out = append(out, f)
 	}
 
 	return out
-}
-
-func firstLine(s string) string {
-	if i := bytes.IndexByte([]byte(s), '\n'); i >= 0 {
-		return s[:i]
-	}
-
-	return s
 }

@@ -30,3 +30,18 @@ func (e *InputError) Error() string {
 func inputErrorf(file string, line int, field, format string, args ...any) *InputError {
 	return &InputError{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
+
+// Split returns the problems an error holds: the errors errors.Join put together,
+// recursively, or the error itself.
+func Split(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, Split(e)...)
+		}
+
+		return out
+	}
+
+	return []error{err}
+}

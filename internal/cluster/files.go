@@ -52,7 +52,23 @@ func (d *Dir) ReadFile(name string) ([]byte, error) {
 	}
 	defer f.Close() //nolint:errcheck // read-only
 
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	return readBounded(f)
+}
+
+// ReadFileBounded reads a file named outside a repository (a command-line argument, an
+// age key file) up to MaxFileSize, so that /dev/zero or a huge file is refused, not read.
+func ReadFileBounded(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() //nolint:errcheck // read-only
+
+	return readBounded(f)
+}
+
+func readBounded(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +104,9 @@ func (m MapFiles) ReadFile(name string) ([]byte, error) {
 // ErrEscapes marks a path that leaves the repository directory.
 var ErrEscapes = errors.New("path must stay inside the directory (no absolute paths, no ..)")
 
+// errLinkEscapes is ErrEscapes through a symbolic link, which the path itself does not show.
+var errLinkEscapes = fmt.Errorf("%w: a symbolic link on the way points outside it", ErrEscapes)
+
 // CheckPath refuses empty, absolute and escaping paths.
 func CheckPath(name string) error {
 	switch {
@@ -110,12 +129,13 @@ func CheckPath(name string) error {
 	return nil
 }
 
-// rootError turns os.Root's refusal to leave the directory into ErrEscapes.
+// rootError turns os.Root's refusal to leave the directory into ErrEscapes. CheckPath
+// already refused absolute paths and .., so what os.Root refuses is a symbolic link.
 // The standard library does not export that error, so its text is the only handle.
 func rootError(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Err != nil && pe.Err.Error() == "path escapes from parent" {
-		return ErrEscapes
+		return errLinkEscapes
 	}
 
 	return err

@@ -77,7 +77,7 @@ func (c *Cluster) parse(data []byte) error {
 
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return yamlError(file, err)
+		return yamlError(file, nil, err)
 	}
 
 	if len(root.Content) == 0 {
@@ -97,28 +97,35 @@ func (c *Cluster) parse(data []byte) error {
 		return errors.Join(errs...)
 	}
 
-	if err := root.Decode(&c.Spec); err != nil {
-		return yamlError(file, err)
-	}
-
 	ix, err := yamlpos.Parse(data)
-	if err != nil || len(ix.Docs) == 0 {
-		return inputErrorf(file, 0, "", "cannot index the file")
+	if err != nil {
+		return yamlError(file, nil, err)
 	}
 
-	if len(ix.Docs) > 1 {
-		return inputErrorf(file, ix.Docs[1].Line, "", "expected one YAML document, found %d", len(ix.Docs))
+	if d := ix.SecondDoc(); d > 0 {
+		return inputErrorf(file, ix.Docs[d].Line, "", "expected one YAML document, found another")
 	}
 
 	c.index = ix.Docs[0]
 
+	if err := root.Decode(&c.Spec); err != nil {
+		return yamlError(file, &c.index, err)
+	}
+
 	return nil
 }
 
-func yamlError(file string, err error) error {
+// yamlError places the YAML library's errors; with the file's index it also names the
+// field of a value of the wrong type.
+func yamlError(file string, ix *yamlpos.Doc, err error) error {
 	var errs []error
 	for _, p := range yamlpos.Problems(err) {
-		errs = append(errs, inputErrorf(file, p.Line, "", "%s", p.Message))
+		field := ""
+		if ix != nil {
+			field = ix.PathAt(p.Line, p.Column)
+		}
+
+		errs = append(errs, inputErrorf(file, p.Line, field, "%s", p.Message))
 	}
 
 	return errors.Join(errs...)
@@ -334,11 +341,17 @@ func (c *Cluster) check() []error {
 		case net.ParseIP(n.Address) == nil && !nameRe.MatchString(n.Address):
 			bad(at+".address", "%q is neither an IP address nor a host name", n.Address)
 		default:
-			if j, dup := addrs[n.Address]; dup {
+			// One IP address has many spellings (::1, 0:0::1).
+			key := n.Address
+			if ip := net.ParseIP(n.Address); ip != nil {
+				key = ip.String()
+			}
+
+			if j, dup := addrs[key]; dup {
 				bad(at+".address", "duplicate address %q (also nodes[%d])", n.Address, j)
 			}
 
-			addrs[n.Address] = i
+			addrs[key] = i
 		}
 
 		if n.Role != RoleControlPlane && n.Role != RoleWorker {
@@ -358,6 +371,10 @@ func (c *Cluster) check() []error {
 		if n.Config != "" {
 			if len(n.Patches) > 0 {
 				bad(at+".patches", "a node with config: uses that file as it is; move the patches into it")
+			}
+
+			if n.InstallDisk != "" {
+				bad(at+".installDisk", "a node with config: uses that file as it is; set the install disk in it")
 			}
 
 			errs = append(errs, c.checkPath(at+".config", n.Config)...)
@@ -450,11 +467,16 @@ func (c *Cluster) readReferenced(files Files) []error {
 func (c *Cluster) readError(rel string, line int, field string, err error) error {
 	msg := err.Error()
 
+	var pe *fs.PathError
+
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		msg = "file not found"
 	case errors.Is(err, ErrTooLarge), errors.Is(err, ErrEscapes):
 		msg = err.Error()
+	case errors.As(err, &pe):
+		// The path is named already, relative to the directory.
+		msg = pe.Err.Error()
 	}
 
 	if field == "" {

@@ -154,6 +154,32 @@ func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
 			edit: func(string) string { return "" },
 			want: []string{"lab/talops.yaml: file is empty"},
 		},
+		{
+			name: "value of the wrong type names its field",
+			edit: func(s string) string {
+				return strings.Replace(s, "    role: worker\n", "    role: worker\n    proxmox: {node: pve, vmid: abc}\n", 1)
+			},
+			want: []string{"lab/talops.yaml:18: nodes[1].proxmox.vmid: cannot construct !!str `abc` into int"},
+		},
+		{
+			name: "one address spelt two ways is a duplicate",
+			edit: func(s string) string {
+				return strings.Replace(strings.Replace(s, "10.0.0.10\n", "\"::1\"\n", 1), "10.0.0.11\n", "\"0:0::1\"\n", 1)
+			},
+			want: []string{`lab/talops.yaml:16: nodes[1].address: duplicate address "0:0::1" (also nodes[0])`},
+		},
+		{
+			name: "an install disk on a node with a complete config would be ignored",
+			edit: func(s string) string {
+				return strings.Replace(s, "    patches: [nodes/w1.yaml]\n", "    config: rendered/complete.yaml\n    installDisk: /dev/sda\n", 1)
+			},
+			want: []string{"lab/talops.yaml:19: nodes[1].installDisk: a node with config: uses that file as it is; set the install disk in it"},
+		},
+		{
+			name: "a second document is refused at its line",
+			edit: func(s string) string { return s + "---\nnodes: []\n" },
+			want: []string{"lab/talops.yaml:20: expected one YAML document, found another"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := cluster.Load("lab", files(tc.edit(minimal)))
@@ -172,6 +198,68 @@ func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestLoad_MergeKeysAreFollowedLikeTheDecoderDoes(t *testing.T) {
+	withAnchors := strings.Replace(minimal, "  - name: w1\n    address: 10.0.0.11\n    role: worker\n",
+		"  - &worker\n    name: w1\n    address: 10.0.0.11\n    role: worker\n  - <<: *worker\n    name: w2\n    address: 10.0.0.12\n", 1)
+
+	c, err := cluster.Load("lab", files(withAnchors))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if n := c.Spec.Nodes[2]; n.Name != "w2" || n.Role != "worker" || len(n.Patches) != 1 {
+		t.Errorf("merged node = %+v", n)
+	}
+
+	// An unknown key brought in by a merge is still an unknown key.
+	withTypo := strings.Replace(withAnchors, "    role: worker\n", "    role: worker\n    rol: x\n", 1)
+
+	if _, err := cluster.Load("lab", files(withTypo)); err == nil || !strings.Contains(err.Error(), "rol: unknown field") {
+		t.Errorf("error = %v, want the unknown field", err)
+	}
+}
+
+func TestDir_SymlinkOutOfTheDirectoryIsNamedAsSuch(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret.yaml"), []byte("machine: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "talops.yaml"), []byte(strings.Replace(minimal, "nodes/w1.yaml", "nodes/link.yaml", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	for name, data := range files(minimal) {
+		if name == "talops.yaml" {
+			continue
+		}
+
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if err := os.Symlink(filepath.Join(outside, "secret.yaml"), filepath.Join(dir, "nodes", "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+
+	d, err := cluster.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+
+	_, err = cluster.Load("lab", d)
+	if want := "lab/talops.yaml:18: nodes[1].patches[0]: nodes/link.yaml: path must stay inside the directory (no absolute paths, no ..): a symbolic link on the way points outside it"; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %s", err, want)
 	}
 }
 
@@ -211,6 +299,23 @@ func TestDir_RefusesFilesOverTheSizeBound(t *testing.T) {
 
 	if _, err := d.ReadFile("big.yaml"); !errors.Is(err, cluster.ErrTooLarge) {
 		t.Errorf("ReadFile of an oversized file: %v, want ErrTooLarge", err)
+	}
+}
+
+func TestReadFileBounded_RefusesFilesOverTheSizeBoundWithoutReadingThem(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(big, make([]byte, cluster.MaxFileSize+1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, name := range []string{big, "/dev/zero"} {
+		if _, err := os.Stat(name); err != nil {
+			continue
+		}
+
+		if _, err := cluster.ReadFileBounded(name); !errors.Is(err, cluster.ErrTooLarge) {
+			t.Errorf("ReadFileBounded(%s): %v, want ErrTooLarge", name, err)
+		}
 	}
 }
 

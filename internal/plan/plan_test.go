@@ -107,7 +107,7 @@ func TestCompute_TalosBumpUpgradesEveryNode(t *testing.T) {
 
 	p := compute(t, current, testlab.Files(t))
 
-	if got := p.Summary(); got != "Plan: 5 nodes — 5 upgrade (v1.13.8 → v1.13.9)" {
+	if got := p.Summary(); got != "Plan: 5 nodes — 5 upgrades (v1.13.8 → v1.13.9)" {
 		t.Errorf("summary = %q", got)
 	}
 
@@ -138,7 +138,7 @@ func TestCompute_From114ApplyNeverRebootsButTalopsSaysWhenAChangeNeedsOne(t *tes
 	}
 
 	// A file: rebooted up to 1.13, live from 1.14.
-	desired["nodes/k8s-node2.yaml"] = append([]byte("machine:\n  nodeAnnotations:\n    a: b\n---\n"), desired["nodes/k8s-node2.yaml"]...)
+	desired["nodes/k8s-node2.yaml"] = append([]byte("machine:\n  files:\n    - path: /var/etc/motd\n      permissions: 0o644\n      op: create\n      content: hello\n---\n"), desired["nodes/k8s-node2.yaml"]...)
 	// Environment variables: take effect only after a reboot.
 	desired["nodes/k8s-node3.yaml"] = append([]byte("machine:\n  env:\n    HTTP_PROXY: http://10.0.20.1:3128\n---\n"), desired["nodes/k8s-node3.yaml"]...)
 

@@ -117,6 +117,16 @@ func walkDiff(a, b any, path string, ch *changes) {
 	am, aok := a.(map[string]any)
 	bm, bok := b.(map[string]any)
 
+	// A section present on one side only is walked against an empty one, so that the
+	// paths name the fields (machine.kernel.modules, not machine.kernel): the reboot
+	// rules are written per field.
+	switch {
+	case aok && b == nil:
+		bm, bok = map[string]any{}, true
+	case bok && a == nil:
+		am, aok = map[string]any{}, true
+	}
+
 	if aok && bok {
 		keys := map[string]bool{}
 		for k := range am {
@@ -246,6 +256,9 @@ func rebootFrom114(ch changes) (bool, []string) {
 		case under(p, []string{"machine.kernel.modules"}) && ch.removedFromLists[p]:
 			reboot = true
 			out = appendUnique(out, "machine.kernel.modules lost or changed a module: takes effect after a reboot")
+		case under(p, []string{"machine.systemDiskEncryption"}):
+			reboot = true
+			out = appendUnique(out, "machine.systemDiskEncryption changed: volume encryption takes effect after a reboot")
 		case under(p, []string{"machine.install"}):
 			out = appendUnique(out, installChanged)
 		default:
@@ -255,6 +268,10 @@ func rebootFrom114(ch changes) (bool, []string) {
 
 	for _, d := range ch.docKinds {
 		switch {
+		case d.kind == unattendedInstallKind:
+			// From 1.14 the installer lives in this document; like machine.install, it
+			// only matters to the next upgrade.
+			out = append(out, d.String()+": takes effect with the next upgrade")
 		case d.kind == "KernelModuleConfig" && d.how != "added", d.kind == "EnvironmentConfig":
 			reboot = true
 			out = append(out, d.String()+": takes effect after a reboot")
@@ -275,6 +292,9 @@ func rebootFrom114(ch changes) (bool, []string) {
 
 // installChanged: a new installer in the config never upgrades a node by itself.
 const installChanged = "machine.install changed: takes effect with the next upgrade"
+
+// unattendedInstallKind is the document that holds the installer from Talos 1.14.
+const unattendedInstallKind = "UnattendedInstallConfig"
 
 func (d docChange) String() string {
 	name := d.kind

@@ -26,9 +26,9 @@ func (p *Plan) Summary() string {
 		case Noop:
 			parts = append(parts, fmt.Sprintf("%d unchanged", n))
 		case Upgrade:
-			parts = append(parts, fmt.Sprintf("%d upgrade%s", n, p.versionChange()))
+			parts = append(parts, count(n, string(a))+p.versionChange())
 		default:
-			parts = append(parts, fmt.Sprintf("%d %s", n, a))
+			parts = append(parts, count(n, string(a)))
 		}
 	}
 
@@ -36,12 +36,16 @@ func (p *Plan) Summary() string {
 		parts = []string{"no changes"}
 	}
 
-	nodes := "nodes"
-	if len(p.Nodes) == 1 {
-		nodes = "node"
+	return fmt.Sprintf("Plan: %s — %s", count(len(p.Nodes), "node"), strings.Join(parts, ", "))
+}
+
+// count is "1 reboot", "3 reboots".
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
 	}
 
-	return fmt.Sprintf("Plan: %d %s — %s", len(p.Nodes), nodes, strings.Join(parts, ", "))
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // versionChange is " (a → b)" when every upgrade moves the same Talos versions.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/schematic"
+	"github.com/talops/talops/internal/yamlpos"
 )
 
 // SchematicIDs computes the Image Factory ID of every schematic talops.yaml names.
@@ -24,7 +25,7 @@ func SchematicIDs(c *cluster.Cluster) (map[string]string, error) {
 
 		s, err := schematic.Load(data)
 		if err != nil {
-			errs = append(errs, SchematicError(c.Path(rel), err))
+			errs = append(errs, SchematicError(c.Path(rel), data, err))
 
 			continue
 		}
@@ -42,9 +43,9 @@ func SchematicIDs(c *cluster.Cluster) (map[string]string, error) {
 	return ids, errors.Join(errs...)
 }
 
-// SchematicError places an error of schematic.Load in the schematic file, as a
+// SchematicError places an error of schematic.Load of data in the schematic file, as a
 // *cluster.InputError naming the line and field.
-func SchematicError(file string, err error) error {
+func SchematicError(file string, data []byte, err error) error {
 	var uf *schematic.UnknownFieldError
 	if errors.As(err, &uf) {
 		field := uf.Field
@@ -57,7 +58,14 @@ func SchematicError(file string, err error) error {
 
 	var de *schematic.DecodeError
 	if errors.As(err, &de) {
-		return &cluster.InputError{File: file, Line: de.Line, Msg: de.Msg}
+		field := ""
+		if ix, ixErr := yamlpos.Parse(data); ixErr == nil && de.Line > 0 {
+			if d := ix.DocAt(de.Line); d >= 0 {
+				field = ix.Docs[d].PathAt(de.Line, de.Column)
+			}
+		}
+
+		return &cluster.InputError{File: file, Line: de.Line, Field: field, Msg: de.Msg}
 	}
 
 	return &cluster.InputError{File: file, Msg: err.Error()}

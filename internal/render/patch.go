@@ -24,9 +24,15 @@ import (
 
 // patch is a loaded patch file.
 type patch struct {
-	file  string
+	file string
+	// index locates the file's own keys.
 	index *yamlpos.Index
-	p     configpatcher.Patch
+	// layer locates the config paths the file sets: index itself for strategic merge
+	// patches, the operations' paths and values for RFC 6902 patches.
+	layer *yamlpos.Index
+	// ops are an RFC 6902 patch's operations as written.
+	ops []yamlpos.JSONPatchOp
+	p   configpatcher.Patch
 }
 
 // LoadPatch parses a patch file (strategic merge, single or multi-document, or RFC 6902
@@ -40,10 +46,10 @@ func LoadPatch(file string, data []byte) error {
 func loadPatch(file string, data []byte) (*patch, error) {
 	ix, err := yamlpos.Parse(data)
 	if err != nil {
-		return nil, syntaxError(file, err)
+		return nil, syntaxError(file, nil, err)
 	}
 
-	if len(ix.Docs) == 0 {
+	if ix.Empty() {
 		return nil, &cluster.InputError{File: file, Msg: "patch is empty"}
 	}
 
@@ -52,17 +58,29 @@ func loadPatch(file string, data []byte) (*patch, error) {
 		return nil, loadError(file, ix, err)
 	}
 
-	return &patch{file: file, index: ix, p: p}, nil
+	jp, isJSON := p.(jsonpatch.Patch)
+	if !isJSON {
+		return &patch{file: file, index: ix, layer: ix, p: p}, nil
+	}
+
+	// Machinery reads the first document of an RFC 6902 patch and drops the others
+	// without a word.
+	if d := ix.SecondDoc(); d > 0 {
+		return nil, &cluster.InputError{File: file, Line: ix.Docs[d].Line,
+			Msg: "an RFC 6902 patch file holds one document and the documents after it would be ignored: move them to a patch file of their own"}
+	}
+
+	ops, layer, ok := yamlpos.JSONPatch(data)
+	if !ok || len(ops) != len(jp) {
+		ops, layer = nil, ix
+	}
+
+	return &patch{file: file, index: ix, layer: layer, ops: ops, p: jp}, nil
 }
 
 func (p *patch) apply(cfg coreconfig.Provider) (coreconfig.Provider, error) {
 	if jp, ok := p.p.(jsonpatch.Patch); ok {
-		out, err := applyJSON6902(cfg, jp)
-		if err != nil {
-			return nil, &cluster.InputError{File: p.file, Line: 1, Msg: "RFC 6902 patch: " + redactPatchError(err)}
-		}
-
-		return out, nil
+		return p.applyJSON6902(cfg, jp)
 	}
 
 	out, err := configpatcher.Apply(configpatcher.WithConfig(cfg), []configpatcher.Patch{p.p})
@@ -79,8 +97,9 @@ func (p *patch) apply(cfg coreconfig.Provider) (coreconfig.Provider, error) {
 }
 
 // applyJSON6902 applies an RFC 6902 patch to the v1alpha1 document alone, since
-// machinery refuses JSON patches on multi-document configs.
-func applyJSON6902(cfg coreconfig.Provider, jp jsonpatch.Patch) (coreconfig.Provider, error) {
+// machinery refuses JSON patches on multi-document configs. Errors point at the
+// operation that failed, or at the operation that set an unknown key.
+func (p *patch) applyJSON6902(cfg coreconfig.Provider, jp jsonpatch.Patch) (coreconfig.Provider, error) {
 	var (
 		v1     *v1alpha1.Config
 		others []config.Document
@@ -97,7 +116,7 @@ func applyJSON6902(cfg coreconfig.Provider, jp jsonpatch.Patch) (coreconfig.Prov
 	}
 
 	if v1 == nil {
-		return nil, errors.New("the config has no v1alpha1 document to patch")
+		return nil, &cluster.InputError{File: p.file, Line: 1, Msg: "RFC 6902 patch: the config has no v1alpha1 document to patch"}
 	}
 
 	data, err := container.NewV1Alpha1(v1).EncodeBytes(encoder.WithComments(encoder.CommentsDisabled))
@@ -107,12 +126,12 @@ func applyJSON6902(cfg coreconfig.Provider, jp jsonpatch.Patch) (coreconfig.Prov
 
 	patched, err := configpatcher.JSON6902(data, jp)
 	if err != nil {
-		return nil, err
+		return nil, p.opError(data, jp, err)
 	}
 
 	loaded, err := configloader.NewFromBytes(patched)
 	if err != nil {
-		return nil, err
+		return nil, loadError(p.file, p.layer, err)
 	}
 
 	docs := append(loaded.Documents(), others...)
@@ -120,11 +139,43 @@ func applyJSON6902(cfg coreconfig.Provider, jp jsonpatch.Patch) (coreconfig.Prov
 	return container.New(docs...)
 }
 
-// syntaxError places a YAML syntax error.
-func syntaxError(file string, err error) error {
+const json6902Prefix = "failure applying rfc6902 patches to talos machine config: "
+
+// opError places a failed RFC 6902 patch at the operation that fails: the operations
+// apply one after the other, so the first that fails on its own is the one.
+func (p *patch) opError(data []byte, jp jsonpatch.Patch, err error) error {
+	msg := "RFC 6902 patch: " + strings.TrimPrefix(redactPatchError(err), json6902Prefix)
+
+	if len(p.ops) != len(jp) {
+		return &cluster.InputError{File: p.file, Line: 1, Msg: msg}
+	}
+
+	for i, op := range jp {
+		next, opErr := configpatcher.JSON6902(data, jsonpatch.Patch{op})
+		if opErr != nil {
+			return &cluster.InputError{File: p.file, Line: p.ops[i].PathLine, Field: p.ops[i].Path,
+				Msg: "RFC 6902 patch: " + strings.TrimPrefix(redactPatchError(opErr), json6902Prefix)}
+		}
+
+		data = next
+	}
+
+	return &cluster.InputError{File: p.file, Line: 1, Msg: msg}
+}
+
+// syntaxError places a YAML error; with the file's index it also names the field whose
+// value the error is about (a value of the wrong type).
+func syntaxError(file string, ix *yamlpos.Index, err error) error {
 	var errs []error
 	for _, p := range yamlpos.Problems(err) {
-		errs = append(errs, &cluster.InputError{File: file, Line: p.Line, Msg: "YAML: " + p.Message})
+		field := ""
+		if ix != nil {
+			if d := ix.DocAt(p.Line); d >= 0 {
+				field = ix.Docs[d].PathAt(p.Line, p.Column)
+			}
+		}
+
+		errs = append(errs, &cluster.InputError{File: file, Line: p.Line, Field: field, Msg: "YAML: " + p.Message})
 	}
 
 	return errors.Join(errs...)
@@ -138,7 +189,7 @@ const unknownKeysMarker = "unknown keys found during decoding:\n"
 // reported one per key with their line, and without the values machinery echoes back.
 func loadError(file string, ix *yamlpos.Index, err error) error {
 	if probs := yamlpos.Problems(err); probs[0].Line > 0 {
-		return syntaxError(file, err)
+		return syntaxError(file, ix, err)
 	}
 
 	msg := err.Error()
@@ -174,14 +225,30 @@ func loadError(file string, ix *yamlpos.Index, err error) error {
 	}
 
 	errs := make([]error, 0, len(paths))
+	seen := map[string]bool{}
 
 	for _, p := range paths {
-		line := 0
-		if doc < len(ix.Docs) {
-			line, _ = ix.Docs[doc].Nearest(p)
+		if doc >= len(ix.Docs) {
+			errs = append(errs, &cluster.InputError{File: file, Field: p, Msg: "unknown key" + kindHint(ix, doc)})
+
+			continue
 		}
 
-		errs = append(errs, &cluster.InputError{File: file, Line: line, Field: p, Msg: "unknown key" + kindHint(ix, doc)})
+		// Machinery's summary drops sequence indexes: the file has them.
+		found := ix.Docs[doc].Match(p)
+		if len(found) == 0 {
+			found = []string{p}
+		}
+
+		for _, f := range found {
+			if seen[f] {
+				continue
+			}
+
+			seen[f] = true
+			line, _ := ix.Docs[doc].Nearest(f)
+			errs = append(errs, &cluster.InputError{File: file, Line: line, Field: f, Msg: "unknown key" + kindHint(ix, doc)})
+		}
 	}
 
 	if len(errs) == 0 {
@@ -238,6 +305,11 @@ func unknownPaths(n *yaml.Node, typ reflect.Type, prefix string, out *[]string, 
 	case n.Kind == yaml.MappingNode && typ != nil && typ.Kind() == reflect.Map:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			unknownPaths(n.Content[i+1], typ.Elem(), joinPath(prefix, n.Content[i].Value), out, depth+1)
+		}
+	case n.Kind == yaml.SequenceNode && typ != nil && typ.Kind() == reflect.Slice && prefix != "":
+		// The summary keeps only the items with unknown keys, without their indexes.
+		for _, item := range n.Content {
+			unknownPaths(item, typ.Elem(), prefix+"[*]", out, depth+1)
 		}
 	default:
 		if prefix != "" {

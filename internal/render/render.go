@@ -159,7 +159,7 @@ func One(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*
 			return nil, err
 		}
 
-		out.Layers = append(out.Layers, Layer{File: p.file, Index: p.index})
+		out.Layers = append(out.Layers, Layer{File: p.file, Index: p.layer})
 	}
 
 	return finish(out, cfg)
@@ -170,17 +170,29 @@ func complete(c *cluster.Cluster, n cluster.Node) (*Node, error) {
 	data, _ := c.File(n.Config)
 	file := c.Path(n.Config)
 
+	cfg, ix, err := LoadConfig(file, data)
+	if err != nil {
+		return nil, err
+	}
+
+	return finish(&Node{Node: n, Layers: []Layer{{File: file, Index: ix}}}, cfg)
+}
+
+// LoadConfig loads a complete machine config and indexes where its keys are. Errors are
+// *cluster.InputError placed at the line and key to fix (one per unknown key), without
+// the values machinery echoes back.
+func LoadConfig(file string, data []byte) (coreconfig.Provider, *yamlpos.Index, error) {
 	ix, err := yamlpos.Parse(data)
 	if err != nil {
-		return nil, syntaxError(file, err)
+		return nil, nil, syntaxError(file, nil, err)
 	}
 
 	cfg, err := configloader.NewFromBytes(data)
 	if err != nil {
-		return nil, loadError(file, ix, err)
+		return nil, nil, loadError(file, ix, err)
 	}
 
-	return finish(&Node{Node: n, Layers: []Layer{{File: file, Index: ix}}}, cfg)
+	return cfg, ix, nil
 }
 
 func finish(out *Node, cfg coreconfig.Provider) (*Node, error) {

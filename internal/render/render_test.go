@@ -157,7 +157,7 @@ func TestRender_CompleteConfigIsUsedAsItIs(t *testing.T) {
 	files := testlab.Files(t)
 	rs := renderLab(t, files)
 	files["rendered/k8s-node4.yaml"] = []byte(encoded(t, node(t, rs, "k8s-node4")))
-	testlab.Edit(t, files, "talops.yaml", "    patches: [nodes/k8s-node4.yaml]", "    config: rendered/k8s-node4.yaml")
+	testlab.Edit(t, files, "talops.yaml", "    installDisk: /dev/sda\n    patches: [nodes/k8s-node4.yaml]", "    config: rendered/k8s-node4.yaml")
 
 	n := node(t, renderLab(t, files), "k8s-node4")
 	if n.Generated || encoded(t, n) != string(files["rendered/k8s-node4.yaml"]) {
@@ -214,5 +214,117 @@ func TestRender_ConfigVersionKeepsTheContractAcrossATalosBump(t *testing.T) {
 
 	if strings.Contains(cfg, "kind: UnattendedInstallConfig") {
 		t.Error("the 1.14 contract was used")
+	}
+}
+
+// patchErrors renders the lab with patches/worker.yaml replaced and returns k8s-node2's
+// errors, one line each.
+func patchErrors(t *testing.T, patch string) []string {
+	t.Helper()
+
+	files := testlab.Files(t)
+	files["patches/worker.yaml"] = []byte(patch)
+
+	err := node2Err(t, renderLab(t, files))
+	if err == nil {
+		return nil
+	}
+
+	return strings.Split(err.Error(), "\n")
+}
+
+func node2Err(t *testing.T, rs []render.Result) error {
+	t.Helper()
+
+	for _, r := range rs {
+		if r.Name == "k8s-node2" {
+			return r.Err
+		}
+	}
+
+	t.Fatal("no node k8s-node2")
+
+	return nil
+}
+
+func TestRender_PatchErrorsPointAtTheLineAndFieldToFix(t *testing.T) {
+	const file = "examples/homelab/patches/worker.yaml"
+
+	tests := []struct {
+		name  string
+		patch string
+		want  []string
+	}{
+		{
+			name:  "unknown key in a list item is named with its index",
+			patch: "machine:\n  kernel:\n    modules:\n      - name: a\n      - name: b\n        bogus: 1\n",
+			want:  []string{file + ":6: machine.kernel.modules[1].bogus: unknown key"},
+		},
+		{
+			name:  "unknown keys in two list items are both reported",
+			patch: "machine:\n  network:\n    interfaces:\n      - interface: eth0\n        vlanz: []\n      - interface: eth1\n        vlanz: []\n",
+			want: []string{
+				file + ":5: machine.network.interfaces[0].vlanz: unknown key",
+				file + ":7: machine.network.interfaces[1].vlanz: unknown key",
+			},
+		},
+		{
+			name:  "RFC 6902 operation on a missing path points at that operation",
+			patch: "- op: add\n  path: /machine/sysctls/a\n  value: \"1\"\n- op: replace\n  path: /machine/nope/x\n  value: 1\n",
+			want:  []string{file + `:5: machine.nope.x: RFC 6902 patch: replace operation does not apply: doc is missing path: /machine/nope/x: missing value`},
+		},
+		{
+			name:  "RFC 6902 operation adding an unknown key names the key at its value",
+			patch: "- op: add\n  path: /machine/sysctls/a\n  value: \"1\"\n- op: add\n  path: /machine/bogus\n  value: 1\n",
+			want:  []string{file + ":6: machine.bogus: unknown key"},
+		},
+		{
+			name:  "RFC 6902 operation adding an unknown key deep in its value names that key",
+			patch: "- op: add\n  path: /machine/kernel\n  value:\n    modules:\n      - name: a\n        bogus: 1\n",
+			want:  []string{file + ":6: machine.kernel.modules[0].bogus: unknown key"},
+		},
+		{
+			name:  "RFC 6902 patch followed by other documents is refused at the second document",
+			patch: "- op: add\n  path: /machine/sysctls/a\n  value: \"1\"\n---\napiVersion: v1alpha1\nkind: HostnameConfig\nhostname: x\n",
+			want:  []string{file + ":5: an RFC 6902 patch file holds one document and the documents after it would be ignored: move them to a patch file of their own"},
+		},
+		{
+			name:  "patch of empty documents is empty",
+			patch: "---\n# nothing\n---\n",
+			want:  []string{file + ": patch is empty"},
+		},
+		{
+			name:  "value of the wrong type names its key",
+			patch: "machine:\n  sysctls:\n    a: \"1\"\n  kubelet:\n    extraArgs: [a]\n",
+			want:  []string{file + ":5: machine.kubelet.extraArgs: YAML: cannot construct !!seq into meta.Args"},
+		},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := patchErrors(t, tt.patch)
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("errors:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestRender_FieldsSetByAnRFC6902PatchPointAtTheOperation(t *testing.T) {
+	files := testlab.Files(t)
+	files["patches/worker.yaml"] = []byte("- op: add\n  path: /machine/sysctls/a\n  value: \"1\"\n- op: replace\n  path: /machine/install\n  value:\n    disk: /dev/sda\n    image: ghcr.io/siderolabs/installer:v1.13.9\n")
+
+	n := node(t, renderLab(t, files), "k8s-node2")
+	l := n.Layers[len(n.Layers)-2] // worker patch, then the node's own
+
+	d := l.Index.Find("", "")
+	if d < 0 {
+		t.Fatal("no v1alpha1 document in the RFC 6902 patch's layer")
+	}
+
+	for path, want := range map[string]int{"machine.sysctls.a": 3, "machine.install": 6, "machine.install.image": 8} {
+		if line, exact := l.Index.Docs[d].Nearest(path); !exact || line != want {
+			t.Errorf("%s at line %d (exact %v), want %d", path, line, exact, want)
+		}
 	}
 }

@@ -68,16 +68,16 @@ func PlanJSON(w io.Writer, p *plan.Plan, fs []finding.Finding) error {
 		"cluster":    p.Cluster,
 		"nodes":      len(p.Nodes),
 		"hasChanges": p.HasChanges(),
+		// Tools tell "nothing changes" from "nothing was planned" without reading the line.
+		"blocked": p.Blocked,
 	}
 
 	for _, a := range plan.Actions {
 		summary[string(a)] = counts[a]
 	}
 
-	nodes := p.Nodes
-	if nodes == nil {
-		nodes = []plan.Node{}
-	}
+	// A copy: the view shows absent reasons as [], without touching the plan.
+	nodes := append([]plan.Node{}, p.Nodes...)
 
 	for i := range nodes {
 		if nodes[i].Reasons == nil {
@@ -196,11 +196,9 @@ func (p palette) diffLine(line string) string {
 var templatesFS embed.FS
 
 var planTemplates = template.Must(template.New("").Funcs(template.FuncMap{
-	"fence":    fence,
-	"cell":     cell,
-	"lines":    func(s string) int { return strings.Count(s, "\n") },
-	"findings": FindingsMarkdown,
-	"short":    func(s string) string { return s[:min(12, len(s))] },
+	"fence": fence,
+	"cell":  cell,
+	"short": func(s string) string { return s[:min(12, len(s))] },
 }).ParseFS(templatesFS, "templates/*.tmpl"))
 
 // Marker is the hidden line that identifies a cluster's sticky comment.
@@ -223,11 +221,12 @@ type planData struct {
 	HashMarker string
 	Changed    []nodeData
 	Disruptive []plan.Node
-	Findings   []finding.Finding
-	Nodes      int
-	Version    string
-	Cut        bool
-	Note       string
+	// Findings is the findings table ("" without findings).
+	Findings string
+	Nodes    int
+	Version  string
+	Cut      bool
+	Note     string
 	// Compact lists nodes one per line (no diffs); Hidden counts nodes left out.
 	Compact bool
 	Hidden  int
@@ -242,18 +241,19 @@ type nodeData struct {
 }
 
 // PlanMarkdown renders the PR comment / job summary. Diffs too long for the limit are
-// cut in the middle, node by node, with a pointer to the job summary; it never fails
-// for size.
+// cut in the middle, node by node, with a pointer to the job summary; when even that is
+// too long the nodes are listed one per line. Findings that do not fit are counted (the
+// list starts with the errors); it never fails for size.
 func PlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanView) (string, error) {
 	limit := v.Limit
 	if limit <= 0 {
 		limit = CommentLimit
 	}
 
-	keep := -1 // diff lines kept per node; -1 keeps all
+	sh := shape{keep: -1, findings: len(fs), nodes: len(p.Nodes) - p.Count()[plan.Noop], sections: true}
 
 	for {
-		s, err := renderPlanMarkdown(p, fs, nodes, v, keep)
+		s, err := renderPlanMarkdown(p, fs, nodes, v, sh)
 		if err != nil {
 			return "", err
 		}
@@ -262,67 +262,60 @@ func PlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanView) (st
 			return s, nil
 		}
 
+		// Give up what matters least first: most of a findings table that alone takes half
+		// the room, the middle of long diffs, the diffs, the findings, the version tables,
+		// and at last the list of nodes (the job summary has all of it).
 		switch {
-		case keep < 0:
-			keep = 400
-		case keep > 10:
-			keep /= 2
+		case sh.findings > 0 && len(findingsMarkdown(fs, nodes, sh.findings, v.SummaryNote)) > limit/2:
+			sh.findings /= 2
+		case !sh.compact && sh.keep < 0:
+			sh.keep = 400
+		case !sh.compact && sh.keep > 10:
+			sh.keep /= 2
+		case !sh.compact:
+			sh.compact = true
+		case sh.findings > 0:
+			sh.findings /= 2
+		case sh.sections:
+			sh.sections = false
+		case sh.nodes > 0:
+			sh.nodes = sh.nodes * 3 / 4
 		default:
-			return compactPlanMarkdown(p, nodes, v, limit)
+			return s, nil
 		}
 	}
 }
 
-// compactPlanMarkdown lists changed nodes one per line, without diffs or findings,
-// dropping list entries until the body fits: the job summary has the rest.
-func compactPlanMarkdown(p *plan.Plan, nodes int, v PlanView, limit int) (string, error) {
-	show := len(p.Nodes)
-
-	for {
-		d := planData{
-			Plan: p, Summary: p.Summary(), Marker: Marker(p.Cluster), HashMarker: HashMarker(p.Hash),
-			Disruptive: p.Disruptive(), Nodes: nodes, Version: v.Version, Note: v.SummaryNote, Cut: true, Compact: true,
-		}
-
-		for _, n := range p.Nodes {
-			if n.Action == plan.Noop {
-				continue
-			}
-
-			if len(d.Changed) == show {
-				d.Hidden++
-
-				continue
-			}
-
-			d.Changed = append(d.Changed, nodeData{Node: n})
-		}
-
-		var b strings.Builder
-		if err := planTemplates.ExecuteTemplate(&b, "plan.md.tmpl", d); err != nil {
-			return "", fmt.Errorf("render plan: %w", err)
-		}
-
-		if b.Len() < limit || show == 0 {
-			return b.String(), nil
-		}
-
-		show = min(show, len(d.Changed)) * 3 / 4
-	}
+// shape is how much of a plan a markdown body shows.
+type shape struct {
+	// keep is the diff lines kept per node (-1: all); compact lists nodes without diffs.
+	keep    int
+	compact bool
+	// findings is how many findings are listed; nodes how many changed nodes a compact body lists.
+	findings, nodes int
+	sections        bool
 }
 
-func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanView, keep int) (string, error) {
+func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanView, sh shape) (string, error) {
 	d := planData{
 		Plan:       p,
 		Summary:    p.Summary(),
 		Marker:     Marker(p.Cluster),
 		HashMarker: HashMarker(p.Hash),
 		Disruptive: p.Disruptive(),
-		Findings:   fs,
 		Nodes:      nodes,
 		Version:    v.Version,
 		Note:       v.SummaryNote,
-		Sections:   v.Sections,
+		Compact:    sh.compact,
+		Cut:        sh.compact,
+	}
+
+	if len(fs) > 0 {
+		d.Findings = findingsMarkdown(fs, nodes, sh.findings, v.SummaryNote)
+	}
+
+	if sh.sections {
+		d.Sections = v.Sections
 	}
 
 	for _, n := range p.Nodes {
@@ -330,10 +323,20 @@ func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanVie
 			continue
 		}
 
+		if sh.compact {
+			if len(d.Changed) == sh.nodes {
+				d.Hidden++
+			} else {
+				d.Changed = append(d.Changed, nodeData{Node: n})
+			}
+
+			continue
+		}
+
 		diff := n.Diff
-		if keep >= 0 {
+		if sh.keep >= 0 {
 			var cut bool
-			if diff, cut = cutMiddle(diff, keep, v.SummaryNote); cut {
+			if diff, cut = cutMiddle(diff, sh.keep, v.SummaryNote); cut {
 				d.Cut = true
 			}
 		}

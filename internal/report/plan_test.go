@@ -98,3 +98,78 @@ func TestPlanText_ColourOnlyWhenAsked(t *testing.T) {
 		t.Errorf("no colour on a terminal:\n%q", s)
 	}
 }
+
+// A comment too long for its diffs lists the nodes alone; the errors still reach it, and
+// the findings that do not fit are counted, not silently dropped.
+func TestPlanMarkdown_CompactCommentKeepsTheErrors(t *testing.T) {
+	p := hugePlan(400, 50)
+
+	fs := []finding.Finding{{Severity: finding.Error, Code: "nvidia.driver-pin", Node: "node-01", Message: "the pin is broken"}}
+	for range 600 {
+		fs = append(fs, finding.Finding{Severity: finding.Warning, Code: "config.warning", Message: strings.Repeat("long message ", 10)})
+	}
+
+	s, err := report.PlanMarkdown(p, fs, 400, report.PlanView{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if len(s) >= report.CommentLimit {
+		t.Fatalf("comment is %d characters", len(s))
+	}
+
+	for _, want := range []string{"`nvidia.driver-pin`", "validate failed: 400 nodes checked, 1 error, 600 warnings, 0 notes", "more findings: the job summary lists every one"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("comment lacks %q", want)
+		}
+	}
+}
+
+func TestPlanJSON_LeavesThePlanAsItWas(t *testing.T) {
+	p := &plan.Plan{Cluster: "c", Nodes: []plan.Node{{Name: "a", Action: plan.Noop}}}
+	p.Hash = "h"
+
+	var b strings.Builder
+	if err := report.PlanJSON(&b, p, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	if !strings.Contains(b.String(), `"reasons": []`) {
+		t.Errorf("a node without reasons is not an empty list:\n%s", b.String())
+	}
+
+	if p.Nodes[0].Reasons != nil {
+		t.Errorf("writing the JSON view changed the plan: reasons = %#v", p.Nodes[0].Reasons)
+	}
+}
+
+func TestPlanJSON_BlockedPlanSaysSoInTheSummary(t *testing.T) {
+	for _, tc := range []struct {
+		plan *plan.Plan
+		want string
+	}{
+		{plan.BlockedPlan("c"), `"blocked": true`},
+		{&plan.Plan{Cluster: "c", Hash: "h"}, `"blocked": false`},
+	} {
+		var b strings.Builder
+		if err := report.PlanJSON(&b, tc.plan, nil); err != nil {
+			t.Fatal(err)
+		}
+
+		if !strings.Contains(b.String(), tc.want) {
+			t.Errorf("summary lacks %s:\n%s", tc.want, b.String())
+		}
+	}
+}
+
+// apply checks the reviewed plan's hash: a comment without a plan carries none.
+func TestPlanMarkdown_BlockedPlanCarriesNoHash(t *testing.T) {
+	s, err := report.PlanMarkdown(plan.BlockedPlan("c"), []finding.Finding{{Severity: finding.Error, Code: "config.invalid", Message: "bad"}}, 1, report.PlanView{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if strings.Contains(s, "talops:plan-hash") || !strings.HasPrefix(s, report.Marker("c")+"\n### talops plan: c\n") {
+		t.Errorf("blocked plan comment:\n%s", s)
+	}
+}

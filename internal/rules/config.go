@@ -68,7 +68,8 @@ func machineryValidation(in *Input) []finding.Finding {
 	return out
 }
 
-// Placer finds the file and line that set a config path.
+// Placer finds the file and line that set a config path, or that hold a typed document
+// named as Kind/name (see SplitDocRef).
 type Placer func(path string) (file string, line int)
 
 // ValidateConfig validates a machine config the way Talos does on the client side.
@@ -98,13 +99,34 @@ func ValidateConfig(cfg coreconfig.Provider, mode Mode, strict bool, at Placer, 
 func placed(sev finding.Severity, code, msg string, at Placer, node string) finding.Finding {
 	f := finding.Finding{Severity: sev, Code: code, Message: msg, Node: node}
 
+	where := ""
 	if p := configPath(msg); p != "" {
-		f.Path = p
+		f.Path, where = p, p
+	} else if m := docRefRe.FindStringSubmatch(msg); m != nil {
+		// Typed documents are named Kind/name at the start of their messages.
+		where = m[1]
 	}
 
-	f.File, f.Line = at(f.Path)
+	f.File, f.Line = at(where)
 
 	return f
+}
+
+// docRefRe matches how machinery names a typed document at the start of a message:
+// "UserVolumeConfig/data: …", "KernelModuleConfig/: …", "UnattendedInstallConfig: …".
+var docRefRe = regexp.MustCompile(`^([A-Z][A-Za-z0-9]*/[^:\s]*|[A-Z][A-Za-z0-9]*Config): `)
+
+var kindRe = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+
+// SplitDocRef splits a Placer's reference to a typed document: Kind/name, or a Kind
+// ending in Config alone.
+func SplitDocRef(path string) (kind, name string, ok bool) {
+	kind, name, slash := strings.Cut(path, "/")
+	if !kindRe.MatchString(kind) || (!slash && !strings.HasSuffix(kind, "Config")) {
+		return "", "", false
+	}
+
+	return kind, name, true
 }
 
 var pathRe = regexp.MustCompile(`\.(machine|cluster|debug)(\.[A-Za-z0-9_]+)*`)
@@ -143,8 +165,19 @@ func flattenMulti(err error) []string {
 }
 
 // place finds the last source that set path (or a parent at least two keys deep) in a
-// node's config, else the node's line in talops.yaml.
+// node's config, or that holds the typed document a Kind/name path names, else the
+// node's line in talops.yaml.
 func place(c *cluster.Cluster, n *render.Node, path string) (string, int) {
+	if kind, name, ok := SplitDocRef(path); ok {
+		for i := len(n.Layers) - 1; i >= 0; i-- {
+			if d := n.Layers[i].Index.Find(kind, name); d >= 0 {
+				return n.Layers[i].File, n.Layers[i].Index.Docs[d].Line
+			}
+		}
+
+		return c.Path(cluster.FileName), c.NodeLine(n.Node.Name, "")
+	}
+
 	for p := path; strings.Contains(p, "."); p = parentPath(p) {
 		for i := len(n.Layers) - 1; i >= 0; i-- {
 			l := n.Layers[i]

@@ -24,7 +24,7 @@ func contractMove(base, head *Input) []finding.Finding {
 
 	return []finding.Finding{{
 		Severity: finding.Warning, Code: CodeContractChange, File: file, Line: line, Path: "talosVersion",
-		Message: fmt.Sprintf("Talos %s → %s also generates every config for the v%s format, which the running cluster never adopts by itself (configs change shape and old-style patches may conflict): add configVersion: %s to keep the cluster's format, or review the plan's config changes",
-			base.Cluster.Spec.TalosVersion, head.Cluster.Spec.TalosVersion, to.String(), "v"+from.String()),
+		Message: fmt.Sprintf("Talos %s → %s also generates every config for the %s format, which the running cluster never adopts by itself (configs change shape and old-style patches may conflict): add configVersion: %s to keep the cluster's format, or review the plan's config changes",
+			base.Cluster.Spec.TalosVersion, head.Cluster.Spec.TalosVersion, to.String(), from.String()),
 	}}
 }

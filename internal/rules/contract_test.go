@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/talops/talops/internal/rules"
@@ -30,6 +31,10 @@ func TestContractChange_WarnsOnAMinorBumpUnlessConfigVersionIsPinned(t *testing.
 
 					if f.Line != 6 || f.Path != "talosVersion" {
 						t.Errorf("finding not placed on talosVersion: %+v", f)
+					}
+
+					if !strings.Contains(f.Message, "for the v1.14 format") || !strings.Contains(f.Message, "add configVersion: v1.13 to keep") {
+						t.Errorf("message does not name the formats as talops.yaml spells them: %s", f.Message)
 					}
 				}
 			}

@@ -166,8 +166,10 @@ func mismatchMessage(c *cluster.Cluster, n *render.Node, known map[string]knownS
 		// The stock image is the vanilla one: only its version can be wrong.
 	case isStockInstaller(got):
 		reasons = append(reasons, "the stock installer from ghcr.io (no system extensions)")
-	case got.Registry != want.Registry || got.ID == "":
+	case got.Registry != want.Registry:
 		reasons = append(reasons, "not an installer of the Image Factory at "+want.Registry)
+	case got.ID == "":
+		reasons = append(reasons, fmt.Sprintf("not a schematic's installer (the factory serves %s/%s/<64 hex digits of a schematic ID>)", want.Registry, want.Repository))
 	default:
 		if got.ID != want.ID {
 			reasons = append(reasons, idReason(n, known, got.ID))

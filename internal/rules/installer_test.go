@@ -112,6 +112,11 @@ func TestInstallerMismatch_WrongInstallerOnTheGPUWorkerPointsAtThePatchLine(t *t
 			image: "factory.example.org/nocloud-installer/" + ids["gpu"] + ":v1.13.9",
 			want:  []string{"is not an installer of the Image Factory at factory.talos.dev;"},
 		},
+		{
+			name:  "the right factory without a schematic ID",
+			image: factory + "gpu:v1.13.9",
+			want:  []string{"is not a schematic's installer (the factory serves factory.talos.dev/nocloud-installer/<64 hex digits of a schematic ID>);"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := testlab.Files(t)
@@ -323,7 +328,7 @@ func completeConfigNode(t *testing.T, files cluster.MapFiles, image string) {
 	}
 
 	files["rendered/k8s-node2.yaml"] = []byte(strings.Replace(string(data), n.Installer, image, 1))
-	testlab.Edit(t, files, "talops.yaml", "    patches: [nodes/k8s-node2.yaml]", "    config: rendered/k8s-node2.yaml")
+	testlab.Edit(t, files, "talops.yaml", "    installDisk: /dev/sda\n    patches: [nodes/k8s-node2.yaml]", "    config: rendered/k8s-node2.yaml")
 }
 
 func TestInstallerMismatch_CompleteConfigIsHeldToTheSchematicItsNodeNames(t *testing.T) {
@@ -344,9 +349,25 @@ func TestInstallerMismatch_CompleteConfigIsHeldToTheSchematicItsNodeNames(t *tes
 	}
 
 	// Without a schematic in talops.yaml, talops claims nothing about the file's image.
-	testlab.Edit(t, files, "talops.yaml", "    schematic: base\n    installDisk: /dev/sda\n    config: rendered/k8s-node2.yaml", "    installDisk: /dev/sda\n    config: rendered/k8s-node2.yaml")
+	testlab.Edit(t, files, "talops.yaml", "    schematic: base\n    config: rendered/k8s-node2.yaml", "    config: rendered/k8s-node2.yaml")
 
 	if fs := checkCodes(t, files, false, installerCodes...); len(fs) != 0 {
 		t.Errorf("findings = %+v", fs)
+	}
+}
+
+func TestInstallerMismatch_SetByAnRFC6902PatchPointsAtTheOperation(t *testing.T) {
+	files := testlab.Files(t)
+	files["patches/worker.yaml"] = []byte("- op: add\n  path: /machine/sysctls/a\n  value: \"1\"\n- op: replace\n  path: /machine/install/image\n  value: ghcr.io/siderolabs/installer:v1.13.9\n")
+
+	fs := checkCodes(t, files, false, rules.CodeInstallerMismatch)
+	if len(fs) != 4 {
+		t.Fatalf("want one installer.mismatch per worker, got %+v", fs)
+	}
+
+	for _, f := range fs {
+		if f.File != "examples/homelab/patches/worker.yaml" || f.Line != 6 || f.Path != "machine.install.image" {
+			t.Errorf("finding placed at %s:%d %s, want the operation's value in the worker patch", f.File, f.Line, f.Path)
+		}
 	}
 }

@@ -81,7 +81,7 @@ func renderFailures(in *Input) []finding.Finding {
 			continue
 		}
 
-		for _, e := range flattenJoined(r.Err) {
+		for _, e := range cluster.Split(r.Err) {
 			f := finding.Finding{Severity: finding.Error, Code: CodePatchInvalid, Message: e.Error(), Node: r.Name}
 
 			var ie *cluster.InputError
@@ -96,19 +96,6 @@ func renderFailures(in *Input) []finding.Finding {
 	}
 
 	return out
-}
-
-func flattenJoined(err error) []error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, flattenJoined(e)...)
-		}
-
-		return out
-	}
-
-	return []error{err}
 }
 
 // throwawaySecrets notes that secrets were generated for this run only.

@@ -154,3 +154,38 @@ func TestCheck_RenderFailureBecomesAPlacedFinding(t *testing.T) {
 		}
 	}
 }
+
+func TestCheck_TypedDocumentProblemPointsAtTheDocumentInThePatch(t *testing.T) {
+	files := testlab.Files(t)
+	files["patches/worker.yaml"] = append(files["patches/worker.yaml"], []byte("---\napiVersion: v1alpha1\nkind: KernelModuleConfig\nname: \"\"\n")...)
+
+	fs := check(t, files, false)
+	if len(fs) != 4 {
+		t.Fatalf("want one finding per worker, got %+v", fs)
+	}
+
+	for _, f := range fs {
+		if f.Code != rules.CodeConfigInvalid || f.File != "examples/homelab/patches/worker.yaml" || f.Line != 6 || !strings.HasPrefix(f.Message, "KernelModuleConfig/: ") {
+			t.Errorf("finding = %+v", f)
+		}
+	}
+}
+
+func TestSplitDocRef_NamesTypedDocumentsNotConfigPaths(t *testing.T) {
+	for _, tc := range []struct {
+		ref, kind, name string
+		ok              bool
+	}{
+		{"UserVolumeConfig/data", "UserVolumeConfig", "data", true},
+		{"KernelModuleConfig/", "KernelModuleConfig", "", true},
+		{"UnattendedInstallConfig", "UnattendedInstallConfig", "", true},
+		{"machine.install.image", "", "", false},
+		{"UnattendedInstallConfig.installer.image", "", "", false},
+		{"", "", "", false},
+	} {
+		kind, name, ok := rules.SplitDocRef(tc.ref)
+		if kind != tc.kind || name != tc.name || ok != tc.ok {
+			t.Errorf("SplitDocRef(%q) = %q, %q, %v", tc.ref, kind, name, ok)
+		}
+	}
+}

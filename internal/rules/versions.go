@@ -256,7 +256,12 @@ func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
 
 		out = append(out, ch)
 
-		move := fmt.Sprintf("NVIDIA driver %s → %s (%s), container toolkit %s → %s", noneIfEmpty(ch.Driver.From), noneIfEmpty(ch.Driver.To), ch.Flavour, noneIfEmpty(ch.Toolkit.From), noneIfEmpty(ch.Toolkit.To))
+		toolkit := noneIfEmpty(ch.Toolkit.To) + " (unchanged)"
+		if ch.Toolkit.Changed() {
+			toolkit = noneIfEmpty(ch.Toolkit.From) + " → " + noneIfEmpty(ch.Toolkit.To)
+		}
+
+		move := fmt.Sprintf("NVIDIA driver %s → %s (%s), container toolkit %s", noneIfEmpty(ch.Driver.From), noneIfEmpty(ch.Driver.To), ch.Flavour, toolkit)
 		if t.Changed() {
 			move = fmt.Sprintf("Talos %s → %s moves the ", t.From, t.To) + move
 		}
@@ -368,11 +373,12 @@ func cdiMove(head *Input, t Change, gpuNodes bool) []finding.Finding {
 }
 
 // releaseFindings are the findings of a state that depend on its release, but the driver
-// pin, which the bump reports with the drivers before and after.
+// pin, which the bump reports with the drivers before and after; and the nodes that do not
+// render, which drop out of every comparison.
 func releaseFindings(in *Input) []finding.Finding {
 	var out []finding.Finding
 
-	for _, r := range []rule{kubernetesSupport, extensionAvailability, nvidiaRules} {
+	for _, r := range []rule{renderFailures, kubernetesSupport, extensionAvailability, nvidiaRules} {
 		for _, f := range r(in) {
 			if f.Code != CodeNvidiaDriverPin {
 				out = append(out, f)

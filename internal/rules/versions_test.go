@@ -42,7 +42,7 @@ func TestCompareVersions_PinnedProductionDriverFrom1_11To1_13(t *testing.T) {
 
 	b := bump(t, base, head)
 
-	want := []string{"error nvidia.driver-pin", "warning nvidia.cdi-setup", "warning versions.upgrade-skips-minor"}
+	want := []string{"error nvidia.driver-pin", "warning nvidia.cdi-setup", "warning versions.contract-change", "warning versions.upgrade-skips-minor"}
 	if got := codesOf(b.Findings); !slices.Equal(got, want) {
 		t.Fatalf("findings = %q, want %q\n%s", got, want, describe(b.Findings))
 	}
@@ -115,11 +115,11 @@ func TestCompareVersions_Verdicts(t *testing.T) {
 		},
 		{
 			name: "the LTS track switches branch at 1.12", base: gpu("v1.11.6", "v1.34.1"), head: gpu("v1.12.6", "v1.34.1"),
-			want: []string{"info nvidia.driver-changed"},
+			want: []string{"info nvidia.driver-changed", "warning versions.contract-change"},
 		},
 		{
 			name: "below the target's minimum host version", base: gpu("v1.10.9", "v1.33.0"), head: gpu("v1.13.9", "v1.33.0"),
-			want: []string{"error versions.upgrade-unsupported", "info nvidia.driver-changed", "warning nvidia.cdi-setup"},
+			want: []string{"error versions.upgrade-unsupported", "info nvidia.driver-changed", "warning nvidia.cdi-setup", "warning versions.contract-change"},
 		},
 		{
 			name: "back across a minor", base: gpu("v1.13.9", "v1.35.0"), head: gpu("v1.12.6", "v1.35.0"),
@@ -135,13 +135,13 @@ func TestCompareVersions_Verdicts(t *testing.T) {
 		},
 		{
 			name: "Kubernetes left behind by the Talos bump", base: gpu("v1.12.6", "v1.30.3"), head: gpu("v1.13.9", "v1.30.3"),
-			want: []string{"error versions.k8s-unsupported", "info nvidia.driver-changed", "warning nvidia.cdi-setup"},
+			want: []string{"error versions.k8s-unsupported", "info nvidia.driver-changed", "warning nvidia.cdi-setup", "warning versions.contract-change"},
 		},
 		{
 			name: "extensions renamed or gone at the lts/production split",
 			base: gpuRepo{talos: "v1.7.7", extensions: []string{nonfreeBare, toolkitBare, fabricBare}, patches: []string{modulesPatch, sysctlPatch}},
 			head: gpuRepo{talos: "v1.8.4", extensions: []string{nonfreeBare, toolkitBare, fabricBare}, patches: []string{modulesPatch, sysctlPatch}},
-			want: []string{"error extension.unavailable", "info nvidia.driver-changed", "warning extension.renamed", "warning extension.renamed"},
+			want: []string{"error extension.unavailable", "info nvidia.driver-changed", "warning extension.renamed", "warning extension.renamed", "warning versions.contract-change"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,4 +180,55 @@ func TestCompareVersions_GoneExtensionsAreListed(t *testing.T) {
 	if g := b.GPUNodes; len(g) != 1 || g[0].Driver != (rules.Change{From: "535.129.03", To: "535.183.06"}) || g[0].Flavour != "lts" {
 		t.Errorf("GPU nodes = %+v", g)
 	}
+}
+
+// A node that stops rendering drops out of the GPU table; the bump must say why rather
+// than explain the bump as if the node were gone.
+func TestCompareVersions_NodeThatNoLongerRendersIsReported(t *testing.T) {
+	t.Parallel()
+
+	base := gpuRepo{talos: "v1.13.8", k8s: "v1.36.4", flavour: "lts", extensions: []string{openLTS, toolkitLTS}, patches: []string{modulesPatch}}
+	head := base
+	head.talos = "v1.13.9"
+	head.patches = []string{modulesPatch, "machine:\n  sysctls: [not, a, map\n"}
+
+	b := rules.CompareVersions(input(t, base.files(t)), input(t, head.files(t)))
+
+	if len(b.GPUNodes) != 0 {
+		t.Fatalf("GPU nodes = %+v: the node does not render", b.GPUNodes)
+	}
+
+	found := false
+
+	for _, f := range b.Findings {
+		if f.Code == rules.CodePatchInvalid && f.Node == "gpu-1" && f.Severity == finding.Error {
+			found = true
+		}
+	}
+
+	if !found {
+		t.Errorf("the bump does not say gpu-1 no longer renders:\n%s", describe(b.Findings))
+	}
+}
+
+func TestCompareVersions_DriverChangeSaysAnUnchangedToolkitOnce(t *testing.T) {
+	t.Parallel()
+
+	base := gpuRepo{talos: "v1.13.8", k8s: "v1.36.4", flavour: "lts", extensions: []string{openLTS, toolkitLTS}, patches: []string{modulesPatch}}
+	head := base
+	head.talos = "v1.13.9"
+
+	for _, f := range bump(t, base, head).Findings {
+		if f.Code != rules.CodeNvidiaDriverChanged {
+			continue
+		}
+
+		if !strings.Contains(f.Message, "580.173.02 → 580.178.04 (lts), container toolkit v1.19.1 (unchanged)") {
+			t.Errorf("driver-changed = %s", f.Message)
+		}
+
+		return
+	}
+
+	t.Error("no nvidia.driver-changed finding")
 }

@@ -7,16 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
 	"filippo.io/age"
+	"github.com/hashicorp/go-multierror"
 	"github.com/siderolabs/talos/pkg/machinery/config"
 	gensecrets "github.com/siderolabs/talos/pkg/machinery/config/generate/secrets"
 	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/secrets/sops"
+	"github.com/talops/talops/internal/yamlpos"
 )
 
 // EnvBundle is the variable that may hold the bundle YAML itself.
@@ -154,7 +157,7 @@ func (l *Loader) Load(c *cluster.Cluster) (*Bundle, error) {
 
 	b, err := parse(data, contract)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return nil, placed(file, err)
 	}
 
 	return &Bundle{Bundle: b, Source: file}, nil
@@ -190,17 +193,19 @@ func parse(data []byte, contract *config.VersionContract) (*gensecrets.Bundle, e
 
 	var node yaml.Node
 	if err := yaml.Unmarshal(data, &node); err != nil {
-		return nil, errors.New("not a YAML secrets bundle (talosctl gen secrets format)")
+		return nil, newBundleError(nil, err, "not a YAML secrets bundle (talosctl gen secrets format)")
 	}
 
 	if err := node.Decode(b); err != nil {
-		return nil, errors.New("not a secrets bundle: fields have the wrong types (talosctl gen secrets format)")
+		ix, _ := yamlpos.Parse(data)
+
+		return nil, newBundleError(ix, err, "not a secrets bundle: a field has the wrong type (talosctl gen secrets format)")
 	}
 
 	b.Clock = gensecrets.NewFixedClock(time.Time{})
 
 	if err := b.Validate(contract); err != nil {
-		return nil, fmt.Errorf("invalid secrets bundle: %w", err)
+		return nil, fmt.Errorf("invalid secrets bundle: %s", oneLine(err))
 	}
 
 	return b, nil
@@ -209,4 +214,66 @@ func parse(data []byte, contract *config.VersionContract) (*gensecrets.Bundle, e
 // Identities is exposed for callers that decrypt other SOPS files with the same keys.
 func (l *Loader) Identities() ([]age.Identity, error) {
 	return sops.IdentitiesFromEnv(l.Getenv, l.ReadFile)
+}
+
+// bundleError is a bundle that does not parse, placed at a line and field. The YAML
+// library's own message is dropped: it may quote a value.
+type bundleError struct {
+	line  int
+	field string
+	msg   string
+}
+
+func newBundleError(ix *yamlpos.Index, err error, msg string) *bundleError {
+	e := &bundleError{msg: msg}
+
+	if probs := yamlpos.Problems(err); len(probs) > 0 {
+		e.line = probs[0].Line
+
+		if ix != nil {
+			if d := ix.DocAt(e.line); d >= 0 {
+				e.field = ix.Docs[d].PathAt(probs[0].Line, probs[0].Column)
+			}
+		}
+	}
+
+	return e
+}
+
+func (e *bundleError) Error() string {
+	s := e.msg
+	if e.field != "" {
+		s = e.field + ": " + s
+	}
+
+	if e.line > 0 {
+		s = fmt.Sprintf("line %d: %s", e.line, s)
+	}
+
+	return s
+}
+
+// placed names the file of a bundle error the way input errors are named.
+func placed(file string, err error) error {
+	var be *bundleError
+	if errors.As(err, &be) {
+		return &cluster.InputError{File: file, Line: be.line, Field: be.field, Msg: be.msg}
+	}
+
+	return fmt.Errorf("%s: %w", file, err)
+}
+
+// oneLine joins machinery's list of problems ("2 errors occurred:\n\t* …") into one line.
+func oneLine(err error) string {
+	var me *multierror.Error
+	if !errors.As(err, &me) {
+		return err.Error()
+	}
+
+	msgs := make([]string, 0, len(me.Errors))
+	for _, e := range me.Errors {
+		msgs = append(msgs, e.Error())
+	}
+
+	return strings.Join(msgs, "; ")
 }

@@ -135,6 +135,44 @@ func TestLoad_InvalidBundleNamesTheFieldNotTheValue(t *testing.T) {
 	}
 }
 
+func TestLoad_InvalidBundleIsOneLineListingEveryProblem(t *testing.T) {
+	_, err := loader(map[string]string{secrets.EnvBundle: "cluster: {id: x}\n"}).Load(testlab.Load(t, testlab.Files(t)))
+
+	want := "TALOS_SECRETS: invalid secrets bundle: cluster.secret is required; secrets is required; trustdinfo is required; certs is required"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}
+
+func TestLoad_MalformedBundleNamesLineAndFieldButNoValue(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new, want string
+	}{
+		{
+			name: "a value of the wrong type",
+			old:  "    token: 0cz2lz.6e4zzgagjbs71qmf",
+			new:  "    token: [0cz2lz.6e4zzgagjbs71qmf]",
+			want: "examples/homelab/secrets.THROWAWAY.yaml:10: trustdinfo.token: not a secrets bundle: a field has the wrong type (talosctl gen secrets format)",
+		},
+		{
+			name: "YAML syntax",
+			old:  "    token: 0cz2lz.6e4zzgagjbs71qmf",
+			new:  "    token: 0cz2lz.6e4zzgagjbs71qmf: x",
+			want: "examples/homelab/secrets.THROWAWAY.yaml:10: not a YAML secrets bundle (talosctl gen secrets format)",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := testlab.Files(t)
+			testlab.Edit(t, files, "secrets.THROWAWAY.yaml", tc.old, tc.new)
+
+			_, err := loader(nil).Load(testlab.Load(t, files))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("err = %v, want %s", err, tc.want)
+			}
+		})
+	}
+}
+
 func TestThrowaway_GeneratedOncePerLoader(t *testing.T) {
 	files := testlab.Files(t)
 	testlab.Edit(t, files, "talops.yaml", "secrets: secrets.THROWAWAY.yaml\n", "")

@@ -15,23 +15,43 @@ type Unknown struct {
 }
 
 // UnknownFields walks n against the yaml tags of typ and returns every key
-// typ does not declare, with its path and line. Maps accept any key.
+// typ does not declare, with its path and line. Maps accept any key. Merge keys
+// (<<) and aliases are followed, as the decoder follows them; a key that comes
+// from an anchor is reported once, at the path where the anchor is first used.
 func UnknownFields(n *yaml.Node, typ reflect.Type) []Unknown {
 	var out []Unknown
 
-	unknownFields(n, typ, "", &out, 0)
+	unknownFields(n, typ, "", &out, 0, map[aliasVisit]bool{})
 
 	return out
 }
 
-func unknownFields(n *yaml.Node, typ reflect.Type, prefix string, out *[]Unknown, depth int) {
+// aliasVisit is an anchored node checked against a type: each is checked once, which
+// keeps documents that reuse anchors many times from multiplying the work.
+type aliasVisit struct {
+	node *yaml.Node
+	typ  reflect.Type
+}
+
+func unknownFields(n *yaml.Node, typ reflect.Type, prefix string, out *[]Unknown, depth int, seen map[aliasVisit]bool) {
 	if depth > maxDepth || n == nil {
+		return
+	}
+
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil || seen[aliasVisit{n.Alias, typ}] {
+			return
+		}
+
+		seen[aliasVisit{n.Alias, typ}] = true
+		unknownFields(n.Alias, typ, prefix, out, depth+1, seen)
+
 		return
 	}
 
 	if n.Kind == yaml.DocumentNode {
 		for _, c := range n.Content {
-			unknownFields(c, typ, prefix, out, depth+1)
+			unknownFields(c, typ, prefix, out, depth+1, seen)
 		}
 
 		return
@@ -49,6 +69,20 @@ func unknownFields(n *yaml.Node, typ reflect.Type, prefix string, out *[]Unknown
 			k, v := n.Content[i], n.Content[i+1]
 			p := join(prefix, k.Value)
 
+			if isMerge(k) {
+				// The merged mappings' keys land in this mapping: check them against its type.
+				merged := []*yaml.Node{v}
+				if v.Kind == yaml.SequenceNode {
+					merged = v.Content
+				}
+
+				for _, m := range merged {
+					unknownFields(m, typ, prefix, out, depth+1, seen)
+				}
+
+				continue
+			}
+
 			ft, ok := fields[k.Value]
 			if !ok {
 				*out = append(*out, Unknown{Path: p, Line: k.Line})
@@ -56,17 +90,22 @@ func unknownFields(n *yaml.Node, typ reflect.Type, prefix string, out *[]Unknown
 				continue
 			}
 
-			unknownFields(v, ft, p, out, depth+1)
+			unknownFields(v, ft, p, out, depth+1, seen)
 		}
 	case n.Kind == yaml.MappingNode && typ.Kind() == reflect.Map:
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			unknownFields(n.Content[i+1], typ.Elem(), join(prefix, n.Content[i].Value), out, depth+1)
+			unknownFields(n.Content[i+1], typ.Elem(), join(prefix, n.Content[i].Value), out, depth+1, seen)
 		}
 	case n.Kind == yaml.SequenceNode && typ.Kind() == reflect.Slice:
 		for i, item := range n.Content {
-			unknownFields(item, typ.Elem(), prefix+"["+strconv.Itoa(i)+"]", out, depth+1)
+			unknownFields(item, typ.Elem(), prefix+"["+strconv.Itoa(i)+"]", out, depth+1, seen)
 		}
 	}
+}
+
+// isMerge reports whether a mapping key is the merge key <<.
+func isMerge(k *yaml.Node) bool {
+	return k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge"
 }
 
 func join(prefix, key string) string {

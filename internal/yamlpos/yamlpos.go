@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -22,6 +24,10 @@ type Doc struct {
 	Line int
 
 	lines map[string]int
+	// values maps where each value starts (line, column) to its path.
+	values map[[2]int]string
+	// empty is a document without content (only comments, or nothing after ---).
+	empty bool
 }
 
 // Index holds the documents of a YAML stream.
@@ -47,12 +53,13 @@ func Parse(data []byte) (*Index, error) {
 			return nil, err
 		}
 
-		doc := Doc{Line: root.Line, lines: map[string]int{}}
+		doc := Doc{Line: root.Line, lines: map[string]int{}, values: map[[2]int]string{}, empty: true}
 
 		if len(root.Content) > 0 {
 			body := root.Content[0]
 			doc.Line = body.Line
-			walk(body, "", doc.lines, 0)
+			doc.empty = body.Kind == yaml.ScalarNode && body.ShortTag() == "!!null"
+			walk(body, "", doc.lines, doc.values, 0)
 			doc.Kind = scalar(body, "kind")
 			doc.Name = scalar(body, "name")
 		}
@@ -64,7 +71,7 @@ func Parse(data []byte) (*Index, error) {
 // maxDepth bounds recursion on hostile input.
 const maxDepth = 64
 
-func walk(n *yaml.Node, prefix string, lines map[string]int, depth int) {
+func walk(n *yaml.Node, prefix string, lines map[string]int, values map[[2]int]string, depth int) {
 	if depth > maxDepth {
 		return
 	}
@@ -83,13 +90,22 @@ func walk(n *yaml.Node, prefix string, lines map[string]int, depth int) {
 				lines[p] = k.Line
 			}
 
-			walk(v, p, lines, depth+1)
+			if _, seen := values[[2]int{v.Line, v.Column}]; !seen && values != nil {
+				values[[2]int{v.Line, v.Column}] = p
+			}
+
+			walk(v, p, lines, values, depth+1)
 		}
 	case yaml.SequenceNode:
 		for i, item := range n.Content {
 			p := prefix + "[" + strconv.Itoa(i) + "]"
 			lines[p] = item.Line
-			walk(item, p, lines, depth+1)
+
+			if _, seen := values[[2]int{item.Line, item.Column}]; !seen && values != nil {
+				values[[2]int{item.Line, item.Column}] = p
+			}
+
+			walk(item, p, lines, values, depth+1)
 		}
 	}
 }
@@ -131,6 +147,67 @@ func (d Doc) Nearest(path string) (line int, exact bool) {
 	return 0, false
 }
 
+// PathAt returns the path of the value that starts at line and column (as the YAML
+// library reports a value of the wrong type), else of the key written on line: the
+// deepest key there, or the mapping holding several keys written on it in flow style.
+func (d Doc) PathAt(line, column int) string {
+	if p, ok := d.values[[2]int{line, column}]; ok {
+		return p
+	}
+
+	var at []string
+
+	for p, l := range d.lines {
+		if l == line {
+			at = append(at, p)
+		}
+	}
+
+	if len(at) == 0 {
+		return ""
+	}
+
+	sort.Slice(at, func(i, j int) bool {
+		return depth(at[i]) > depth(at[j]) || depth(at[i]) == depth(at[j]) && at[i] < at[j]
+	})
+
+	if len(at) > 1 && depth(at[0]) == depth(at[1]) {
+		return parent(at[0])
+	}
+
+	return at[0]
+}
+
+func depth(path string) int { return strings.Count(path, ".") + strings.Count(path, "[") }
+
+// Match returns the paths the document sets that match pattern, where [*] stands for
+// any sequence index, ordered by line.
+func (d Doc) Match(pattern string) []string {
+	if !strings.Contains(pattern, "[*]") {
+		if d.Has(pattern) {
+			return []string{pattern}
+		}
+
+		return nil
+	}
+
+	re := regexp.MustCompile("^" + strings.ReplaceAll(regexp.QuoteMeta(pattern), `\[\*\]`, `\[[^\]]*\]`) + "$")
+
+	var out []string
+
+	for p := range d.lines {
+		if re.MatchString(p) {
+			out = append(out, p)
+		}
+	}
+
+	sort.Slice(out, func(i, j int) bool {
+		return d.lines[out[i]] < d.lines[out[j]] || d.lines[out[i]] == d.lines[out[j]] && out[i] < out[j]
+	})
+
+	return out
+}
+
 // Paths returns every path the document sets.
 func (d Doc) Paths() []string {
 	out := make([]string, 0, len(d.lines))
@@ -149,6 +226,35 @@ func parent(path string) string {
 	}
 
 	return path[:i]
+}
+
+// Empty reports whether the stream holds no document with content.
+func (ix *Index) Empty() bool { return ix.firstDoc() == -1 }
+
+// SecondDoc returns the second document with content, or -1 when there is none.
+func (ix *Index) SecondDoc() int {
+	first := ix.firstDoc()
+	if first < 0 {
+		return -1
+	}
+
+	for i := first + 1; i < len(ix.Docs); i++ {
+		if !ix.Docs[i].empty {
+			return i
+		}
+	}
+
+	return -1
+}
+
+func (ix *Index) firstDoc() int {
+	for i, d := range ix.Docs {
+		if !d.empty {
+			return i
+		}
+	}
+
+	return -1
 }
 
 // DocAt returns the document that contains line, or -1.
@@ -175,9 +281,10 @@ func (ix *Index) Find(kind, name string) int {
 	return -1
 }
 
-// Problem is a YAML error with the line it refers to (0 when unknown).
+// Problem is a YAML error with the line and column it refers to (0 when unknown).
 type Problem struct {
 	Line    int
+	Column  int
 	Message string
 }
 
@@ -187,7 +294,7 @@ func Problems(err error) []Problem {
 	if errors.As(err, &many) && len(many.Errors) > 0 {
 		out := make([]Problem, 0, len(many.Errors))
 		for _, e := range many.Errors {
-			out = append(out, Problem{Line: e.Mark.Line, Message: e.Message})
+			out = append(out, Problem{Line: e.Mark.Line, Column: e.Mark.Column, Message: e.Message})
 		}
 
 		return out
@@ -195,7 +302,7 @@ func Problems(err error) []Problem {
 
 	var one *yaml.LoadError
 	if errors.As(err, &one) {
-		return []Problem{{Line: one.Mark.Line, Message: one.Message}}
+		return []Problem{{Line: one.Mark.Line, Column: one.Mark.Column, Message: one.Message}}
 	}
 
 	return []Problem{{Message: err.Error()}}

@@ -1,0 +1,152 @@
+package yamlpos_test
+
+import (
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/yamlpos"
+)
+
+func TestJSONPatch_IndexesTheConfigPathsEachOperationSets(t *testing.T) {
+	patch := `- op: add
+  path: /machine/sysctls/a
+  value: "1"
+- op: remove
+  path: /machine/kernel/modules/0
+- op: add
+  path: /machine/kernel/modules/-
+  value:
+    name: nvidia
+- op: replace
+  path: /machine/nodeLabels/node-role.kubernetes.io~1gpu
+  value: "true"
+`
+
+	ops, ix, ok := yamlpos.JSONPatch([]byte(patch))
+	if !ok {
+		t.Fatal("not read as an RFC 6902 patch")
+	}
+
+	var got []string
+	for _, op := range ops {
+		got = append(got, op.Path)
+	}
+
+	want := []string{"machine.sysctls.a", "machine.kernel.modules[0]", "machine.kernel.modules", "machine.nodeLabels.node-role.kubernetes.io/gpu"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("paths = %q, want %q", got, want)
+	}
+
+	if ops[1].PathLine != 5 {
+		t.Errorf("remove's path line = %d, want 5", ops[1].PathLine)
+	}
+
+	for path, line := range map[string]int{
+		"machine.sysctls.a":                              3,
+		"machine.kernel.modules[0]":                      5,
+		"machine.kernel.modules":                         8,
+		"machine.kernel.modules[-].name":                 9,
+		"machine.nodeLabels.node-role.kubernetes.io/gpu": 12,
+	} {
+		if got, exact := ix.Docs[0].Nearest(path); !exact || got != line {
+			t.Errorf("%s at line %d (exact %v), want %d", path, got, exact, line)
+		}
+	}
+}
+
+func TestJSONPatch_StrategicMergePatchIsNotAnRFC6902Patch(t *testing.T) {
+	if _, _, ok := yamlpos.JSONPatch([]byte("machine:\n  sysctls: {a: b}\n")); ok {
+		t.Error("a mapping was read as a list of operations")
+	}
+}
+
+func TestDoc_MatchResolvesAnyIndexInOrderOfLines(t *testing.T) {
+	ix, err := yamlpos.Parse([]byte("machine:\n  modules:\n    - name: a\n      bogus: 1\n    - name: b\n    - name: c\n      bogus: 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	got := ix.Docs[0].Match("machine.modules[*].bogus")
+	if want := []string{"machine.modules[0].bogus", "machine.modules[2].bogus"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Match = %q, want %q", got, want)
+	}
+}
+
+func TestDoc_PathAtNamesTheValueAtALineAndColumn(t *testing.T) {
+	ix, err := yamlpos.Parse([]byte("a:\n  b: [x, y]\n  c: {d: 1, e: 2}\n  f: 3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	d := ix.Docs[0]
+
+	for _, tc := range []struct {
+		line, column int
+		want         string
+	}{
+		{2, 6, "a.b"},     // the flow sequence itself
+		{2, 10, "a.b[1]"}, // an item of it
+		{3, 0, "a.c"},     // no column: the flow mapping holding the keys of the line
+		{4, 0, "a.f"},
+		{9, 0, ""},
+	} {
+		if got := d.PathAt(tc.line, tc.column); got != tc.want {
+			t.Errorf("PathAt(%d, %d) = %q, want %q", tc.line, tc.column, got, tc.want)
+		}
+	}
+}
+
+type spec struct {
+	Name  string `yaml:"name"`
+	Items []item `yaml:"items"`
+}
+
+type item struct {
+	Role string `yaml:"role"`
+}
+
+func TestUnknownFields_FollowsMergeKeysAndAliases(t *testing.T) {
+	data := "name: x\nitems:\n  - &a\n    role: w\n  - <<: *a\n  - *a\n  - <<: [*a]\n    rol: typo\n"
+
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(data), &root); err != nil {
+		t.Fatal(err)
+	}
+
+	got := yamlpos.UnknownFields(&root, reflect.TypeFor[spec]())
+	if want := []yamlpos.Unknown{{Path: "items[3].rol", Line: 8}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("unknown = %+v, want %+v", got, want)
+	}
+}
+
+// nest is a type the walk descends into at every level of a sequence.
+type nest []nest
+
+func TestUnknownFields_AliasesThatMultiplyAreCheckedOnce(t *testing.T) {
+	// Ten levels of ten aliases each: a walk that followed every alias would visit 10^10 nodes.
+	var b strings.Builder
+
+	b.WriteString("l0: &l0 [[]]\n")
+
+	for i := 1; i <= 10; i++ {
+		prev := "*l" + strconv.Itoa(i-1)
+		b.WriteString("l" + strconv.Itoa(i) + ": &l" + strconv.Itoa(i) + " [" + strings.Repeat(prev+", ", 9) + prev + "]\n")
+	}
+
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte(b.String()), &root); err != nil {
+		t.Fatal(err)
+	}
+
+	start := time.Now()
+	yamlpos.UnknownFields(&root, reflect.TypeFor[map[string]nest]())
+
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("took %s", d)
+	}
+}
