@@ -5,6 +5,8 @@ package action
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -194,23 +196,47 @@ func (a *runner) summary(markdown string) (err error) {
 	return nil
 }
 
-// outputs sets step outputs; each value is a single line.
-func (a *runner) outputs(kv map[string]string) (err error) {
-	if a.d.Getenv("GITHUB_OUTPUT") == "" {
+// outputs sets step outputs in the runner's output file. Each value is framed by a
+// random delimiter, so no value can end the frame early and forge another output.
+func (a *runner) outputs(kv map[string]string) error {
+	path := a.d.Getenv("GITHUB_OUTPUT")
+	if path == "" {
 		return nil
 	}
 
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("write outputs: %v", r)
-		}
-	}()
+	var b strings.Builder
 
 	for _, k := range sortedKeys(kv) {
-		a.gha.SetOutput(k, a.d.Masker().String(kv[k]))
+		v := a.d.Masker().String(kv[k])
+
+		delim, err := delimiter(v)
+		if err != nil {
+			return err
+		}
+
+		fmt.Fprintf(&b, "%s<<%s\n%s\n%s\n", k, delim, v, delim)
+	}
+
+	if err := a.d.AppendFile(path, []byte(b.String())); err != nil {
+		return fmt.Errorf("write outputs: %w", err)
 	}
 
 	return nil
+}
+
+// delimiter returns a random frame delimiter that does not occur in v.
+func delimiter(v string) (string, error) {
+	for {
+		var buf [16]byte
+		if _, err := rand.Read(buf[:]); err != nil {
+			return "", fmt.Errorf("output delimiter: %w", err)
+		}
+
+		d := "ghadelimiter_" + hex.EncodeToString(buf[:])
+		if !strings.Contains(v, d) {
+			return d, nil
+		}
+	}
 }
 
 func boolInput(gha *githubactions.Action, name string) (bool, error) {

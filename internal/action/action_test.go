@@ -70,6 +70,7 @@ func newRunner(t *testing.T, files cluster.MapFiles, inputs map[string]string) *
 			}
 		},
 		HTTPClient: http.DefaultClient,
+		AppendFile: cli.OSDeps().AppendFile,
 		Now:        time.Now,
 	}
 
@@ -270,4 +271,29 @@ func labValues(t *testing.T) []string {
 	}
 
 	return b.Values()
+}
+
+func TestOutputs_FramedByARandomDelimiter(t *testing.T) {
+	frames := map[string]bool{}
+
+	for range 2 {
+		r := newRunner(t, testlab.Files(t), map[string]string{"dir": "examples/homelab"})
+		if err := action.Run(context.Background(), r.deps, []string{"validate"}); err != nil {
+			t.Fatal(err)
+		}
+
+		lines := strings.Split(strings.TrimSpace(r.file(t, "GITHUB_OUTPUT")), "\n")
+		for i := 0; i < len(lines); i += 3 {
+			name, delim, ok := strings.Cut(lines[i], "<<")
+			if !ok || len(delim) != len("ghadelimiter_")+32 || lines[i+2] != delim {
+				t.Fatalf("output %q is not framed by its own random delimiter:\n%s", name, r.file(t, "GITHUB_OUTPUT"))
+			}
+
+			frames[delim] = true
+		}
+	}
+
+	if len(frames) != 8 {
+		t.Errorf("%d distinct delimiters for 8 outputs", len(frames))
+	}
 }

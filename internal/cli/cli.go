@@ -39,6 +39,8 @@ type Deps struct {
 	WriteFile func(name string, data []byte, perm os.FileMode) error
 	// MkdirAll creates output directories.
 	MkdirAll func(name string, perm os.FileMode) error
+	// AppendFile appends to a file (the runner's output file).
+	AppendFile func(name string, data []byte) error
 	// OpenDir opens a repository directory.
 	OpenDir func(dir string) (cluster.Files, func() error, error)
 	Now     func() time.Time
@@ -67,6 +69,20 @@ func OSDeps() *Deps {
 		ReadFile:  cluster.ReadFileBounded,
 		WriteFile: os.WriteFile,
 		MkdirAll:  os.MkdirAll,
+		AppendFile: func(name string, data []byte) error {
+			f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+
+			if _, err := f.Write(data); err != nil {
+				f.Close() //nolint:errcheck // the write error matters more
+
+				return err
+			}
+
+			return f.Close()
+		},
 		OpenDir: func(dir string) (cluster.Files, func() error, error) {
 			d, err := cluster.OpenDir(dir)
 			if err != nil {

@@ -174,7 +174,7 @@ func (r *PlanResult) Sections() []string {
 }
 
 func planState(r *repo) (plan.State, error) {
-	s := plan.State{TalosVersion: r.Cluster.Spec.TalosVersion, SecretsFingerprint: fingerprint(r.Bundle)}
+	s := plan.State{TalosVersion: r.Cluster.Spec.TalosVersion, KubernetesVersion: r.Cluster.Spec.KubernetesVersion, SecretsFingerprint: fingerprint(r.Bundle)}
 
 	for _, n := range r.Nodes {
 		if n.Err != nil {

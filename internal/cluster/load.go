@@ -163,6 +163,16 @@ func (c *Cluster) ConfigVersion() string {
 	return c.Spec.TalosVersion
 }
 
+// ConfigVersionError places a problem with the config contract at the field that sets it.
+func (c *Cluster) ConfigVersionError(err error) *InputError {
+	field := "talosVersion"
+	if c.Spec.ConfigVersion != "" {
+		field = "configVersion"
+	}
+
+	return &InputError{File: c.Path(FileName), Line: c.Line(field), Field: field, Msg: err.Error()}
+}
+
 // minorOf orders versions by major and minor only.
 func minorOf(v *version.Version) int {
 	seg := v.Segments()

@@ -51,7 +51,9 @@ type NodeState struct {
 // State is the cluster in one state.
 type State struct {
 	TalosVersion string
-	Nodes        []NodeState
+	// KubernetesVersion is talops.yaml's kubernetesVersion.
+	KubernetesVersion string
+	Nodes             []NodeState
 	// SecretsFingerprint identifies the secrets bundle (a hash, never the values).
 	SecretsFingerprint string
 }
@@ -181,6 +183,11 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 
 	if current.SecretsFingerprint != desired.SecretsFingerprint && current.SecretsFingerprint != "" && desired.SecretsFingerprint != "" {
 		node.Reasons = append(node.Reasons, "cluster secrets changed")
+	}
+
+	if current.KubernetesVersion != desired.KubernetesVersion && current.KubernetesVersion != "" && desired.KubernetesVersion != "" {
+		node.Reasons = append(node.Reasons, fmt.Sprintf("Kubernetes %s → %s: applying moves the kubelet; run talosctl upgrade-k8s to move the control plane, one minor at a time",
+			current.KubernetesVersion, desired.KubernetesVersion))
 	}
 
 	changes, err := changedPaths(c.Config, n.Config)

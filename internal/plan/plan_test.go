@@ -202,3 +202,18 @@ func TestHash_ChangesWithContentOnly(t *testing.T) {
 		t.Errorf("a plan without changes: hash %s, changes %v", c.Hash, c.HasChanges())
 	}
 }
+
+func TestCompute_KubernetesBumpSaysHowToMoveTheControlPlane(t *testing.T) {
+	current, b := state(t, testlab.Files(t))
+	desired, _ := state(t, testlab.Files(t))
+	current.KubernetesVersion, desired.KubernetesVersion = "v1.35.2", "v1.36.4"
+
+	p, err := plan.Compute("homelab", current, desired, mask.New(b.Values()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if r := strings.Join(p.Nodes[0].Reasons, "; "); !strings.Contains(r, "Kubernetes v1.35.2 → v1.36.4: applying moves the kubelet; run talosctl upgrade-k8s") {
+		t.Errorf("reasons = %q", r)
+	}
+}

@@ -109,7 +109,7 @@ func One(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*
 
 	contract, err := coreconfig.ParseContractFromVersion(c.ConfigVersion())
 	if err != nil {
-		return nil, &cluster.InputError{File: c.Path(cluster.FileName), Line: c.Line("talosVersion"), Field: "talosVersion", Msg: err.Error()}
+		return nil, c.ConfigVersionError(err)
 	}
 
 	installer := ""

@@ -80,4 +80,6 @@ const (
 	CodeK8sDowngrade = "versions.k8s-downgrade"
 	// CodeContractChange is a Talos bump that also regenerates every config for a new contract.
 	CodeContractChange = "versions.contract-change"
+	// CodeNoControlPlane is a cluster without a control-plane node.
+	CodeNoControlPlane = "cluster.no-controlplane"
 )

@@ -118,7 +118,14 @@ func installerMismatch(in *Input) []finding.Finding {
 			continue
 		}
 
-		for _, use := range installers(in.Cluster, n) {
+		uses := installers(in.Cluster, n)
+		if len(uses) == 0 && n.Node.Schematic != "" {
+			out = append(out, noInstaller(in, n, want))
+
+			continue
+		}
+
+		for _, use := range uses {
 			got, err := schematic.ParseInstallerImage(use.image)
 			if err == nil && acceptedInstaller(in.Cluster, got, wantRef) {
 				continue
@@ -339,4 +346,25 @@ func atLeastMinor(v string, minor int) bool {
 	seg := sv.Segments()
 
 	return seg[0] > 1 || (seg[0] == 1 && seg[1] >= minor)
+}
+
+// noInstaller reports a node with a schematic whose final config names no installer
+// (a patch removed it, or the 1.14 contract without installDisk writes none): Talos
+// would install the stock image, without the schematic's extensions.
+func noInstaller(in *Input, n *render.Node, want string) finding.Finding {
+	why := "a patch removed machine.install.image"
+	if n.Generated && n.Node.InstallDisk == "" {
+		why = "the node has no installDisk, and from the 1.14 config contract the installer is only written with one"
+	}
+
+	file, line := in.Cluster.Path(cluster.FileName), in.Cluster.NodeLine(n.Node.Name, "")
+	if !n.Generated && len(n.Layers) > 0 {
+		file, line = n.Layers[0].File, 0
+	}
+
+	return finding.Finding{
+		Severity: finding.Error, Code: CodeInstallerMismatch, Node: n.Node.Name, File: file, Line: line, Path: pathInstallImage,
+		Message: fmt.Sprintf("the final config names no installer (%s): Talos would install the stock image without the extensions of schematic %s; the node needs %s",
+			why, n.Node.Schematic, want),
+	}
 }

@@ -371,3 +371,40 @@ func TestInstallerMismatch_SetByAnRFC6902PatchPointsAtTheOperation(t *testing.T)
 		}
 	}
 }
+
+func TestInstallerMismatch_ConfigWithoutAnyInstaller(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, old, new, want string
+	}{
+		{
+			name: "a patch removes the installer", file: "nodes/k8s-node1.yaml",
+			old: "machine:\n  kernel:", new: "machine:\n  install:\n    image:\n      $patch: delete\n  kernel:",
+			want: "a patch removed machine.install.image",
+		},
+		{
+			name: "the 1.14 contract without installDisk", file: "talops.yaml",
+			old: "    schematic: gpu\n    installDisk: /dev/sda\n", new: "    schematic: gpu\n",
+			want: "the node has no installDisk",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := testlab.Files(t)
+			testlab.Edit(t, files, tc.file, tc.old, tc.new)
+
+			if tc.file == "talops.yaml" {
+				testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1")
+			}
+
+			var got []finding.Finding
+			for _, f := range rules.Check(input(t, files)) {
+				if f.Code == rules.CodeInstallerMismatch && f.Node == "k8s-node1" {
+					got = append(got, f)
+				}
+			}
+
+			if len(got) != 1 || !strings.Contains(got[0].Message, tc.want) || got[0].Line == 0 {
+				t.Fatalf("findings = %+v", got)
+			}
+		})
+	}
+}

@@ -44,6 +44,7 @@ var all = []rule{
 	schematicExtensions,
 	extensionAvailability,
 	nvidiaRules,
+	controlPlanePresent,
 }
 
 // Check runs every rule and returns the findings sorted.

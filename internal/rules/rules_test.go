@@ -189,3 +189,20 @@ func TestSplitDocRef_NamesTypedDocumentsNotConfigPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestCheck_ClusterWithoutControlPlaneIsWarned(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "role: controlplane", "role: worker")
+	testlab.Edit(t, files, "talops.yaml", "  controlplane: [patches/controlplane.yaml]\n", "")
+
+	var got []finding.Finding
+	for _, f := range check(t, files, false) {
+		if f.Code == rules.CodeNoControlPlane {
+			got = append(got, f)
+		}
+	}
+
+	if len(got) != 1 || got[0].Severity != finding.Warning || got[0].Line != 19 {
+		t.Errorf("findings = %+v", got)
+	}
+}

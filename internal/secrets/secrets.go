@@ -118,7 +118,7 @@ var ErrDecrypt = errors.New("cannot decrypt secrets")
 func (l *Loader) Load(c *cluster.Cluster) (*Bundle, error) {
 	contract, err := config.ParseContractFromVersion(c.ConfigVersion())
 	if err != nil {
-		return nil, &cluster.InputError{File: c.Path(cluster.FileName), Line: c.Line("talosVersion"), Field: "talosVersion", Msg: err.Error()}
+		return nil, c.ConfigVersionError(err)
 	}
 
 	if env := l.Getenv(EnvBundle); env != "" {
