@@ -197,11 +197,11 @@ const (
 	Unchanged StickyResult = "unchanged"
 )
 
-// Sticky makes sure the pull request has exactly one comment carrying marker, with body:
+// Sticky makes sure the pull request has exactly one comment opening with marker, with body:
 // it creates it, edits it when the body changed, and leaves it alone otherwise.
 func Sticky(ctx context.Context, api API, pr PR, marker, body string) (StickyResult, error) {
-	if !strings.Contains(body, marker) {
-		return "", errors.New("comment body lacks its marker")
+	if !strings.HasPrefix(body, marker) {
+		return "", errors.New("comment body does not start with its marker")
 	}
 
 	comments, err := api.ListComments(ctx, pr)
@@ -210,7 +210,8 @@ func Sticky(ctx context.Context, api API, pr PR, marker, body string) (StickyRes
 	}
 
 	for _, c := range comments {
-		if !strings.Contains(c.Body, marker) {
+		// The marker opens talops' own comments; a comment that merely quotes it is not ours.
+		if !strings.HasPrefix(c.Body, marker) {
 			continue
 		}
 

@@ -128,3 +128,17 @@ func TestSyncLabels_CreatesMissingAddsWantedRemovesStale(t *testing.T) {
 		t.Errorf("label creations = %q", created)
 	}
 }
+
+func TestSticky_LeavesACommentThatQuotesTheMarkerAlone(t *testing.T) {
+	s := githubtest.New(t, "lab", "infra", 7)
+	s.AddComment("> " + marker + "\n> why does this plan reboot k8s-node2?")
+
+	got, err := github.Sticky(context.Background(), client(t, s), pr, marker, marker+"\nplan\n")
+	if err != nil || got != github.Created {
+		t.Fatalf("%v %v, want a new comment", got, err)
+	}
+
+	if c := s.Comments(); !strings.HasPrefix(c[0], "> ") || len(c) != 2 {
+		t.Errorf("comments = %q", c)
+	}
+}
