@@ -9,6 +9,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,6 +18,8 @@ import (
 
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/report"
 )
 
 // Input names. They keep their hyphens: the runner passes INPUT_SOPS-AGE-KEY.
@@ -206,7 +210,7 @@ func (a *runner) outputs(kv map[string]string) error {
 
 	var b strings.Builder
 
-	for _, k := range sortedKeys(kv) {
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
 		v := a.d.Masker().String(kv[k])
 
 		delim, err := delimiter(v)
@@ -251,4 +255,15 @@ func boolInput(gha *githubactions.Action, name string) (bool, error) {
 	}
 
 	return b, nil
+}
+
+// annotations are the workflow commands for findings: annotations on the files to fix.
+func annotations(fs []finding.Finding) string {
+	var b strings.Builder
+
+	for _, f := range fs {
+		b.WriteString(report.Annotation(f) + "\n")
+	}
+
+	return b.String()
 }

@@ -90,24 +90,7 @@ func (r *runner) file(t *testing.T, name string) string {
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-
-		return
-	}
-
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-
-	if got != string(want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	testlab.Golden(t, name, got, *update)
 }
 
 func brokenLab(t *testing.T) cluster.MapFiles {

@@ -67,9 +67,8 @@ func (a *runner) plan(ctx context.Context) error {
 	a.maskSecrets()
 
 	var b strings.Builder
-	for _, f := range res.Findings {
-		b.WriteString(report.Annotation(f) + "\n")
-	}
+
+	b.WriteString(annotations(res.Findings))
 
 	b.WriteString(report.PlanText(res.Plan, nil, res.Nodes, false))
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -34,9 +33,8 @@ func (a *runner) validate(ctx context.Context) error {
 	a.maskSecrets()
 
 	var b strings.Builder
-	for _, f := range res.Findings {
-		b.WriteString(report.Annotation(f) + "\n")
-	}
+
+	b.WriteString(annotations(res.Findings))
 
 	b.WriteString(report.Summary(res.Findings, res.Nodes) + "\n")
 
@@ -77,17 +75,6 @@ func orDefault(v, def string) string {
 	}
 
 	return v
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-
-	sort.Strings(keys)
-
-	return keys
 }
 
 func asFailed(err error, target **cli.FailedError) bool {

@@ -53,9 +53,8 @@ func (a *runner) versions(ctx context.Context) error {
 	a.maskSecrets()
 
 	var out strings.Builder
-	for _, f := range b.Findings {
-		out.WriteString(report.Annotation(f) + "\n")
-	}
+
+	out.WriteString(annotations(b.Findings))
 
 	out.WriteString(report.VersionsSummary(b) + "\n")
 

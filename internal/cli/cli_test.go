@@ -73,25 +73,7 @@ func (h *harness) run(args ...string) error {
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-
-	path := filepath.Join("testdata", name)
-
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-
-		return
-	}
-
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	testlab.Golden(t, name, got, *update)
 }
 
 // brokenLab is the reference lab with one mistake of each kind validate reports.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -304,7 +305,7 @@ func (c *Cluster) check() []error {
 		}
 	}
 
-	for _, name := range sortedKeys(s.Schematics) {
+	for _, name := range slices.Sorted(maps.Keys(s.Schematics)) {
 		if !nameRe.MatchString(name) {
 			bad("schematics."+name, "schematic names are lower-case letters, digits, dots and dashes")
 		}
@@ -426,7 +427,7 @@ func (c *Cluster) referenced() [][2]string {
 		out = append(out, [2]string{"secrets", s.Secrets})
 	}
 
-	for _, name := range sortedKeys(s.Schematics) {
+	for _, name := range slices.Sorted(maps.Keys(s.Schematics)) {
 		out = append(out, [2]string{"schematics." + name, s.Schematics[name]})
 	}
 
@@ -496,23 +497,12 @@ func (c *Cluster) readError(rel string, line int, field string, err error) error
 	return inputErrorf(c.Path(FileName), line, field, "%s: %s", rel, msg)
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-
-	sort.Strings(keys)
-
-	return keys
-}
-
 func knownList(m map[string]string) string {
 	if len(m) == 0 {
 		return "none; add a schematics: section"
 	}
 
-	return strings.Join(sortedKeys(m), ", ")
+	return strings.Join(slices.Sorted(maps.Keys(m)), ", ")
 }
 
 // String describes a node for messages.

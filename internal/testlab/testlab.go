@@ -76,3 +76,28 @@ func Load(t testing.TB, files cluster.MapFiles) *cluster.Cluster {
 
 // NoEnv is a getenv with nothing set.
 func NoEnv(string) string { return "" }
+
+// Golden compares got with testdata/name, or rewrites the file when update is set
+// (go test -update; review the diff).
+func Golden(t testing.TB, name, got string, update bool) {
+	t.Helper()
+
+	path := filepath.Join("testdata", name)
+
+	if update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+
+		return
+	}
+
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
