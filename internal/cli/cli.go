@@ -56,8 +56,9 @@ type Deps struct {
 	// IsTerminal reports whether stdout is a terminal (colour is for terminals only).
 	IsTerminal func() bool
 
-	secrets *secrets.Loader
-	masker  *mask.Masker
+	secrets  *secrets.Loader
+	masker   *mask.Masker
+	releases map[string]releaseAnswer
 }
 
 // OSDeps are the real doors.

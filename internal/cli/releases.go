@@ -33,6 +33,31 @@ func releaseCatalog(ctx context.Context, d *Deps, c *cluster.Cluster, offline bo
 		return cat, rules.ReleaseLookup{Skipped: "no Image Factory client"}
 	}
 
+	// Both states of a plan or versions run usually name the same release: ask once.
+	key := c.ImageFactory() + " " + tag
+	if a, ok := d.releases[key]; ok {
+		return a.cat, a.lookup
+	}
+
+	updated, lookup := fetchRelease(ctx, d, c, cat, tag)
+
+	if d.releases == nil {
+		d.releases = map[string]releaseAnswer{}
+	}
+
+	d.releases[key] = releaseAnswer{updated, lookup}
+
+	return updated, lookup
+}
+
+// releaseAnswer is what the factory said about one release.
+type releaseAnswer struct {
+	cat    *catalog.Catalog
+	lookup rules.ReleaseLookup
+}
+
+// fetchRelease asks the cluster's Image Factory for a release the embedded data lacks.
+func fetchRelease(ctx context.Context, d *Deps, c *cluster.Cluster, cat *catalog.Catalog, tag string) (*catalog.Catalog, rules.ReleaseLookup) {
 	client, err := d.ImageFactory(c.ImageFactory())
 	if err != nil {
 		return cat, rules.ReleaseLookup{Skipped: err.Error()}

@@ -295,3 +295,24 @@ func TestValidate_OldStyleLabIsCaught(t *testing.T) {
 		}
 	}
 }
+
+func TestPlan_ReleaseNewerThanTheDataIsAskedForOnce(t *testing.T) {
+	h := newHarness(t, newerLab(t), nil)
+	h.dirs["base"] = newerLab(t)
+
+	fake := releaseFactory(t, h)
+	fake.ExpectVersions("v1.13.9", "v1.14.99")
+	fake.ExpectExtensions("v1.14.99",
+		factorytest.Ext("siderolabs/nfs-utils", "v0.1.1"),
+		factorytest.Ext("siderolabs/qemu-guest-agent", "11.0.2"),
+		factorytest.Ext("siderolabs/nvidia-open-gpu-kernel-modules-lts", "580.178.04-v1.14.99"),
+		factorytest.Ext("siderolabs/nvidia-container-toolkit-lts", "580.178.04-v1.19.1"),
+	)
+
+	// Both states name v1.14.99: one /versions and one extensions call (the fake fails a second).
+	_ = h.run("plan", "--dir", "examples/homelab", "--against", "base")
+
+	if len(fake.Requests()) != 2 {
+		t.Errorf("factory requests = %d, want 2", len(fake.Requests()))
+	}
+}
