@@ -121,12 +121,12 @@ func Plan(ctx context.Context, opts *PlanOptions) (*PlanResult, error) {
 		return res, nil
 	}
 
-	current, err := planState(base)
+	current, err := planState(base, true)
 	if err != nil {
 		return nil, fmt.Errorf("current state: %w", err)
 	}
 
-	desired, err := planState(head)
+	desired, err := planState(head, false)
 	if err != nil {
 		return nil, fmt.Errorf("desired state: %w", err)
 	}
@@ -173,12 +173,20 @@ func (r *PlanResult) Sections() []string {
 	return []string{s}
 }
 
-func planState(r *repo) (plan.State, error) {
+func planState(r *repo, current bool) (plan.State, error) {
 	s := plan.State{TalosVersion: r.Cluster.Spec.TalosVersion, KubernetesVersion: r.Cluster.Spec.KubernetesVersion, SecretsFingerprint: fingerprint(r.Bundle)}
 
 	for _, n := range r.Nodes {
 		if n.Err != nil {
-			return s, fmt.Errorf("node %s does not render: %w", n.Name, n.Err)
+			if !current {
+				return s, fmt.Errorf("node %s does not render: %w", n.Name, n.Err)
+			}
+
+			// A pull request may fix a node the base cannot render: plan it without a comparison.
+			broken, _, _ := strings.Cut(n.Err.Error(), "\n")
+			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: broken})
+
+			continue
 		}
 
 		s.Nodes = append(s.Nodes, plan.NodeState{

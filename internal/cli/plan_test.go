@@ -190,3 +190,41 @@ func TestPlan_BlockedPlanStillExplainsTheVersionBump(t *testing.T) {
 		t.Errorf("the broken pin is reported %d times, want once (with the drivers before and after):\n%s", n, out)
 	}
 }
+
+func TestPlan_APullRequestThatFixesABrokenNodeStillGetsAPlan(t *testing.T) {
+	base := testlab.Files(t)
+	testlab.Edit(t, base, "nodes/k8s-node2.yaml", "hostname: k8s-node2", "hostnam: k8s-node2")
+
+	h := newHarness(t, testlab.Files(t), nil)
+	h.dirs["base"] = base
+
+	if err := h.run("plan", "--dir", "examples/homelab", "--against", "base", "--format", "json"); err != nil {
+		t.Fatalf("plan: %v\n%s", err, h.stderr.String())
+	}
+
+	var out struct {
+		Nodes []struct {
+			Name, Action string
+			Reasons      []string
+		}
+	}
+
+	if err := json.Unmarshal(h.stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, n := range out.Nodes {
+		want := "noop"
+		if n.Name == "k8s-node2" {
+			want = "update"
+
+			if len(n.Reasons) != 1 || !strings.Contains(n.Reasons[0], "the current state of this node does not render (") || !strings.Contains(n.Reasons[0], "hostnam: unknown key") {
+				t.Errorf("reasons = %q", n.Reasons)
+			}
+		}
+
+		if n.Action != want {
+			t.Errorf("%s: %s, want %s", n.Name, n.Action, want)
+		}
+	}
+}

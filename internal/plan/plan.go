@@ -46,6 +46,8 @@ type NodeState struct {
 	// Installer is the installer image the node should run (version and schematic).
 	Installer string
 	Config    coreconfig.Provider
+	// Broken says why the node could not be rendered in this state (then Config is nil).
+	Broken string
 }
 
 // State is the cluster in one state.
@@ -163,6 +165,10 @@ func created(n NodeState, masker *mask.Masker) (Node, error) {
 }
 
 func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node, error) {
+	if c.Broken != "" {
+		return unknownCurrent(c, n, masker)
+	}
+
 	node := Node{Name: n.Name, Role: n.Role, Action: Noop}
 
 	diff, err := diffConfigs(c.Config, n.Config, n.Name, masker)
@@ -335,4 +341,18 @@ func (p *Plan) Names(a Action) []string {
 	}
 
 	return out
+}
+
+// unknownCurrent plans a node whose current state does not render (a pull request that
+// fixes it): nothing can be compared, so the whole config is shown and the reason says so.
+func unknownCurrent(c, n NodeState, masker *mask.Masker) (Node, error) {
+	diff, err := diffConfigs(nil, n.Config, n.Name, masker)
+	if err != nil {
+		return Node{}, err
+	}
+
+	return Node{
+		Name: n.Name, Role: n.Role, Action: Update, Diff: diff, ConfigChanged: true,
+		Reasons: []string{masker.String("the current state of this node does not render (" + c.Broken + "): its whole config is shown, and whether applying reboots or upgrades it cannot be told")},
+	}, nil
 }
