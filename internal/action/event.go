@@ -10,16 +10,13 @@ import (
 
 // event holds the pull request facts of the workflow's event payload.
 type event struct {
-	Name string
-	PR   *github.PR
-	// BaseSHA and HeadSHA are the pull request's; GITHUB_SHA on a pull request is the
-	// merge commit, so statuses and checks go on HeadSHA.
+	PR *github.PR
+	// BaseSHA is the pull request's base commit: the current state a plan compares with.
 	BaseSHA string
-	HeadSHA string
 }
 
 func (a *runner) event() (*event, error) {
-	ev := &event{Name: a.d.Getenv("GITHUB_EVENT_NAME")}
+	ev := &event{}
 
 	path := a.d.Getenv("GITHUB_EVENT_PATH")
 	if path == "" {
@@ -32,15 +29,11 @@ func (a *runner) event() (*event, error) {
 	}
 
 	var payload struct {
-		Number      int `json:"number"`
 		PullRequest *struct {
 			Number int `json:"number"`
 			Base   struct {
 				SHA string `json:"sha"`
 			} `json:"base"`
-			Head struct {
-				SHA string `json:"sha"`
-			} `json:"head"`
 		} `json:"pull_request"`
 		Repository struct {
 			Name  string `json:"name"`
@@ -65,7 +58,6 @@ func (a *runner) event() (*event, error) {
 
 	ev.PR = &github.PR{Owner: owner, Repo: repo, Number: payload.PullRequest.Number}
 	ev.BaseSHA = payload.PullRequest.Base.SHA
-	ev.HeadSHA = payload.PullRequest.Head.SHA
 
 	return ev, nil
 }

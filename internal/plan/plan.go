@@ -206,6 +206,12 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 
 		reboot, why := needsReboot(desired.TalosVersion, changes)
 		node.NeedsReboot = reboot
+
+		if node.Upgrade != nil {
+			// The upgrade is what moves the installer: saying it again adds nothing.
+			why = slices.DeleteFunc(why, func(r string) bool { return strings.HasSuffix(r, upgradeTakesEffect) })
+		}
+
 		node.Reasons = append(node.Reasons, why...)
 	}
 

@@ -271,7 +271,7 @@ func rebootFrom114(ch changes) (bool, []string) {
 		case d.kind == unattendedInstallKind:
 			// From 1.14 the installer lives in this document; like machine.install, it
 			// only matters to the next upgrade.
-			out = append(out, d.String()+": takes effect with the next upgrade")
+			out = append(out, d.String()+upgradeTakesEffect)
 		case d.kind == "KernelModuleConfig" && d.how != "added", d.kind == "EnvironmentConfig":
 			reboot = true
 			out = append(out, d.String()+": takes effect after a reboot")
@@ -290,8 +290,11 @@ func rebootFrom114(ch changes) (bool, []string) {
 	return reboot, out
 }
 
+// upgradeTakesEffect ends the reasons of changes that wait for an upgrade.
+const upgradeTakesEffect = ": takes effect with the next upgrade"
+
 // installChanged: a new installer in the config never upgrades a node by itself.
-const installChanged = "machine.install changed: takes effect with the next upgrade"
+const installChanged = "machine.install changed" + upgradeTakesEffect
 
 // unattendedInstallKind is the document that holds the installer from Talos 1.14.
 const unattendedInstallKind = "UnattendedInstallConfig"
