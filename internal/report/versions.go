@@ -122,10 +122,7 @@ func VersionsText(b *rules.Bump) string {
 	fmt.Fprintf(&s, "Kubernetes  %s  %s\n", bumpArrow(b.Kubernetes), bumpKubernetesNote(b))
 
 	for _, g := range b.GPUNodes {
-		flavour := g.Flavour
-		if flavour == "" {
-			flavour = "-"
-		}
+		flavour := gpuFlavour(g, "-")
 
 		fmt.Fprintf(&s, "GPU %s  %s  driver %s  toolkit %s", g.Node, flavour, bumpArrow(g.Driver), bumpArrow(g.Toolkit))
 
@@ -174,9 +171,10 @@ func VersionsText(b *rules.Bump) string {
 var versionsFS embed.FS
 
 var versionsTemplates = template.Must(template.New("").Funcs(template.FuncMap{
-	"cell":   cell,
-	"icon":   icon,
-	"plural": plural,
+	"cell":    cell,
+	"icon":    icon,
+	"plural":  plural,
+	"flavour": func(g rules.GPUChange) string { return gpuFlavour(g, "—") },
 	"move": func(c rules.Change) string {
 		if !c.Changed() {
 			return bumpNone(c.To)
@@ -237,4 +235,18 @@ func versionsMarkdown(b *rules.Bump, section bool) (string, error) {
 	}
 
 	return s.String(), nil
+}
+
+// gpuFlavour is a GPU node's track, with the switch when the bump makes one.
+func gpuFlavour(g rules.GPUChange, none string) string {
+	to := g.Flavour
+	if to == "" {
+		to = none
+	}
+
+	if g.FlavourFrom != "" {
+		return g.FlavourFrom + " → " + to
+	}
+
+	return to
 }

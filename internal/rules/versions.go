@@ -83,6 +83,8 @@ type Upgrade struct {
 type GPUChange struct {
 	Node    string `json:"node"`
 	Flavour string `json:"flavour,omitempty"`
+	// FlavourFrom is the node's flavour before, when the bump switches it (lts ↔ production).
+	FlavourFrom string `json:"flavourFrom,omitempty"`
 	// Driver and Toolkit are "" on the side where they are unknown (no GPU then, or no data).
 	Driver  Change `json:"driver"`
 	Toolkit Change `json:"toolkit"`
@@ -246,6 +248,10 @@ func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
 
 		if k, tk, ok := before[n.Node.Name].nodeDriver(); ok {
 			ch.Driver.From, ch.Toolkit.From = k.driver, tk
+		}
+
+		if old := before[n.Node.Name].kmods(); len(old) > 0 && string(old[0].flavour) != ch.Flavour {
+			ch.FlavourFrom = string(old[0].flavour)
 		}
 
 		if nv := c.Spec.NVIDIA; nv != nil && nv.Driver != "" {

@@ -232,3 +232,19 @@ func TestCompareVersions_DriverChangeSaysAnUnchangedToolkitOnce(t *testing.T) {
 
 	t.Error("no nvidia.driver-changed finding")
 }
+
+func TestCompareVersions_FlavourSwitchShowsBothTracks(t *testing.T) {
+	base := gpuRepo{
+		talos: "v1.13.9", flavour: "lts",
+		extensions: []string{openLTS, toolkitLTS}, patches: []string{modulesPatch},
+	}
+	head := base
+	head.flavour = "production"
+	head.extensions = []string{openProd, toolkitProd}
+
+	b := bump(t, base, head)
+
+	if len(b.GPUNodes) != 1 || b.GPUNodes[0].FlavourFrom != "lts" || b.GPUNodes[0].Flavour != "production" {
+		t.Errorf("GPU nodes = %+v", b.GPUNodes)
+	}
+}
