@@ -22,7 +22,7 @@ type repo struct {
 // loadRepo loads talops.yaml, the secrets and renders every node. Every secret value
 // of the bundle is registered with the masker before anything is rendered.
 func loadRepo(ctx context.Context, d *Deps, dir string) (*repo, error) {
-	return loadRepoWith(ctx, d, d.OpenDir, dir, nil)
+	return openAndLoad(ctx, d, d.OpenDir, dir, dir, nil)
 }
 
 // loadOther loads the state to compare with: the same directory at a git ref (base), or
@@ -33,7 +33,7 @@ func loadOther(ctx context.Context, d *Deps, dir, base, against string, current 
 	case base != "" && against != "":
 		return nil, &UsageError{Msg: "--base and --against cannot be used together"}
 	case against != "":
-		return loadRepoWith(ctx, d, d.OpenDir, against, current.Bundle)
+		return openAndLoad(ctx, d, d.OpenDir, against, against, current.Bundle)
 	case base != "":
 		exported, cleanup, err := gitrev.Export(ctx, d.Git, dir, base, d.TempDir)
 		if err != nil {
@@ -41,13 +41,12 @@ func loadOther(ctx context.Context, d *Deps, dir, base, against string, current 
 		}
 		defer cleanup()
 
-		// An exported state is always on disk, whatever the caller's OpenDir serves.
-		r, err := loadRepoWith(ctx, d, OSDeps().OpenDir, exported, current.Bundle)
+		// An exported state is always on disk, whatever the caller's OpenDir serves; its
+		// files are named as in the work tree, so findings of both states compare.
+		r, err := openAndLoad(ctx, d, OSDeps().OpenDir, exported, dir, current.Bundle)
 		if err != nil {
 			return nil, fmt.Errorf("%s at %s: %w", dir, base, err)
 		}
-
-		r.Cluster.Dir = dir
 
 		return r, nil
 	default:
@@ -55,8 +54,9 @@ func loadOther(ctx context.Context, d *Deps, dir, base, against string, current 
 	}
 }
 
-func loadRepoWith(ctx context.Context, d *Deps, open func(string) (cluster.Files, func() error, error), dir string, fallback *secrets.Bundle) (*repo, error) {
-	files, closeDir, err := open(dir)
+// openAndLoad opens path and loads it as the repository directory named dir in messages.
+func openAndLoad(ctx context.Context, d *Deps, open func(string) (cluster.Files, func() error, error), path, dir string, fallback *secrets.Bundle) (*repo, error) {
+	files, closeDir, err := open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open repository directory %s: %w", dir, err)
 	}

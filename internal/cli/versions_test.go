@@ -142,14 +142,19 @@ func TestVersions_BaseFromGitLeavesTheWorkTreeAlone(t *testing.T) {
 		}
 	}
 
+	// A warning both states have: it is not new, so versions must not list it.
+	oldWarning := []byte("  files:\n    - path: /var/etc/motd\n      permissions: 0o644\n      op: create\n      content: hello\n")
+
 	base := testlab.Files(t)
 	testlab.Edit(t, base, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
+	base["patches/worker.yaml"] = append(base["patches/worker.yaml"], oldWarning...)
 	write(base)
 	git("init", "-q")
 	git("add", ".")
 	git("commit", "-q", "-m", "base")
 
 	head := testlab.Files(t)
+	head["patches/worker.yaml"] = append(head["patches/worker.yaml"], oldWarning...)
 	write(head)
 
 	d := cli.OSDeps()
@@ -171,6 +176,10 @@ func TestVersions_BaseFromGitLeavesTheWorkTreeAlone(t *testing.T) {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
 		}
+	}
+
+	if strings.Contains(stdout.String(), "config.warning") {
+		t.Errorf("a finding both states have is listed as new:\n%s", stdout.String())
 	}
 
 	data, err := os.ReadFile(filepath.Join(lab, "talops.yaml"))
