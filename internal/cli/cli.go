@@ -199,14 +199,15 @@ func Run(ctx context.Context, d *Deps, args []string) error {
 }
 
 func dispatch(ctx context.Context, d *Deps, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		d.errf("%s", usage())
 
-		if len(args) == 0 {
-			return &UsageError{Msg: "a command is required"}
-		}
+		return &UsageError{Msg: "a command is required"}
+	}
 
-		return nil
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		// Asked for: help is the output, not a complaint.
+		return d.out(usage())
 	}
 
 	for _, c := range commands() {

@@ -330,3 +330,15 @@ func TestFileArguments_MissingFileIsOneLineNamingIt(t *testing.T) {
 		})
 	}
 }
+
+func TestTopLevelHelpGoesToStdoutAndNoCommandIsAnError(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	if err := h.run("--help"); err != nil || !strings.Contains(h.stdout.String(), "Commands:") || h.stderr.Len() != 0 {
+		t.Errorf("--help: %v, stdout %q, stderr %q", err, h.stdout.String(), h.stderr.String())
+	}
+
+	h = newHarness(t, nil, nil)
+	if err := h.run(); cli.ExitCode(err) != cli.ExitFailure || !strings.Contains(h.stderr.String(), "talops: a command is required") || h.stdout.Len() != 0 {
+		t.Errorf("no command: %v, stdout %q, stderr %q", err, h.stdout.String(), h.stderr.String())
+	}
+}
