@@ -48,6 +48,9 @@ type NodeState struct {
 	Config    coreconfig.Provider
 	// Broken says why the node could not be rendered in this state (then Config is nil).
 	Broken string
+	// TalosVersion is the version this node runs when it differs per node (a state read
+	// from the nodes); "" means the state's TalosVersion.
+	TalosVersion string
 }
 
 // State is the cluster in one state.
@@ -179,7 +182,7 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 	node.Diff = diff
 
 	if c.Installer != n.Installer {
-		node.Upgrade = &InstallerChange{FromVersion: current.TalosVersion, ToVersion: desired.TalosVersion, FromInstaller: c.Installer, ToInstaller: n.Installer}
+		node.Upgrade = &InstallerChange{FromVersion: current.versionOf(c), ToVersion: desired.TalosVersion, FromInstaller: c.Installer, ToInstaller: n.Installer}
 		node.Reasons = append(node.Reasons, upgradeReasons(c, n, current, desired)...)
 	}
 
@@ -230,8 +233,8 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 func upgradeReasons(c, n NodeState, current, desired State) []string {
 	var out []string
 
-	if current.TalosVersion != desired.TalosVersion {
-		out = append(out, fmt.Sprintf("Talos %s → %s", current.TalosVersion, desired.TalosVersion))
+	if from, to := current.versionOf(c), desired.versionOf(n); from != to {
+		out = append(out, fmt.Sprintf("Talos %s → %s", from, to))
 	}
 
 	from, to := schematicOf(c.Installer), schematicOf(n.Installer)
@@ -244,6 +247,15 @@ func upgradeReasons(c, n NodeState, current, desired State) []string {
 	}
 
 	return out
+}
+
+// versionOf is the Talos version node n runs in state s.
+func (s State) versionOf(n NodeState) string {
+	if n.TalosVersion != "" {
+		return n.TalosVersion
+	}
+
+	return s.TalosVersion
 }
 
 // schematicOf picks the schematic ID out of an installer reference
