@@ -46,7 +46,8 @@ type NodeState struct {
 	// Installer is the installer image the node should run (version and schematic).
 	Installer string
 	Config    coreconfig.Provider
-	// Broken says why the node could not be rendered in this state (then Config is nil).
+	// Broken says why the node's state is unknown: it does not render, or it could not be
+	// read from the node (then Config is nil).
 	Broken string
 	// TalosVersion is the version this node runs when it differs per node (a state read
 	// from the nodes); "" means the state's TalosVersion.
@@ -361,8 +362,9 @@ func (p *Plan) Names(a Action) []string {
 	return out
 }
 
-// unknownCurrent plans a node whose current state does not render (a pull request that
-// fixes it): nothing can be compared, so the whole config is shown and the reason says so.
+// unknownCurrent plans a node whose current state is unknown (a pull request that fixes a
+// node the base cannot render, or a node that cannot be read): nothing can be compared, so
+// the whole config is shown and the reason says so.
 func unknownCurrent(c, n NodeState, masker *mask.Masker) (Node, error) {
 	diff, err := diffConfigs(nil, n.Config, n.Name, masker)
 	if err != nil {
@@ -371,6 +373,6 @@ func unknownCurrent(c, n NodeState, masker *mask.Masker) (Node, error) {
 
 	return Node{
 		Name: n.Name, Role: n.Role, Action: Update, Diff: diff, ConfigChanged: true,
-		Reasons: []string{masker.String("the current state of this node does not render (" + c.Broken + "): its whole config is shown, and whether applying reboots or upgrades it cannot be told")},
+		Reasons: []string{masker.String("the current state of this node is unknown (" + c.Broken + "): its whole config is shown, and whether applying reboots or upgrades it cannot be told")},
 	}, nil
 }
