@@ -55,6 +55,11 @@ type Deps struct {
 	ImageFactory func(baseURL string) (*factory.Client, error)
 	// IsTerminal reports whether stdout is a terminal (colour is for terminals only).
 	IsTerminal func() bool
+	// TalosEndpoint maps a node address to the Talos API endpoint dialled when the
+	// talosconfig context names no endpoints (nil: the address, on port 50000).
+	TalosEndpoint func(address string) string
+	// TalosTimeout bounds the reads of one node (0: talos.DefaultTimeout).
+	TalosTimeout time.Duration
 
 	secrets  *secrets.Loader
 	masker   *mask.Masker

@@ -14,6 +14,7 @@ import (
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/rules"
 	"github.com/talops/talops/internal/secrets"
+	"github.com/talops/talops/internal/talos"
 )
 
 // PlanOptions are plan's inputs.
@@ -24,7 +25,9 @@ type PlanOptions struct {
 	Base    string
 	Against string
 	Live    bool
-	Format  string
+	// Talosconfig is the talosconfig for --live ("": $TALOSCONFIG, then ~/.talos/config).
+	Talosconfig string
+	Format      string
 	// DetailedExitCode makes changes exit 2.
 	DetailedExitCode bool
 	// Offline forbids asking the Image Factory about releases the embedded data lacks.
@@ -43,11 +46,12 @@ type PlanResult struct {
 func runPlan(ctx context.Context, d *Deps, args []string) error {
 	opts := &PlanOptions{Deps: d}
 
-	fs := newFlags(d, "plan", "plan [--dir D] (--base REF | --against DIR | --live) [--format text|json|markdown] [--detailed-exitcode]")
+	fs := newFlags(d, "plan", "plan [--dir D] (--base REF | --against DIR | --live [--talosconfig FILE]) [--format text|json|markdown] [--detailed-exitcode]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Base, "base", "", "git ref of the current state (for a pull request: its base SHA)")
 	fs.StringVar(&opts.Against, "against", "", "directory holding the current state")
 	fs.BoolVar(&opts.Live, "live", false, "read the current state from the nodes over the Talos API")
+	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig for --live (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text, json or markdown")
 	fs.BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 without changes, 2 with changes, 1 on errors")
 	fs.BoolVar(&opts.Offline, "offline", false, "never ask the Image Factory about a Talos release the embedded data lacks")
@@ -89,12 +93,23 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 func Plan(ctx context.Context, opts *PlanOptions) (*PlanResult, error) {
 	d := opts.Deps
 
-	if opts.Live {
-		return nil, &UsageError{Msg: "plan --live reads the nodes over the Talos API, which this talops does not do yet; use --base REF or --against DIR"}
-	}
+	var dialer talos.Dialer
 
-	if opts.Base == "" && opts.Against == "" {
-		return nil, &UsageError{Msg: "plan needs the current state: --base REF or --against DIR"}
+	switch {
+	case opts.Live && (opts.Base != "" || opts.Against != ""):
+		return nil, &UsageError{Msg: "--live cannot be used with --base or --against"}
+	case opts.Live:
+		// The talosconfig is read first, so its key is masked before anything is printed.
+		cfg, err := loadTalosconfig(d, opts.Talosconfig)
+		if err != nil {
+			return nil, err
+		}
+
+		if dialer, err = talos.NewDialer(talos.Options{Talosconfig: cfg, Endpoint: d.TalosEndpoint}); err != nil {
+			return nil, err
+		}
+	case opts.Base == "" && opts.Against == "":
+		return nil, &UsageError{Msg: "plan needs the current state: --base REF, --against DIR or --live"}
 	}
 
 	head, err := loadRepo(ctx, d, opts.Dir)
@@ -105,13 +120,21 @@ func Plan(ctx context.Context, opts *PlanOptions) (*PlanResult, error) {
 	headInput := versionsInput(ctx, d, head, opts.Offline)
 	findings := rules.Check(headInput)
 
-	base, err := loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head)
-	if err != nil {
-		return nil, err
-	}
+	var (
+		base *repo
+		res  *PlanResult
+	)
 
-	bump := rules.CompareVersions(versionsInput(ctx, d, base, opts.Offline), headInput)
-	res := &PlanResult{Findings: merge(findings, bump.Findings), Nodes: len(head.Nodes), Bump: bump}
+	if opts.Live {
+		res = &PlanResult{Findings: findings, Nodes: len(head.Nodes)}
+	} else {
+		if base, err = loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head); err != nil {
+			return nil, err
+		}
+
+		bump := rules.CompareVersions(versionsInput(ctx, d, base, opts.Offline), headInput)
+		res = &PlanResult{Findings: merge(findings, bump.Findings), Nodes: len(head.Nodes), Bump: bump}
+	}
 
 	if finding.HasErrors(findings) {
 		// No plan for a desired state with errors; the findings and the version bump (the
@@ -121,8 +144,11 @@ func Plan(ctx context.Context, opts *PlanOptions) (*PlanResult, error) {
 		return res, nil
 	}
 
-	current, err := planState(base, true)
-	if err != nil {
+	var current plan.State
+
+	if opts.Live {
+		current = liveState(ctx, d, head, dialer)
+	} else if current, err = planState(base, true); err != nil {
 		return nil, fmt.Errorf("current state: %w", err)
 	}
 
@@ -184,7 +210,7 @@ func planState(r *repo, current bool) (plan.State, error) {
 
 			// A pull request may fix a node the base cannot render: plan it without a comparison.
 			broken, _, _ := strings.Cut(n.Err.Error(), "\n")
-			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: broken})
+			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "it does not render: " + broken})
 
 			continue
 		}

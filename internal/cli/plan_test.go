@@ -85,8 +85,9 @@ func TestPlan_NeedsACurrentState(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"plan", "--dir", "examples/homelab"}, "talops: plan needs the current state: --base REF or --against DIR\n"},
-		{[]string{"plan", "--dir", "examples/homelab", "--live"}, "talops: plan --live reads the nodes over the Talos API, which this talops does not do yet; use --base REF or --against DIR\n"},
+		{[]string{"plan", "--dir", "examples/homelab"}, "talops: plan needs the current state: --base REF, --against DIR or --live\n"},
+		{[]string{"plan", "--dir", "examples/homelab", "--live", "--base", "main"}, "talops: --live cannot be used with --base or --against\n"},
+		{[]string{"plan", "--dir", "examples/homelab", "--live", "--against", "base"}, "talops: --live cannot be used with --base or --against\n"},
 		{[]string{"plan", "--dir", "examples/homelab", "--base", "main", "--against", "base"}, "talops: --base and --against cannot be used together\n"},
 	} {
 		h := planHarness(t)
@@ -218,7 +219,7 @@ func TestPlan_APullRequestThatFixesABrokenNodeStillGetsAPlan(t *testing.T) {
 		if n.Name == "k8s-node2" {
 			want = "update"
 
-			if len(n.Reasons) != 1 || !strings.Contains(n.Reasons[0], "the current state of this node does not render (") || !strings.Contains(n.Reasons[0], "hostnam: unknown key") {
+			if len(n.Reasons) != 1 || !strings.Contains(n.Reasons[0], "the current state of this node is unknown (it does not render: ") || !strings.Contains(n.Reasons[0], "hostnam: unknown key") {
 				t.Errorf("reasons = %q", n.Reasons)
 			}
 		}

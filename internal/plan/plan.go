@@ -46,8 +46,12 @@ type NodeState struct {
 	// Installer is the installer image the node should run (version and schematic).
 	Installer string
 	Config    coreconfig.Provider
-	// Broken says why the node could not be rendered in this state (then Config is nil).
+	// Broken says why the node's state is unknown: it does not render, or it could not be
+	// read from the node (then Config is nil).
 	Broken string
+	// TalosVersion is the version this node runs when it differs per node (a state read
+	// from the nodes); "" means the state's TalosVersion.
+	TalosVersion string
 }
 
 // State is the cluster in one state.
@@ -179,7 +183,7 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 	node.Diff = diff
 
 	if c.Installer != n.Installer {
-		node.Upgrade = &InstallerChange{FromVersion: current.TalosVersion, ToVersion: desired.TalosVersion, FromInstaller: c.Installer, ToInstaller: n.Installer}
+		node.Upgrade = &InstallerChange{FromVersion: current.versionOf(c), ToVersion: desired.TalosVersion, FromInstaller: c.Installer, ToInstaller: n.Installer}
 		node.Reasons = append(node.Reasons, upgradeReasons(c, n, current, desired)...)
 	}
 
@@ -230,8 +234,8 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 func upgradeReasons(c, n NodeState, current, desired State) []string {
 	var out []string
 
-	if current.TalosVersion != desired.TalosVersion {
-		out = append(out, fmt.Sprintf("Talos %s → %s", current.TalosVersion, desired.TalosVersion))
+	if from, to := current.versionOf(c), desired.versionOf(n); from != to {
+		out = append(out, fmt.Sprintf("Talos %s → %s", from, to))
 	}
 
 	from, to := schematicOf(c.Installer), schematicOf(n.Installer)
@@ -244,6 +248,15 @@ func upgradeReasons(c, n NodeState, current, desired State) []string {
 	}
 
 	return out
+}
+
+// versionOf is the Talos version node n runs in state s.
+func (s State) versionOf(n NodeState) string {
+	if n.TalosVersion != "" {
+		return n.TalosVersion
+	}
+
+	return s.TalosVersion
 }
 
 // schematicOf picks the schematic ID out of an installer reference
@@ -349,8 +362,9 @@ func (p *Plan) Names(a Action) []string {
 	return out
 }
 
-// unknownCurrent plans a node whose current state does not render (a pull request that
-// fixes it): nothing can be compared, so the whole config is shown and the reason says so.
+// unknownCurrent plans a node whose current state is unknown (a pull request that fixes a
+// node the base cannot render, or a node that cannot be read): nothing can be compared, so
+// the whole config is shown and the reason says so.
 func unknownCurrent(c, n NodeState, masker *mask.Masker) (Node, error) {
 	diff, err := diffConfigs(nil, n.Config, n.Name, masker)
 	if err != nil {
@@ -359,6 +373,6 @@ func unknownCurrent(c, n NodeState, masker *mask.Masker) (Node, error) {
 
 	return Node{
 		Name: n.Name, Role: n.Role, Action: Update, Diff: diff, ConfigChanged: true,
-		Reasons: []string{masker.String("the current state of this node does not render (" + c.Broken + "): its whole config is shown, and whether applying reboots or upgrades it cannot be told")},
+		Reasons: []string{masker.String("the current state of this node is unknown (" + c.Broken + "): its whole config is shown, and whether applying reboots or upgrades it cannot be told")},
 	}, nil
 }

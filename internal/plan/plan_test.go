@@ -217,3 +217,26 @@ func TestCompute_KubernetesBumpSaysHowToMoveTheControlPlane(t *testing.T) {
 		t.Errorf("reasons = %q", r)
 	}
 }
+
+func TestCompute_NodeRunningAnOlderTalosUpgradesFromItsOwnVersion(t *testing.T) {
+	cur, b := state(t, testlab.Files(t))
+	des, _ := state(t, testlab.Files(t))
+
+	// As read from the nodes: one runs an older Talos than the others.
+	cur.Nodes[1].TalosVersion = "v1.13.8"
+	cur.Nodes[1].Installer = strings.Replace(cur.Nodes[1].Installer, ":v1.13.9", ":v1.13.8", 1)
+
+	p, err := plan.Compute("homelab", cur, des, mask.New(b.Values()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	n := p.Nodes[1]
+	if n.Action != plan.Upgrade || n.Upgrade.FromVersion != "v1.13.8" || n.Upgrade.ToVersion != "v1.13.9" || strings.Join(n.Reasons, "; ") != "Talos v1.13.8 → v1.13.9" {
+		t.Errorf("%s: %s %+v %q", n.Name, n.Action, n.Upgrade, n.Reasons)
+	}
+
+	if got := actions(p); strings.Count(got, "noop") != 4 {
+		t.Errorf("actions: %s", got)
+	}
+}

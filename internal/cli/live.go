@@ -1,0 +1,164 @@
+package cli
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	clientconfig "github.com/siderolabs/talos/pkg/machinery/client/config"
+	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
+
+	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/schematic"
+	"github.com/talops/talops/internal/talos"
+)
+
+// talosconfigPath is the talosconfig to use: the flag, then $TALOSCONFIG, then
+// ~/.talos/config, as talosctl looks for it.
+func talosconfigPath(d *Deps, flagValue string) (string, error) {
+	switch {
+	case flagValue != "":
+		return flagValue, nil
+	case d.Getenv("TALOSCONFIG") != "":
+		return d.Getenv("TALOSCONFIG"), nil
+	case d.Getenv("HOME") != "":
+		return filepath.Join(d.Getenv("HOME"), ".talos", "config"), nil
+	default:
+		return "", &UsageError{Msg: "plan --live needs a talosconfig: --talosconfig FILE or $TALOSCONFIG"}
+	}
+}
+
+// loadTalosconfig reads the talosconfig and masks its key material before anything else
+// can print it.
+func loadTalosconfig(d *Deps, flagValue string) (*clientconfig.Config, error) {
+	path, err := talosconfigPath(d, flagValue)
+	if err != nil {
+		return nil, err
+	}
+
+	data, err := d.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read talosconfig %s: %w", path, err)
+	}
+
+	cfg, err := clientconfig.FromBytes(data)
+	if err != nil {
+		// The decoder's message may quote the file, key included.
+		return nil, fmt.Errorf("talosconfig %s is not a talosconfig (YAML with contexts)", path)
+	}
+
+	for _, c := range cfg.Contexts {
+		if c == nil {
+			continue
+		}
+
+		d.Mask(keyMaterial(c.Key)...)
+
+		if c.Auth.Basic != nil {
+			d.Mask(c.Auth.Basic.Password)
+		}
+	}
+
+	return cfg, nil
+}
+
+// keyMaterial is a talosconfig key as written (base64 of a PEM block), the PEM block
+// itself and each of its lines.
+func keyMaterial(key string) []string {
+	if key == "" {
+		return nil
+	}
+
+	out := []string{key}
+
+	if pem, err := base64.StdEncoding.DecodeString(key); err == nil {
+		out = append(out, string(pem))
+
+		for _, line := range strings.Split(string(pem), "\n") {
+			if !strings.HasPrefix(line, "-----") {
+				out = append(out, strings.TrimSpace(line))
+			}
+		}
+	}
+
+	return out
+}
+
+// liveState reads what every node of talops.yaml runs. A node that cannot be read or whose
+// running config does not load is Broken with a one-line reason; the others are still planned.
+func liveState(ctx context.Context, d *Deps, r *repo, dialer talos.Dialer) plan.State {
+	nodes := r.Cluster.Spec.Nodes
+
+	targets := make([]talos.Target, len(nodes))
+	for i, n := range nodes {
+		targets[i] = talos.Target{Name: n.Name, Address: n.Address}
+	}
+
+	// The running state has no Kubernetes version or bundle fingerprint to compare: those
+	// reasons are left out, the configs' diff still shows any difference.
+	var s plan.State
+
+	for i, res := range talos.ReadAll(ctx, dialer, targets, d.TalosTimeout) {
+		n := nodes[i]
+
+		if res.Err != nil {
+			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "not readable over the Talos API: " + talos.OneLine(res.Err)})
+
+			continue
+		}
+
+		cfg, err := configloader.NewFromBytes(res.Value.Config)
+		if err != nil {
+			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "its running config does not load: " + talos.OneLine(err)})
+
+			continue
+		}
+
+		role := n.Role
+		if cfg.Machine() != nil {
+			role = cfg.Machine().Type().String()
+		}
+
+		s.Nodes = append(s.Nodes, plan.NodeState{
+			Name:         n.Name,
+			Role:         role,
+			Schematic:    schematicName(r.Schematics, res.Value.SchematicID),
+			Installer:    runningInstaller(r, n.SecureBoot, res.Value),
+			Config:       cfg,
+			TalosVersion: res.Value.Version,
+		})
+	}
+
+	return s
+}
+
+// runningInstaller is the installer image of what a node runs, named as talops names the
+// desired one so that equal images compare equal.
+func runningInstaller(r *repo, secureBoot bool, v talos.Running) string {
+	if v.SchematicID == "" {
+		// Not installed from the Image Factory: the stock installer.
+		return "ghcr.io/siderolabs/installer:" + schematic.VersionTag(v.Version)
+	}
+
+	return schematic.InstallerImage(r.Cluster.ImageFactory(), r.Cluster.Platform(), v.SchematicID, v.Version, secureBoot)
+}
+
+// schematicName is the name talops.yaml gives the schematic id ("" for the vanilla one).
+func schematicName(names map[string]string, id string) string {
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		if names[name] == id {
+			return name
+		}
+	}
+
+	switch id {
+	case "", schematic.VanillaID:
+		return ""
+	default:
+		return "unknown " + id
+	}
+}

@@ -1,0 +1,195 @@
+package cli_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/talos/talostest"
+	"github.com/talops/talops/internal/testlab"
+)
+
+// liveLab is the reference lab with k8s-master running exactly its rendered config and
+// k8s-node1 its rendered config on an older Talos; the other nodes are down.
+type liveLab struct {
+	h           *harness
+	ca          *talostest.CA
+	talosconfig string
+	key         string
+}
+
+func newLiveLab(t *testing.T) *liveLab {
+	t.Helper()
+
+	files := testlab.Files(t)
+
+	// What the nodes run: the lab's own render.
+	r := newHarness(t, files, nil)
+	if err := r.run("render", "--dir", "examples/homelab", "--out", "out"); err != nil {
+		t.Fatal(err)
+	}
+
+	ids, err := render.SchematicIDs(testlab.Load(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ca := talostest.NewCA(t)
+	master := talostest.Start(t, ca, talostest.Node{Config: r.written[filepath.Join("out", "k8s-master.yaml")], Version: "v1.13.9", SchematicID: ids["base"]})
+	node1 := talostest.Start(t, ca, talostest.Node{Config: r.written[filepath.Join("out", "k8s-node1.yaml")], Version: "v1.13.8", SchematicID: ids["gpu"]})
+	down := talostest.Closed(t)
+
+	l := &liveLab{ca: ca, talosconfig: filepath.Join(t.TempDir(), "talosconfig")}
+	l.writeTalosconfig(t, ca.ClientCert(t))
+
+	l.h = newHarness(t, files, map[string]string{"TALOSCONFIG": l.talosconfig})
+	l.h.deps.TalosEndpoint = func(address string) string {
+		switch address {
+		case "10.0.20.100":
+			return master.Addr
+		case "10.0.20.101":
+			return node1.Addr
+		default:
+			return down
+		}
+	}
+
+	return l
+}
+
+func (l *liveLab) writeTalosconfig(t *testing.T, client talostest.KeyPair) {
+	t.Helper()
+
+	cfg := talostest.Talosconfig(t, "homelab", l.ca.PEM, client)
+	l.key = cfg.Contexts["homelab"].Key
+
+	if err := os.WriteFile(l.talosconfig, talostest.TalosconfigBytes(t, cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type livePlan struct {
+	Nodes []struct {
+		Name, Action string
+		Reasons      []string
+	} `json:"nodes"`
+}
+
+func (l *liveLab) plan(t *testing.T, args ...string) livePlan {
+	t.Helper()
+
+	_ = l.h.run(append([]string{"plan", "--dir", "examples/homelab", "--live", "--format", "json"}, args...)...)
+
+	var p livePlan
+	if err := json.Unmarshal(l.h.stdout.Bytes(), &p); err != nil {
+		t.Fatalf("plan --live: %v\nstderr: %s", err, l.h.stderr.String())
+	}
+
+	return p
+}
+
+func TestPlanLive_EachNodeAgainstWhatItRuns(t *testing.T) {
+	l := newLiveLab(t)
+	p := l.plan(t)
+
+	got := map[string]string{}
+	for _, n := range p.Nodes {
+		got[n.Name] = n.Action + ": " + strings.Join(n.Reasons, "; ")
+	}
+
+	if got["k8s-master"] != "noop: " {
+		t.Errorf("k8s-master runs its rendered config: %s", got["k8s-master"])
+	}
+
+	if got["k8s-node1"] != "upgrade: Talos v1.13.8 → v1.13.9" {
+		t.Errorf("k8s-node1 runs v1.13.8: %s", got["k8s-node1"])
+	}
+
+	for _, name := range []string{"k8s-node2", "k8s-node3", "k8s-node4"} {
+		if !strings.HasPrefix(got[name], "update: the current state of this node is unknown (not readable over the Talos API: node "+name+" (10.0.20.") ||
+			!strings.Contains(got[name], "connection refused") || strings.Contains(got[name], "\n") {
+			t.Errorf("%s is down: %s", name, got[name])
+		}
+	}
+
+	if l.h.stderr.Len() != 0 {
+		t.Errorf("stderr: %s", l.h.stderr.String())
+	}
+}
+
+func TestPlanLive_AClientCertificateTheNodesDoNotTrustReadsNothing(t *testing.T) {
+	l := newLiveLab(t)
+	l.writeTalosconfig(t, talostest.NewCA(t).ClientCert(t))
+
+	for _, n := range l.plan(t).Nodes {
+		if n.Action != "update" || !strings.Contains(strings.Join(n.Reasons, ""), "not readable over the Talos API") {
+			t.Errorf("%s: %s %q", n.Name, n.Action, n.Reasons)
+		}
+	}
+}
+
+func TestPlanLive_TalosconfigFlagWinsOverTheEnvironment(t *testing.T) {
+	l := newLiveLab(t)
+
+	moved := filepath.Join(t.TempDir(), "other")
+	if err := os.Rename(l.talosconfig, moved); err != nil {
+		t.Fatal(err)
+	}
+
+	if p := l.plan(t, "--talosconfig", moved); p.Nodes[0].Action != "noop" {
+		t.Errorf("with --talosconfig: %+v", p.Nodes[0])
+	}
+}
+
+func TestPlanLive_NoKeyOrSecretInAnyOutput(t *testing.T) {
+	values := labSecrets(t)
+
+	for _, format := range []string{"text", "json", "markdown"} {
+		l := newLiveLab(t)
+		_ = l.h.run("plan", "--dir", "examples/homelab", "--live", "--format", format)
+
+		out := l.h.stdout.String() + l.h.stderr.String()
+		if l.h.stdout.Len() == 0 {
+			t.Fatal("no output")
+		}
+
+		pem, _ := base64.StdEncoding.DecodeString(l.key)
+		assertNoSecrets(t, format, out, append(values, l.key, string(pem)))
+	}
+}
+
+func TestPlanLive_BrokenTalosconfigIsOneLineWithoutItsContent(t *testing.T) {
+	l := newLiveLab(t)
+
+	// A key pasted where YAML breaks: the decoder's message would quote it.
+	if err := os.WriteFile(l.talosconfig, []byte("context: homelab\ncontexts: [key: "+l.key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	err := l.h.run("plan", "--dir", "examples/homelab", "--live")
+	if cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("exit %d", cli.ExitCode(err))
+	}
+
+	if want := "talops: talosconfig " + l.talosconfig + " is not a talosconfig (YAML with contexts)\n"; l.h.stderr.String() != want {
+		t.Errorf("stderr %q", l.h.stderr.String())
+	}
+
+	if strings.Contains(l.h.stdout.String()+l.h.stderr.String(), l.key[:40]) {
+		t.Error("the key was printed")
+	}
+}
+
+func TestPlanLive_MissingTalosconfigNamesTheFile(t *testing.T) {
+	l := newLiveLab(t)
+
+	err := l.h.run("plan", "--dir", "examples/homelab", "--live", "--talosconfig", "/nonexistent/talosconfig")
+	if cli.ExitCode(err) != cli.ExitFailure || !strings.HasPrefix(l.h.stderr.String(), "talops: read talosconfig /nonexistent/talosconfig: ") {
+		t.Errorf("exit %d, stderr %q", cli.ExitCode(err), l.h.stderr.String())
+	}
+}

@@ -1,0 +1,153 @@
+package talos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/cosi-project/runtime/pkg/safe"
+	"github.com/siderolabs/talos/pkg/machinery/client"
+	clientconfig "github.com/siderolabs/talos/pkg/machinery/client/config"
+	"github.com/siderolabs/talos/pkg/machinery/constants"
+	"github.com/siderolabs/talos/pkg/machinery/resources/config"
+	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
+)
+
+// SchematicExtension is the extension whose version is the schematic ID of the image.
+const SchematicExtension = "schematic"
+
+// Options configure the client dialer.
+type Options struct {
+	// Talosconfig holds the CA, the client certificate and its key.
+	Talosconfig *clientconfig.Config
+	// Context names the talosconfig context ("" for its current context).
+	Context string
+	// Endpoint maps a node address to the endpoint dialled when the context names no
+	// endpoints (nil: the address itself, on the Talos API port).
+	Endpoint func(address string) string
+}
+
+// ClientDialer dials nodes with machinery's client.
+type ClientDialer struct {
+	ctx      *clientconfig.Context
+	endpoint func(string) string
+}
+
+// NewDialer checks the talosconfig context and returns a dialer over mTLS with it.
+// Error messages name the context and the missing field, never a value.
+func NewDialer(o Options) (*ClientDialer, error) {
+	if o.Talosconfig == nil {
+		return nil, errors.New("no talosconfig")
+	}
+
+	name := o.Context
+	if name == "" {
+		name = o.Talosconfig.Context
+	}
+
+	c, ok := o.Talosconfig.Contexts[name]
+	switch {
+	case name == "":
+		return nil, errors.New("talosconfig has no current context")
+	case !ok || c == nil:
+		return nil, fmt.Errorf("talosconfig has no context %q", name)
+	case c.CA == "":
+		return nil, fmt.Errorf("talosconfig context %q has no ca: talops only speaks mTLS to nodes", name)
+	case c.Crt == "" || c.Key == "":
+		return nil, fmt.Errorf("talosconfig context %q has no client certificate (crt and key): talops only speaks mTLS to nodes", name)
+	}
+
+	endpoint := o.Endpoint
+	if endpoint == nil {
+		endpoint = func(address string) string { return net.JoinHostPort(address, strconv.Itoa(constants.ApidPort)) }
+	}
+
+	return &ClientDialer{ctx: c, endpoint: endpoint}, nil
+}
+
+// Dial opens a client for the node at address: straight to it, or through the context's
+// endpoints (Talos proxies the calls to the node) when the context names some.
+func (d *ClientDialer) Dial(ctx context.Context, address string) (Node, error) {
+	c := *d.ctx
+	c.Nodes = nil
+
+	opts := []client.OptionFunc{client.WithConfigContext(&c)}
+
+	proxied := len(c.Endpoints) > 0
+	if !proxied {
+		opts = append(opts, client.WithEndpoints(d.endpoint(address)))
+	}
+
+	cl, err := client.New(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("talos client: %w", err)
+	}
+
+	n := &clientNode{c: cl}
+	if proxied {
+		n.node = address
+	}
+
+	return n, nil
+}
+
+type clientNode struct {
+	c *client.Client
+	// node is set when calls go through an endpoint that proxies them to the node.
+	node string
+}
+
+func (n *clientNode) with(ctx context.Context) context.Context {
+	if n.node == "" {
+		return ctx
+	}
+
+	return client.WithNode(ctx, n.node)
+}
+
+func (n *clientNode) Version(ctx context.Context) (string, error) {
+	resp, err := n.c.Version(n.with(ctx))
+	if err != nil {
+		return "", err
+	}
+
+	for _, m := range resp.GetMessages() {
+		if tag := m.GetVersion().GetTag(); tag != "" {
+			return tag, nil
+		}
+	}
+
+	return "", errors.New("the node did not say its version")
+}
+
+func (n *clientNode) MachineConfig(ctx context.Context) ([]byte, error) {
+	mc, err := safe.StateGetByID[*config.MachineConfig](n.with(ctx), n.c.COSI, config.ActiveID)
+	if err != nil {
+		return nil, err
+	}
+
+	if mc.Provider() == nil {
+		return nil, errors.New("the node has no active machine config")
+	}
+
+	return mc.Provider().Bytes()
+}
+
+func (n *clientNode) SchematicID(ctx context.Context) (string, error) {
+	list, err := safe.StateListAll[*runtime.ExtensionStatus](n.with(ctx), n.c.COSI)
+	if err != nil {
+		return "", err
+	}
+
+	for ext := range list.All() {
+		if md := ext.TypedSpec().Metadata; md.Name == SchematicExtension {
+			return md.Version, nil
+		}
+	}
+
+	return "", nil
+}
+
+func (n *clientNode) Close() error { return n.c.Close() }

@@ -1,0 +1,116 @@
+// Package talos reads what nodes run over the Talos API: the running machine config, the
+// Talos version and the schematic of the installed image. It speaks mTLS only, with the
+// client certificate of a talosconfig.
+package talos
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultTimeout bounds the reads of one node.
+const DefaultTimeout = 10 * time.Second
+
+// Target is a node to read: its name and address from talops.yaml.
+type Target struct {
+	Name    string
+	Address string
+}
+
+// Running is what a node runs.
+type Running struct {
+	// Config is the running (active) machine config, as the node encodes it.
+	Config []byte
+	// Version is the Talos version tag, e.g. v1.13.9.
+	Version string
+	// SchematicID is the Image Factory schematic of the installed image ("" when the node
+	// was not installed from the Image Factory).
+	SchematicID string
+}
+
+// Result is the outcome of reading one node.
+type Result struct {
+	Node  string
+	Value Running
+	Err   error
+}
+
+// Node is the Talos API of one node, narrowed to what a plan needs.
+type Node interface {
+	// MachineConfig returns the running machine config.
+	MachineConfig(ctx context.Context) ([]byte, error)
+	// Version returns the running Talos version tag.
+	Version(ctx context.Context) (string, error)
+	// SchematicID returns the schematic ID of the installed image, "" when there is none.
+	SchematicID(ctx context.Context) (string, error)
+	Close() error
+}
+
+// Dialer opens the Talos API of the node at an address.
+type Dialer interface {
+	Dial(ctx context.Context, address string) (Node, error)
+}
+
+// ReadAll reads every target concurrently, each within timeout (DefaultTimeout when 0).
+// One node's failure never stops the others: its Result carries the error.
+func ReadAll(ctx context.Context, d Dialer, targets []Target, timeout time.Duration) []Result {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+
+	out := make([]Result, len(targets))
+
+	var wg sync.WaitGroup
+
+	for i, t := range targets {
+		wg.Go(func() {
+			nctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+
+			v, err := read(nctx, d, t.Address)
+			if err != nil {
+				err = fmt.Errorf("node %s (%s): %w", t.Name, t.Address, err)
+			}
+
+			out[i] = Result{Node: t.Name, Value: v, Err: err}
+		})
+	}
+
+	wg.Wait()
+
+	return out
+}
+
+func read(ctx context.Context, d Dialer, address string) (Running, error) {
+	n, err := d.Dial(ctx, address)
+	if err != nil {
+		return Running{}, err
+	}
+	defer n.Close() //nolint:errcheck // read-only
+
+	var r Running
+
+	if r.Version, err = n.Version(ctx); err != nil {
+		return Running{}, fmt.Errorf("read Talos version: %w", err)
+	}
+
+	if r.Config, err = n.MachineConfig(ctx); err != nil {
+		return Running{}, fmt.Errorf("read machine config: %w", err)
+	}
+
+	if r.SchematicID, err = n.SchematicID(ctx); err != nil {
+		return Running{}, fmt.Errorf("read extensions: %w", err)
+	}
+
+	return r, nil
+}
+
+// OneLine is the first line of an error's message, for a reason in a plan.
+func OneLine(err error) string {
+	line, _, _ := strings.Cut(err.Error(), "\n")
+
+	return line
+}
