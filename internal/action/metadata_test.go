@@ -71,7 +71,7 @@ func TestActionYAML_ValidateAndPlanDeclareWhatTheyReadAndWrite(t *testing.T) {
 		{
 			name: "plan",
 			inputs: []string{action.InputAgainst, action.InputBase, action.InputComment, action.InputDir, action.InputGitHubToken,
-				action.InputOffline, action.InputSOPSAgeKey, action.InputTalosSecrets},
+				action.InputLive, action.InputOffline, action.InputSOPSAgeKey, action.InputTalosconfig, action.InputTalosSecrets},
 			setup: func(t *testing.T) *runner { return planRunner(t, githubtest.New(t, "lab", "infra", 7)) },
 		},
 	} {

@@ -19,7 +19,13 @@ const (
 	InputAgainst     = "against"
 	InputGitHubToken = "github-token"
 	InputComment     = "comment"
+	InputLive        = "live"
+	InputTalosconfig = "talosconfig"
 )
+
+// talosconfigInput names the talosconfig input as a file to the plan: its content never
+// touches the disk.
+const talosconfigInput = "(input talosconfig)"
 
 // Labels the plan puts on a pull request.
 var planLabels = []github.Label{
@@ -46,16 +52,34 @@ func (a *runner) plan(ctx context.Context) error {
 		return err
 	}
 
+	live, err := boolInput(a.gha, InputLive)
+	if err != nil {
+		return err
+	}
+
 	opts := &cli.PlanOptions{
 		Offline: offline,
 		Deps:    a.d,
 		Dir:     orDefault(a.gha.GetInput(InputDir), "."),
 		Base:    a.gha.GetInput(InputBase),
 		Against: a.gha.GetInput(InputAgainst),
+		Live:    live,
 		Format:  report.FormatMarkdown,
 	}
 
-	if opts.Base == "" && opts.Against == "" && ev.BaseSHA != "" {
+	if tc := a.gha.GetInput(InputTalosconfig); tc != "" {
+		opts.Talosconfig = talosconfigInput
+		readFile := a.d.ReadFile
+		a.d.ReadFile = func(name string) ([]byte, error) {
+			if name == talosconfigInput {
+				return []byte(tc), nil
+			}
+
+			return readFile(name)
+		}
+	}
+
+	if !live && opts.Base == "" && opts.Against == "" && ev.BaseSHA != "" {
 		opts.Base = ev.BaseSHA
 	}
 
