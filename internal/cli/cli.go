@@ -60,6 +60,9 @@ type Deps struct {
 	TalosEndpoint func(address string) string
 	// TalosTimeout bounds the reads of one node (0: talos.DefaultTimeout).
 	TalosTimeout time.Duration
+	// GateTimeout bounds apply's wait for a node to come back healthy (0: 10 minutes);
+	// GateInterval is the pause between its checks (0: 5 seconds).
+	GateTimeout, GateInterval time.Duration
 
 	secrets  *secrets.Loader
 	masker   *mask.Masker
@@ -180,6 +183,7 @@ func commands() []command {
 		{"validate", "check the machine configs of a repository (or standalone files)", runValidate},
 		{"render", "write the machine config of every node", runRender},
 		{"plan", "show what applying would change on each node", runPlan},
+		{"apply", "apply the plan to the nodes, node by node with health gates", runApply},
 		{"schematic", "print the Image Factory ID of schematic files: schematic id FILE...", runSchematic},
 		{"schematics", "show each schematic's ID and each node's installer and boot images", runSchematics},
 		{"versions", "explain a Talos, Kubernetes and NVIDIA version bump against another state", runVersions},

@@ -28,7 +28,7 @@ func talosconfigPath(d *Deps, flagValue string) (string, error) {
 	case d.Getenv("HOME") != "":
 		return filepath.Join(d.Getenv("HOME"), ".talos", "config"), nil
 	default:
-		return "", &UsageError{Msg: "plan --live needs a talosconfig: --talosconfig FILE or $TALOSCONFIG"}
+		return "", &UsageError{Msg: "reading the nodes needs a talosconfig: --talosconfig FILE or $TALOSCONFIG"}
 	}
 }
 

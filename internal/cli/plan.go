@@ -32,6 +32,10 @@ type PlanOptions struct {
 	DetailedExitCode bool
 	// Offline forbids asking the Image Factory about releases the embedded data lacks.
 	Offline bool
+
+	// refuse, when set, vets the loaded desired state before any node is read (apply
+	// refuses a throwaway bundle there).
+	refuse func(*repo) error
 }
 
 // PlanResult is a plan with the findings of the desired state.
@@ -41,6 +45,10 @@ type PlanResult struct {
 	Nodes    int
 	// Bump explains the version changes between the two states.
 	Bump *rules.Bump
+
+	// head is the desired state and current the state planned against (for apply).
+	head    *repo
+	current plan.State
 }
 
 func runPlan(ctx context.Context, d *Deps, args []string) error {
@@ -117,6 +125,12 @@ func Plan(ctx context.Context, opts *PlanOptions) (*PlanResult, error) {
 		return nil, err
 	}
 
+	if opts.refuse != nil {
+		if err := opts.refuse(head); err != nil {
+			return nil, err
+		}
+	}
+
 	headInput := versionsInput(ctx, d, head, opts.Offline)
 	findings := rules.Check(headInput)
 
@@ -156,6 +170,8 @@ func Plan(ctx context.Context, opts *PlanOptions) (*PlanResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("desired state: %w", err)
 	}
+
+	res.head, res.current = head, current
 
 	if res.Plan, err = plan.Compute(head.Cluster.Spec.Cluster.Name, current, desired, d.Masker()); err != nil {
 		return nil, err

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
+	"strings"
 
 	"github.com/cosi-project/runtime/pkg/safe"
+	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/client"
 	clientconfig "github.com/siderolabs/talos/pkg/machinery/client/config"
 	"github.com/siderolabs/talos/pkg/machinery/constants"
@@ -149,5 +152,55 @@ func (n *clientNode) SchematicID(ctx context.Context) (string, error) {
 
 	return "", nil
 }
+
+func (n *clientNode) Status(ctx context.Context) (Status, error) {
+	ms, err := safe.StateGetByID[*runtime.MachineStatus](n.with(ctx), n.c.COSI, runtime.MachineStatusID)
+	if err != nil {
+		return Status{}, err
+	}
+
+	return Status{Stage: ms.TypedSpec().Stage.String(), Ready: ms.TypedSpec().Status.Ready}, nil
+}
+
+// bootIDPath is read rather than the BootID resource, which older Talos releases lack.
+const bootIDPath = "/proc/sys/kernel/random/boot_id"
+
+func (n *clientNode) BootID(ctx context.Context) (string, error) {
+	r, err := n.c.Read(n.with(ctx), bootIDPath)
+	if err != nil {
+		return "", err
+	}
+	defer r.Close() //nolint:errcheck // read-only
+
+	data, err := io.ReadAll(io.LimitReader(r, 256))
+	if err != nil {
+		return "", err
+	}
+
+	return strings.TrimSpace(string(data)), nil
+}
+
+func (n *clientNode) Apply(ctx context.Context, config []byte, mode Mode, dryRun bool) (Applied, error) {
+	req, err := request(config, mode, dryRun)
+	if err != nil {
+		return Applied{}, err
+	}
+
+	resp, err := n.c.ApplyConfiguration(n.with(ctx), req)
+	if err != nil {
+		return Applied{}, err
+	}
+
+	var a Applied
+
+	for _, m := range resp.GetMessages() {
+		a.Mode = m.GetMode().String()
+		a.Rebooting = m.GetMode() == machine.ApplyConfigurationRequest_REBOOT
+	}
+
+	return a, nil
+}
+
+func (n *clientNode) Reboot(ctx context.Context) error { return n.c.Reboot(n.with(ctx)) }
 
 func (n *clientNode) Close() error { return n.c.Close() }

@@ -1,6 +1,6 @@
-// Package talos reads what nodes run over the Talos API: the running machine config, the
-// Talos version and the schematic of the installed image. It speaks mTLS only, with the
-// client certificate of a talosconfig.
+// Package talos reads what nodes run over the Talos API (the running machine config, the
+// Talos version and the schematic of the installed image) and applies configs to them. It
+// speaks mTLS only, with the client certificate of a talosconfig.
 package talos
 
 import (
@@ -38,7 +38,7 @@ type Result struct {
 	Err   error
 }
 
-// Node is the Talos API of one node, narrowed to what a plan needs.
+// Node is the Talos API of one node, narrowed to what a plan and an apply need.
 type Node interface {
 	// MachineConfig returns the running machine config.
 	MachineConfig(ctx context.Context) ([]byte, error)
@@ -46,6 +46,14 @@ type Node interface {
 	Version(ctx context.Context) (string, error)
 	// SchematicID returns the schematic ID of the installed image, "" when there is none.
 	SchematicID(ctx context.Context) (string, error)
+	// Status returns the machine's stage and readiness.
+	Status(ctx context.Context) (Status, error)
+	// BootID returns the kernel's boot ID, which changes on every boot.
+	BootID(ctx context.Context) (string, error)
+	// Apply sends a machine config in mode; with dryRun the node only says what it would do.
+	Apply(ctx context.Context, config []byte, mode Mode, dryRun bool) (Applied, error)
+	// Reboot reboots the node.
+	Reboot(ctx context.Context) error
 	Close() error
 }
 

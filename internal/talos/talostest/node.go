@@ -1,13 +1,16 @@
 // Package talostest runs fake Talos nodes: real gRPC servers over mTLS on 127.0.0.1 that
-// serve MachineService.Version and the COSI state service, backed by an in-memory state
-// holding the node's machine config and extensions.
+// serve MachineService (Version, ApplyConfiguration, Reboot, Read of the boot ID) and the
+// COSI state service, backed by an in-memory state holding the node's machine config,
+// machine status and extensions.
 package talostest
 
 import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"fmt"
 	"net"
+	"sync"
 	"testing"
 
 	"github.com/cosi-project/runtime/api/v1alpha1"
@@ -16,28 +19,34 @@ import (
 	"github.com/cosi-project/runtime/pkg/state/impl/namespaced"
 	"github.com/cosi-project/runtime/pkg/state/protobuf/server"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
-	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
-	"github.com/siderolabs/talos/pkg/machinery/resources/config"
 	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/protobuf/types/known/emptypb"
 )
 
 // Node is what a fake node runs.
 type Node struct {
+	// Name names the node in the Journal.
+	Name string
 	// Config is the running machine config.
 	Config []byte
 	// Version is the Talos version tag.
 	Version string
 	// SchematicID is reported as the version of the "schematic" extension ("" for none).
 	SchematicID string
+	// Fail makes these MachineService calls ("ApplyConfiguration", "Reboot") fail with
+	// codes.Internal.
+	Fail []string
+	// Journal, when set, records the node's changing calls in order with other nodes'.
+	Journal *Journal
 }
 
 // Server is a running fake node.
 type Server struct {
 	// Addr is host:port of its Talos API.
 	Addr string
+
+	m *machineService
 }
 
 // Start serves n on 127.0.0.1 until the test ends. Only clients with a certificate
@@ -48,12 +57,20 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 	st := state.WrapCore(namespaced.NewState(inmem.Build))
 	ctx := context.Background()
 
-	provider, err := configloader.NewFromBytes(n.Config)
+	mc, err := machineConfig(n.Config)
 	if err != nil {
 		t.Fatalf("fake node config: %v", err)
 	}
 
-	if err := st.Create(ctx, config.NewMachineConfig(provider)); err != nil {
+	if err := st.Create(ctx, mc); err != nil {
+		t.Fatal(err)
+	}
+
+	status := runtime.NewMachineStatus()
+	status.TypedSpec().Stage = runtime.MachineStageRunning
+	status.TypedSpec().Status.Ready = true
+
+	if err := st.Create(ctx, status); err != nil {
 		t.Fatal(err)
 	}
 
@@ -87,8 +104,10 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 		MinVersion:   tls.VersionTLS13,
 	})
 
+	m := &machineService{node: n, state: st, bootID: bootID(n.Name, 0)}
+
 	srv := grpc.NewServer(grpc.Creds(creds))
-	machine.RegisterMachineServiceServer(srv, &machineService{version: n.Version})
+	machine.RegisterMachineServiceServer(srv, m)
 	v1alpha1.RegisterStateServer(srv, server.NewState(st))
 
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -100,20 +119,67 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 
 	t.Cleanup(srv.Stop)
 
-	return &Server{Addr: lis.Addr().String()}
+	return &Server{Addr: lis.Addr().String(), m: m}
 }
 
-type machineService struct {
-	machine.UnimplementedMachineServiceServer
-
-	version string
+// Applied is one config a node took (dry runs are not recorded).
+type Applied struct {
+	// Mode is the requested mode: AUTO, NO_REBOOT, STAGED or TRY.
+	Mode   string
+	Config []byte
 }
 
-func (m *machineService) Version(context.Context, *emptypb.Empty) (*machine.VersionResponse, error) {
-	return &machine.VersionResponse{Messages: []*machine.Version{{
-		Version:  &machine.VersionInfo{Tag: m.version, Arch: "amd64"},
-		Platform: &machine.PlatformInfo{Name: "nocloud", Mode: "cloud"},
-	}}}, nil
+// Applied returns the configs the node took, in order.
+func (s *Server) Applied() []Applied {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+
+	return append([]Applied(nil), s.m.applied...)
+}
+
+// DryRuns counts the dry-run apply calls the node answered.
+func (s *Server) DryRuns() int {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+
+	return s.m.dryRuns
+}
+
+// Reboots counts the reboots asked of the node.
+func (s *Server) Reboots() int {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+
+	return s.m.reboots
+}
+
+// Journal records changing calls across nodes, in the order they arrived.
+type Journal struct {
+	mu      sync.Mutex
+	entries []string
+}
+
+func (j *Journal) add(format string, args ...any) {
+	if j == nil {
+		return
+	}
+
+	j.mu.Lock()
+	defer j.mu.Unlock()
+
+	j.entries = append(j.entries, fmt.Sprintf(format, args...))
+}
+
+// Entries returns "node Call MODE" lines, e.g. "k8s-master ApplyConfiguration AUTO".
+func (j *Journal) Entries() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+
+	return append([]string(nil), j.entries...)
+}
+
+func bootID(name string, boot int) string {
+	return fmt.Sprintf("%08x-0000-4000-8000-%012d", len(name), boot)
 }
 
 // Closed returns an address on 127.0.0.1 where nothing listens: a node that is down.

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/talops/talops/internal/rollout"
+)
+
+// ApplyFormats are the formats of an apply report.
+var ApplyFormats = []string{FormatText, FormatJSON}
+
+// WriteApply writes the report of an apply in format.
+func WriteApply(w io.Writer, format string, r *rollout.Report) error {
+	switch format {
+	case FormatJSON:
+		return ApplyJSON(w, r)
+	case FormatText:
+		_, err := io.WriteString(w, ApplyText(r))
+
+		return err
+	default:
+		return fmt.Errorf("unknown format %q", format)
+	}
+}
+
+// ApplySummary is the first line of a report, counted from the outcomes.
+func ApplySummary(r *rollout.Report) string {
+	title := "Apply"
+	if r.DryRun {
+		title = "Apply (dry run, nothing changed)"
+	}
+
+	count := r.Count()
+
+	var parts []string
+
+	for _, o := range rollout.Outcomes {
+		if count[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", count[o], o))
+		}
+	}
+
+	if len(parts) == 0 {
+		parts = append(parts, "no nodes")
+	}
+
+	return fmt.Sprintf("%s: %s — %s", title, r.Cluster, strings.Join(parts, ", "))
+}
+
+// ApplyText is the report for people: the summary, then one line per node in rollout order.
+func ApplyText(r *rollout.Report) string {
+	var b strings.Builder
+
+	b.WriteString(ApplySummary(r) + "\n")
+	fmt.Fprintf(&b, "mode %s, plan hash %s\n\n", r.Mode, r.PlanHash)
+
+	for _, n := range r.Nodes {
+		fmt.Fprintf(&b, "  %s (%s, %s): %s", n.Name, n.Role, n.Action, n.Outcome)
+
+		if n.Detail != "" {
+			b.WriteString(" — " + oneLine(n.Detail))
+		}
+
+		b.WriteString("\n")
+	}
+
+	return b.String()
+}
+
+// ApplyJSON is the report for tools.
+func ApplyJSON(w io.Writer, r *rollout.Report) error {
+	count := r.Count()
+
+	summary := applySummary{
+		Line: ApplySummary(r), Failed: r.Failed(),
+		Applied: count[rollout.Applied], DryRun: count[rollout.DryRun], Skipped: count[rollout.Skipped],
+		FailedNodes: count[rollout.Failed], NotAttempted: count[rollout.NotAttempted],
+	}
+
+	nodes := r.Nodes
+	if nodes == nil {
+		nodes = []rollout.NodeResult{}
+	}
+
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+
+	return enc.Encode(struct {
+		Summary  applySummary         `json:"summary"`
+		Cluster  string               `json:"cluster"`
+		PlanHash string               `json:"planHash"`
+		Mode     string               `json:"mode"`
+		DryRun   bool                 `json:"dryRun"`
+		Nodes    []rollout.NodeResult `json:"nodes"`
+	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, nodes})
+}
+
+type applySummary struct {
+	Line string `json:"line"`
+	// Failed is true when a node failed and the rollout stopped.
+	Failed       bool `json:"failed"`
+	Applied      int  `json:"applied"`
+	DryRun       int  `json:"dryRun"`
+	Skipped      int  `json:"skipped"`
+	FailedNodes  int  `json:"failedNodes"`
+	NotAttempted int  `json:"notAttempted"`
+}
