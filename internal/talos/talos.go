@@ -54,6 +54,18 @@ type Node interface {
 	Apply(ctx context.Context, config []byte, mode Mode, dryRun bool) (Applied, error)
 	// Reboot reboots the node.
 	Reboot(ctx context.Context) error
+	// PullImage pulls an image into the node's system containerd (Talos ≥ 1.13).
+	PullImage(ctx context.Context, image string) error
+	// Upgrade installs the image with LifecycleService (Talos ≥ 1.13); the new image
+	// boots on the next reboot, which the caller asks for.
+	Upgrade(ctx context.Context, image string) error
+	// LegacyUpgrade installs the image with MachineService.Upgrade; the node checks etcd,
+	// then reboots into it by itself.
+	LegacyUpgrade(ctx context.Context, image string) error
+	// EtcdMembers lists the etcd cluster's members (control planes only).
+	EtcdMembers(ctx context.Context) ([]EtcdMember, error)
+	// EtcdErrors returns the errors the node's etcd member reports (control planes only).
+	EtcdErrors(ctx context.Context) ([]string, error)
 	Close() error
 }
 

@@ -11,6 +11,8 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
 	"github.com/siderolabs/talos/pkg/machinery/resources/config"
+
+	"github.com/talops/talops/internal/schematic"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -22,14 +24,23 @@ type machineService struct {
 
 	node  Node
 	state state.State
+	// controlPlane is true when the node's config makes it one: it runs etcd.
+	controlPlane bool
 
 	mu      sync.Mutex
 	applied []Applied
 	dryRuns int
 	reboots int
+	boots   int
 	bootID  string
 	// staged waits for the next reboot.
 	staged []byte
+	// version and schematic are what the node runs now.
+	version, schematic string
+	// installed is the image an upgrade wrote to disk, booted on the next reboot.
+	installed *schematic.InstallerRef
+	upgrades  []Upgrade
+	pulls     []string
 }
 
 func machineConfig(data []byte) (*config.MachineConfig, error) {
@@ -51,9 +62,16 @@ func (m *machineService) fails(call string) error {
 
 func (m *machineService) Version(context.Context, *emptypb.Empty) (*machine.VersionResponse, error) {
 	return &machine.VersionResponse{Messages: []*machine.Version{{
-		Version:  &machine.VersionInfo{Tag: m.node.Version, Arch: "amd64"},
+		Version:  &machine.VersionInfo{Tag: m.currentVersion(), Arch: "amd64"},
 		Platform: &machine.PlatformInfo{Name: "nocloud", Mode: "cloud"},
 	}}}, nil
+}
+
+func (m *machineService) currentVersion() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+
+	return m.version
 }
 
 // ApplyConfiguration behaves as Talos 1.14 does: AUTO never reboots, and the removed
@@ -121,8 +139,11 @@ func (m *machineService) Reboot(ctx context.Context, _ *machine.RebootRequest) (
 	defer m.mu.Unlock()
 
 	m.reboots++
-	m.bootID = bootID(m.node.Name, m.reboots)
 	m.node.Journal.add("%s Reboot", m.node.Name)
+
+	if err := m.boot(ctx); err != nil {
+		return nil, err
+	}
 
 	if m.staged != nil {
 		mc, err := machineConfig(m.staged)

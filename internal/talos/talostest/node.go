@@ -1,7 +1,9 @@
 // Package talostest runs fake Talos nodes: real gRPC servers over mTLS on 127.0.0.1 that
-// serve MachineService (Version, ApplyConfiguration, Reboot, Read of the boot ID) and the
-// COSI state service, backed by an in-memory state holding the node's machine config,
-// machine status and extensions.
+// serve MachineService (Version, ApplyConfiguration, Reboot, Read of the boot ID, the
+// legacy Upgrade, EtcdMemberList, EtcdStatus), LifecycleService.Upgrade and
+// ImageService.Pull (from Talos 1.13, as real nodes do) and the COSI state service, backed
+// by an in-memory state holding the node's machine config, machine status and extensions.
+// An upgrade switches the node's version and schematic when it next boots.
 package talostest
 
 import (
@@ -34,9 +36,17 @@ type Node struct {
 	Version string
 	// SchematicID is reported as the version of the "schematic" extension ("" for none).
 	SchematicID string
-	// Fail makes these MachineService calls ("ApplyConfiguration", "Reboot") fail with
-	// codes.Internal.
+	// Fail makes these calls fail with codes.Internal: "ApplyConfiguration", "Reboot",
+	// "Upgrade" (legacy), "Pull", "EtcdMemberList", "EtcdStatus"; "LifecycleUpgrade" makes
+	// the installer exit with code 1 instead.
 	Fail []string
+	// BootsOldVersion makes the node come back on the version and schematic it ran before
+	// an upgrade, as a node whose new image failed to boot does.
+	BootsOldVersion bool
+	// EtcdUnhealthy makes a control plane's etcd member report an error.
+	EtcdUnhealthy bool
+	// EtcdMembers are the member hostnames a control plane lists (nil: itself alone).
+	EtcdMembers []string
 	// Journal, when set, records the node's changing calls in order with other nodes'.
 	Journal *Journal
 }
@@ -75,23 +85,21 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 	}
 
 	// Talos lists every extension; the schematic one is only there for factory images.
-	extensions := []string{"iscsi-tools"}
-	if n.SchematicID != "" {
-		extensions = append(extensions, "schematic")
+	ext := runtime.NewExtensionStatus(runtime.NamespaceName, "0")
+	ext.TypedSpec().Metadata.Name = "iscsi-tools"
+	ext.TypedSpec().Metadata.Version = "v0.2.0"
+
+	if err := st.Create(ctx, ext); err != nil {
+		t.Fatal(err)
 	}
 
-	for i, name := range extensions {
-		ext := runtime.NewExtensionStatus(runtime.NamespaceName, string(rune('0'+i)))
-		ext.TypedSpec().Metadata.Name = name
-		ext.TypedSpec().Metadata.Version = "v0.2.0"
+	m := &machineService{
+		node: n, state: st, bootID: bootID(n.Name, 0), version: n.Version, schematic: n.SchematicID,
+		controlPlane: mc.Provider().Machine() != nil && mc.Provider().Machine().Type().IsControlPlane(),
+	}
 
-		if name == "schematic" {
-			ext.TypedSpec().Metadata.Version = n.SchematicID
-		}
-
-		if err := st.Create(ctx, ext); err != nil {
-			t.Fatal(err)
-		}
+	if err := m.setSchematic(ctx); err != nil {
+		t.Fatal(err)
 	}
 
 	pool := x509.NewCertPool()
@@ -104,10 +112,10 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 		MinVersion:   tls.VersionTLS13,
 	})
 
-	m := &machineService{node: n, state: st, bootID: bootID(n.Name, 0)}
-
 	srv := grpc.NewServer(grpc.Creds(creds))
 	machine.RegisterMachineServiceServer(srv, m)
+	machine.RegisterLifecycleServiceServer(srv, &lifecycleService{m: m})
+	machine.RegisterImageServiceServer(srv, &imageService{m: m})
 	v1alpha1.RegisterStateServer(srv, server.NewState(st))
 
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -151,6 +159,39 @@ func (s *Server) Reboots() int {
 	defer s.m.mu.Unlock()
 
 	return s.m.reboots
+}
+
+// Upgrade is one upgrade a node was asked for.
+type Upgrade struct {
+	// API is "lifecycle" (LifecycleService.Upgrade) or "legacy" (MachineService.Upgrade).
+	API   string
+	Image string
+	// ExitCode is the installer's exit code (lifecycle only).
+	ExitCode int
+}
+
+// Upgrades returns the upgrades the node was asked for, in order.
+func (s *Server) Upgrades() []Upgrade {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+
+	return append([]Upgrade(nil), s.m.upgrades...)
+}
+
+// Pulls returns the images the node was asked to pull, in order.
+func (s *Server) Pulls() []string {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+
+	return append([]string(nil), s.m.pulls...)
+}
+
+// Running returns the version and schematic the node runs now.
+func (s *Server) Running() (version, schematicID string) {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+
+	return s.m.version, s.m.schematic
 }
 
 // Journal records changing calls across nodes, in the order they arrived.

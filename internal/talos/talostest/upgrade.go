@@ -1,0 +1,223 @@
+package talostest
+
+import (
+	"context"
+	"slices"
+
+	"github.com/cosi-project/runtime/pkg/safe"
+	"github.com/cosi-project/runtime/pkg/state"
+	"github.com/hashicorp/go-version"
+	"github.com/siderolabs/talos/pkg/machinery/api/machine"
+	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/talops/talops/internal/schematic"
+)
+
+// schematicExtensionID is the ExtensionStatus resource that carries the schematic ID.
+const schematicExtensionID = "1"
+
+// lifecycle reports whether the node's release serves LifecycleService and ImageService.
+func lifecycle(tag string) bool {
+	v, err := version.NewSemver(tag)
+	if err != nil {
+		return false
+	}
+
+	seg := v.Segments()
+
+	return seg[0] > 1 || (seg[0] == 1 && seg[1] >= 13)
+}
+
+// install puts image on the node's disk: it runs after the next boot.
+func (m *machineService) install(image string) error {
+	ref, err := schematic.ParseInstallerImage(image)
+	if err != nil || ref.Tag == "" {
+		return status.Errorf(codes.InvalidArgument, "%q is not an installer image", image)
+	}
+
+	m.installed = &ref
+
+	return nil
+}
+
+// boot starts the node again: on the installed image, unless the node is set to fall
+// back to the one it ran before.
+func (m *machineService) boot(ctx context.Context) error {
+	m.boots++
+	m.bootID = bootID(m.node.Name, m.boots)
+
+	ref := m.installed
+	m.installed = nil
+
+	if ref == nil || m.node.BootsOldVersion {
+		return nil
+	}
+
+	m.version, m.schematic = ref.Tag, ref.ID
+
+	return m.setSchematic(ctx)
+}
+
+// setSchematic makes the schematic extension say what the node now runs.
+func (m *machineService) setSchematic(ctx context.Context) error {
+	ext, err := safe.StateGetByID[*runtime.ExtensionStatus](ctx, m.state, schematicExtensionID)
+
+	switch {
+	case state.IsNotFoundError(err) && m.schematic == "":
+		return nil
+	case state.IsNotFoundError(err):
+		ext = runtime.NewExtensionStatus(runtime.NamespaceName, schematicExtensionID)
+		ext.TypedSpec().Metadata.Name = "schematic"
+		ext.TypedSpec().Metadata.Version = m.schematic
+
+		return m.state.Create(ctx, ext)
+	case err != nil:
+		return err
+	case m.schematic == "":
+		return m.state.Destroy(ctx, ext.Metadata())
+	default:
+		ext.TypedSpec().Metadata.Version = m.schematic
+
+		return m.state.Update(ctx, ext)
+	}
+}
+
+// Upgrade is the legacy upgrade: the node checks etcd unless forced, installs the image
+// and reboots into it by itself.
+func (m *machineService) Upgrade(ctx context.Context, req *machine.UpgradeRequest) (*machine.UpgradeResponse, error) {
+	if err := m.fails("Upgrade"); err != nil {
+		return nil, err
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+
+	if m.node.EtcdUnhealthy && m.controlPlane && !req.GetForce() {
+		return nil, status.Error(codes.FailedPrecondition, "etcd is not healthy: refusing to upgrade")
+	}
+
+	if err := m.install(req.GetImage()); err != nil {
+		return nil, err
+	}
+
+	m.upgrades = append(m.upgrades, Upgrade{API: "legacy", Image: req.GetImage()})
+	m.node.Journal.add("%s Upgrade", m.node.Name)
+
+	if err := m.boot(ctx); err != nil {
+		return nil, err
+	}
+
+	return &machine.UpgradeResponse{Messages: []*machine.Upgrade{{Ack: "Upgrade request received"}}}, nil
+}
+
+func (m *machineService) EtcdMemberList(context.Context, *machine.EtcdMemberListRequest) (*machine.EtcdMemberListResponse, error) {
+	if err := m.etcd("EtcdMemberList"); err != nil {
+		return nil, err
+	}
+
+	members := m.node.EtcdMembers
+	if members == nil {
+		members = []string{m.node.Name}
+	}
+
+	out := &machine.EtcdMembers{}
+	for i, name := range members {
+		out.Members = append(out.Members, &machine.EtcdMember{Id: uint64(i + 1), Hostname: name})
+	}
+
+	return &machine.EtcdMemberListResponse{Messages: []*machine.EtcdMembers{out}}, nil
+}
+
+func (m *machineService) EtcdStatus(context.Context, *emptypb.Empty) (*machine.EtcdStatusResponse, error) {
+	if err := m.etcd("EtcdStatus"); err != nil {
+		return nil, err
+	}
+
+	st := &machine.EtcdMemberStatus{MemberId: 1, Leader: 1}
+	if m.node.EtcdUnhealthy {
+		st.Errors = []string{"etcdserver: no leader"}
+	}
+
+	return &machine.EtcdStatusResponse{Messages: []*machine.EtcdStatus{{MemberStatus: st}}}, nil
+}
+
+// etcd refuses etcd calls where Talos does: on workers, and where the test says they fail.
+func (m *machineService) etcd(call string) error {
+	if !m.controlPlane {
+		return status.Error(codes.FailedPrecondition, "etcd is not running on a worker")
+	}
+
+	return m.fails(call)
+}
+
+type lifecycleService struct {
+	machine.UnimplementedLifecycleServiceServer
+
+	m *machineService
+}
+
+// Upgrade installs the image and answers with the installer's exit code; the node boots
+// it on its next reboot.
+func (l *lifecycleService) Upgrade(req *machine.LifecycleServiceUpgradeRequest, srv grpc.ServerStreamingServer[machine.LifecycleServiceUpgradeResponse]) error {
+	m := l.m
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+
+	if !lifecycle(m.version) {
+		return status.Error(codes.Unimplemented, "unknown service machine.LifecycleService")
+	}
+
+	image := req.GetSource().GetImageName()
+	m.node.Journal.add("%s LifecycleUpgrade", m.node.Name)
+
+	if err := srv.Send(progress(&machine.LifecycleServiceInstallProgress{Response: &machine.LifecycleServiceInstallProgress_Message{Message: "installing " + image}})); err != nil {
+		return err
+	}
+
+	code := int32(0)
+	if slices.Contains(m.node.Fail, "LifecycleUpgrade") {
+		code = 1
+	} else if err := m.install(image); err != nil {
+		return err
+	}
+
+	m.upgrades = append(m.upgrades, Upgrade{API: "lifecycle", Image: image, ExitCode: int(code)})
+
+	return srv.Send(progress(&machine.LifecycleServiceInstallProgress{Response: &machine.LifecycleServiceInstallProgress_ExitCode{ExitCode: code}}))
+}
+
+func progress(p *machine.LifecycleServiceInstallProgress) *machine.LifecycleServiceUpgradeResponse {
+	return &machine.LifecycleServiceUpgradeResponse{Progress: p}
+}
+
+type imageService struct {
+	machine.UnimplementedImageServiceServer
+
+	m *machineService
+}
+
+// Pull pulls nothing: it records the image and answers with its name.
+func (i *imageService) Pull(req *machine.ImageServicePullRequest, srv grpc.ServerStreamingServer[machine.ImageServicePullResponse]) error {
+	m := i.m
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+
+	if !lifecycle(m.version) {
+		return status.Error(codes.Unimplemented, "unknown service machine.ImageService")
+	}
+
+	if err := m.fails("Pull"); err != nil {
+		return err
+	}
+
+	m.pulls = append(m.pulls, req.GetImageRef())
+	m.node.Journal.add("%s Pull", m.node.Name)
+
+	return srv.Send(&machine.ImageServicePullResponse{Response: &machine.ImageServicePullResponse_Name{Name: req.GetImageRef()}})
+}

@@ -1,0 +1,136 @@
+package talos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/hashicorp/go-version"
+	"github.com/siderolabs/talos/pkg/machinery/api/common"
+	"github.com/siderolabs/talos/pkg/machinery/api/machine"
+	"github.com/siderolabs/talos/pkg/machinery/client"
+)
+
+// LifecycleAPI reports whether a node running Talos version v serves LifecycleService and
+// ImageService (Talos 1.13 and later). An unreadable version answers false: the legacy
+// upgrade call is the one every release serves.
+func LifecycleAPI(v string) bool {
+	sv, err := version.NewSemver(v)
+	if err != nil {
+		return false
+	}
+
+	seg := sv.Segments()
+
+	return seg[0] > 1 || (seg[0] == 1 && seg[1] >= 13)
+}
+
+// EtcdMember is one member of the etcd cluster as a control plane lists it.
+type EtcdMember struct {
+	Hostname string
+	Learner  bool
+}
+
+// systemContainerd is where Talos keeps its own images, the installer among them.
+func systemContainerd() *common.ContainerdInstance {
+	return &common.ContainerdInstance{Driver: common.ContainerDriver_CONTAINERD, Namespace: common.ContainerdNamespace_NS_SYSTEM}
+}
+
+func (n *clientNode) PullImage(ctx context.Context, image string) error {
+	stream, err := n.c.ImageClient.Pull(n.with(ctx), &machine.ImageServicePullRequest{Containerd: systemContainerd(), ImageRef: image})
+	if err != nil {
+		return err
+	}
+
+	for {
+		if _, err := stream.Recv(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+
+			return err
+		}
+	}
+}
+
+func (n *clientNode) Upgrade(ctx context.Context, image string) error {
+	stream, err := n.c.LifecycleClient.Upgrade(n.with(ctx), &machine.LifecycleServiceUpgradeRequest{
+		Containerd: systemContainerd(),
+		Source:     &machine.InstallArtifactsSource{ImageName: image},
+	})
+	if err != nil {
+		return err
+	}
+
+	var last string
+
+	for {
+		resp, err := stream.Recv()
+
+		switch {
+		case errors.Is(err, io.EOF):
+			// Without an exit code nothing says the new image was installed.
+			return errors.New("the node ended the upgrade without an exit code")
+		case err != nil:
+			return err
+		}
+
+		switch p := resp.GetProgress().GetResponse().(type) {
+		case *machine.LifecycleServiceInstallProgress_Message:
+			last = p.Message
+		case *machine.LifecycleServiceInstallProgress_ExitCode:
+			if p.ExitCode != 0 {
+				if last != "" {
+					return fmt.Errorf("the installer exited with code %d: %s", p.ExitCode, last)
+				}
+
+				return fmt.Errorf("the installer exited with code %d", p.ExitCode)
+			}
+
+			return nil
+		}
+	}
+}
+
+func (n *clientNode) LegacyUpgrade(ctx context.Context, image string) error {
+	// Not forced: the node checks etcd itself before it leaves. Preserve keeps the
+	// EPHEMERAL partition on releases that would otherwise wipe it.
+	//nolint:staticcheck // the legacy call is the only one nodes before 1.13 serve
+	_, err := n.c.UpgradeWithOptions(n.with(ctx),
+		client.WithUpgradeImage(image), client.WithUpgradePreserve(true), client.WithUpgradeRebootMode(machine.UpgradeRequest_DEFAULT))
+
+	return err
+}
+
+func (n *clientNode) EtcdMembers(ctx context.Context) ([]EtcdMember, error) {
+	resp, err := n.c.EtcdMemberList(n.with(ctx), &machine.EtcdMemberListRequest{})
+	if err != nil {
+		return nil, err
+	}
+
+	var out []EtcdMember
+
+	for _, m := range resp.GetMessages() {
+		for _, mem := range m.GetMembers() {
+			out = append(out, EtcdMember{Hostname: mem.GetHostname(), Learner: mem.GetIsLearner()})
+		}
+	}
+
+	return out, nil
+}
+
+func (n *clientNode) EtcdErrors(ctx context.Context) ([]string, error) {
+	resp, err := n.c.EtcdStatus(n.with(ctx))
+	if err != nil {
+		return nil, err
+	}
+
+	var out []string
+
+	for _, m := range resp.GetMessages() {
+		out = append(out, m.GetMemberStatus().GetErrors()...)
+	}
+
+	return out, nil
+}
