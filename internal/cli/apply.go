@@ -11,6 +11,7 @@ import (
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/rollout"
+	"github.com/talops/talops/internal/schematic"
 	"github.com/talops/talops/internal/talos"
 )
 
@@ -133,6 +134,8 @@ func Apply(ctx context.Context, opts *ApplyOptions) error {
 		CallTimeout:  orDefault(d.TalosTimeout, talos.DefaultTimeout),
 		GateTimeout:  orDefault(d.GateTimeout, defaultGateTimeout),
 		GateInterval: orDefault(d.GateInterval, defaultGateInterval),
+		// Pulling and installing an image takes as long as a node may take to come back.
+		UpgradeTimeout: orDefault(d.GateTimeout, defaultGateTimeout),
 	})
 
 	var buf bytes.Buffer
@@ -215,11 +218,42 @@ func steps(res *PlanResult) ([]rollout.Step, error) {
 	}
 
 	out := make([]rollout.Step, 0, len(res.Plan.Nodes))
+
 	for _, n := range res.Plan.Nodes {
-		out = append(out, rollout.Step{Node: n, Address: address[n.Name], Config: rendered[n.Name], Version: running[n.Name].TalosVersion})
+		s := rollout.Step{Node: n, Address: address[n.Name], Config: rendered[n.Name], Version: running[n.Name].TalosVersion}
+
+		if n.Action == plan.Upgrade {
+			t, err := upgradeTarget(n)
+			if err != nil {
+				return nil, err
+			}
+
+			s.Upgrade = t
+		}
+
+		out = append(out, s)
 	}
 
 	return out, nil
+}
+
+// upgradeTarget is what an upgraded node must run: the version and schematic of its
+// desired installer image.
+func upgradeTarget(n plan.Node) (*rollout.Target, error) {
+	if n.Upgrade == nil {
+		return nil, fmt.Errorf("node %s: the plan upgrades it but names no installer", n.Name)
+	}
+
+	ref, err := schematic.ParseInstallerImage(n.Upgrade.ToInstaller)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: installer: %w", n.Name, err)
+	}
+
+	if ref.Tag == "" {
+		return nil, fmt.Errorf("node %s: installer %s names no Talos version tag", n.Name, n.Upgrade.ToInstaller)
+	}
+
+	return &rollout.Target{Image: n.Upgrade.ToInstaller, Version: ref.Tag, SchematicID: ref.ID}, nil
 }
 
 // applyDialer dials the nodes with the talosconfig Plan has already read and masked.

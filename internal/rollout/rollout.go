@@ -38,8 +38,20 @@ type Step struct {
 	Address string
 	// Config is the desired machine config.
 	Config []byte
-	// Version is the Talos version the node must answer with after the apply.
+	// Version is the Talos version the node runs now.
 	Version string
+	// Upgrade is set when the node's installer image changes: talops upgrades it first.
+	Upgrade *Target
+}
+
+// Target is the image a node is upgraded to and what it must report once it runs it.
+type Target struct {
+	// Image is the installer image reference.
+	Image string
+	// Version is the Talos version tag the node must answer with after the upgrade.
+	Version string
+	// SchematicID is the schematic the node must report ("" for an image without one).
+	SchematicID string
 }
 
 // Options tune a rollout.
@@ -54,6 +66,8 @@ type Options struct {
 	GateTimeout time.Duration
 	// GateInterval is the pause between health checks.
 	GateInterval time.Duration
+	// UpgradeTimeout bounds the pull of an installer and its install.
+	UpgradeTimeout time.Duration
 }
 
 // NodeResult is what happened to one node.
@@ -119,8 +133,15 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 	steps = Order(steps)
 
 	r := &Report{Cluster: cluster, PlanHash: hash, Mode: o.Mode, DryRun: o.DryRun, Nodes: make([]NodeResult, len(steps))}
+
+	var members []Step
+
 	for i, s := range steps {
 		r.Nodes[i] = NodeResult{Name: s.Node.Name, Role: s.Node.Role, Action: s.Node.Action, Outcome: NotAttempted}
+
+		if s.Node.Role == "controlplane" {
+			members = append(members, s)
+		}
 	}
 
 	var (
@@ -148,7 +169,7 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 		wg.Go(func() {
 			defer func() { <-slots }()
 
-			r.Nodes[i] = step(ctx, d, s, o, r.Nodes[i])
+			r.Nodes[i] = step(ctx, d, s, o, members, r.Nodes[i])
 			if r.Nodes[i].Outcome == Failed {
 				stopped.Store(true)
 			}
@@ -164,8 +185,9 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 	return r
 }
 
-// step brings one node to its desired state and waits until it is healthy again.
-func step(ctx context.Context, d talos.Dialer, s Step, o Options, res NodeResult) NodeResult {
+// step brings one node to its desired state and waits until it is healthy again. On a
+// control plane, etcd must be healthy before anything is touched and again after.
+func step(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step, res NodeResult) NodeResult {
 	if s.Node.Action == plan.Noop {
 		res.Outcome, res.Detail = Skipped, "already in the desired state"
 
@@ -178,14 +200,55 @@ func step(ctx context.Context, d talos.Dialer, s Step, o Options, res NodeResult
 		return res
 	}
 
-	before, err := check(ctx, d, s, o, "")
+	controlPlane := s.Node.Role == "controlplane"
+
+	before, err := check(ctx, d, s, o, "", s.Version)
 	if err != nil {
 		return fail("not healthy before the apply", err)
 	}
 
+	if controlPlane {
+		if err := etcdGate(ctx, d, members, o); err != nil {
+			return fail("etcd not healthy before touching this control plane", err)
+		}
+	}
+
+	var upgraded string
+
+	if s.Upgrade != nil {
+		if o.DryRun {
+			res.Outcome, res.Detail = DryRun, "talops would "+upgradePlan(s)
+			if s.Node.ConfigChanged {
+				res.Detail += ", then apply its config"
+			}
+
+			return res
+		}
+
+		if before, err = upgrade(ctx, d, s, o, before); err != nil {
+			return fail("upgrade", err)
+		}
+
+		res.Rebooted = true
+		upgraded = "upgraded to " + s.Upgrade.describe() + ", rebooted"
+		s.Version = s.Upgrade.Version
+
+		if !s.Node.ConfigChanged {
+			return after(ctx, d, s, o, members, res, upgraded+", healthy", "upgraded ("+upgraded+"), then")
+		}
+	}
+
+	done := func(what string) string {
+		if upgraded == "" {
+			return what
+		}
+
+		return upgraded + "; " + what
+	}
+
 	n, err := d.Dial(ctx, s.Address)
 	if err != nil {
-		return fail("connect", err)
+		return fail(done("connect"), err)
 	}
 	defer n.Close() //nolint:errcheck // the calls' errors matter
 
@@ -195,7 +258,7 @@ func step(ctx context.Context, d talos.Dialer, s Step, o Options, res NodeResult
 	cancel()
 
 	if err != nil {
-		return fail("apply the config", err)
+		return fail(done("apply the config"), err)
 	}
 
 	if o.DryRun {
@@ -207,7 +270,7 @@ func step(ctx context.Context, d talos.Dialer, s Step, o Options, res NodeResult
 		return res
 	}
 
-	res.Rebooted = applied.Rebooting
+	rebooted := applied.Rebooting
 
 	// From Talos 1.14 the node never reboots on apply: talops reboots it where the plan
 	// says the change needs one.
@@ -218,35 +281,56 @@ func step(ctx context.Context, d talos.Dialer, s Step, o Options, res NodeResult
 		cancel()
 
 		if err != nil {
-			return fail("config applied ("+describe(applied.Mode)+"), then the reboot", err)
+			return fail(done("config applied ("+describe(applied.Mode)+"), then the reboot"), err)
 		}
 
-		res.Rebooted = true
+		rebooted = true
 	}
 
+	res.Rebooted = res.Rebooted || rebooted
+
 	bootBefore := ""
-	if res.Rebooted {
+	if rebooted {
 		bootBefore = before
 	}
 
-	if _, err := check(ctx, d, s, o, bootBefore); err != nil {
-		return fail("config applied ("+describe(applied.Mode)+"), then the health gate", err)
+	if _, err := check(ctx, d, s, o, bootBefore, s.Version); err != nil {
+		return fail(done("config applied ("+describe(applied.Mode)+"), then the health gate"), err)
 	}
 
-	res.Outcome = Applied
+	var detail string
 
 	switch {
 	case o.Mode == talos.ModeStaged:
-		res.Detail = "staged: takes effect on the node's next reboot"
+		detail = "staged: takes effect on the node's next reboot"
 	case o.Mode == talos.ModeTry:
-		res.Detail = fmt.Sprintf("applied in try mode: the node rolls it back after %s", talos.TryTimeout)
-	case res.Rebooted:
-		res.Detail = "applied, rebooted, healthy"
+		detail = fmt.Sprintf("applied in try mode: the node rolls it back after %s", talos.TryTimeout)
+	case rebooted:
+		detail = "applied, rebooted, healthy"
 	case s.Node.NeedsReboot:
-		res.Detail = "applied without a reboot (--mode " + string(o.Mode) + "): the change takes effect on the next reboot"
+		detail = "applied without a reboot (--mode " + string(o.Mode) + "): the change takes effect on the next reboot"
 	default:
-		res.Detail = "applied live, healthy"
+		detail = "applied live, healthy"
 	}
+
+	if upgraded != "" {
+		detail = upgraded + "; config " + detail
+	}
+
+	return after(ctx, d, s, o, members, res, detail, done("config applied ("+describe(applied.Mode)+"), then"))
+}
+
+// after checks etcd once a control plane is back, and records the outcome.
+func after(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step, res NodeResult, detail, failedAfter string) NodeResult {
+	if s.Node.Role == "controlplane" {
+		if err := etcdGate(ctx, d, members, o); err != nil {
+			res.Outcome, res.Detail = Failed, failedAfter+" etcd did not become healthy: "+talos.OneLine(err)
+
+			return res
+		}
+	}
+
+	res.Outcome, res.Detail = Applied, detail
 
 	return res
 }
@@ -266,25 +350,37 @@ func describe(mode string) string {
 	}
 }
 
-// check waits until the node answers with the expected version, is running and ready and,
-// when bootBefore is set, has booted again. It returns the node's boot ID.
-func check(ctx context.Context, d talos.Dialer, s Step, o Options, bootBefore string) (string, error) {
+// check waits until the node is running and ready, answers with version (any when "")
+// and, when bootBefore is set, has booted again. It returns the node's boot ID.
+func check(ctx context.Context, d talos.Dialer, s Step, o Options, bootBefore, version string) (string, error) {
+	var id string
+
+	err := poll(ctx, o, func(ctx context.Context) error {
+		var err error
+
+		id, err = healthy(ctx, d, s.Address, o, bootBefore, version)
+
+		return err
+	})
+
+	return id, err
+}
+
+// poll calls try every GateInterval until it succeeds or GateTimeout passes; the error
+// is try's last one.
+func poll(ctx context.Context, o Options, try func(context.Context) error) error {
 	gctx, cancel := context.WithTimeout(ctx, o.GateTimeout)
 	defer cancel()
 
-	var last error
-
 	for {
-		id, err := healthy(gctx, d, s, o, bootBefore)
+		err := try(gctx)
 		if err == nil {
-			return id, nil
+			return nil
 		}
-
-		last = err
 
 		select {
 		case <-gctx.Done():
-			return "", fmt.Errorf("after %s: %w", o.GateTimeout, last)
+			return fmt.Errorf("after %s: %w", o.GateTimeout, err)
 		case <-time.After(o.GateInterval):
 		}
 	}
@@ -292,11 +388,11 @@ func check(ctx context.Context, d talos.Dialer, s Step, o Options, bootBefore st
 
 var errSameBoot = errors.New("the node has not rebooted yet")
 
-func healthy(ctx context.Context, d talos.Dialer, s Step, o Options, bootBefore string) (string, error) {
+func healthy(ctx context.Context, d talos.Dialer, address string, o Options, bootBefore, version string) (string, error) {
 	cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
 	defer cancel()
 
-	n, err := d.Dial(cctx, s.Address)
+	n, err := d.Dial(cctx, address)
 	if err != nil {
 		return "", err
 	}
@@ -316,8 +412,8 @@ func healthy(ctx context.Context, d talos.Dialer, s Step, o Options, bootBefore 
 		return "", fmt.Errorf("read version: %w", err)
 	}
 
-	if v != s.Version {
-		return "", fmt.Errorf("the node runs Talos %s, want %s", v, s.Version)
+	if version != "" && v != version {
+		return "", fmt.Errorf("the node runs Talos %s, want %s", v, version)
 	}
 
 	st, err := n.Status(cctx)

@@ -1,0 +1,182 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/talops/talops/internal/talos"
+)
+
+// ErrOldImage says a node came back from an upgrade on another image than the one
+// installed: its new image failed to boot and it fell back.
+var ErrOldImage = errors.New("the node did not boot the new image")
+
+func (t *Target) describe() string {
+	if t.SchematicID == "" {
+		return "Talos " + t.Version
+	}
+
+	return fmt.Sprintf("Talos %s, schematic %s", t.Version, short(t.SchematicID))
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+
+	return id
+}
+
+// upgradePlan says how a node will be upgraded, for a dry run.
+func upgradePlan(s Step) string {
+	how := "pull the installer, upgrade with LifecycleService, reboot"
+	if !talos.LifecycleAPI(s.Version) {
+		how = "upgrade with the legacy MachineService.Upgrade, which reboots the node"
+	}
+
+	return fmt.Sprintf("upgrade it from Talos %s to %s (%s)", s.Version, s.Upgrade.describe(), how)
+}
+
+// upgrade installs the target image, has the node boot it and checks that it runs it. It
+// returns the node's new boot ID.
+func upgrade(ctx context.Context, d talos.Dialer, s Step, o Options, bootBefore string) (string, error) {
+	if err := install(ctx, d, s, o); err != nil {
+		return "", err
+	}
+
+	// Any version: a node that fell back to its old image is told apart below.
+	boot, err := check(ctx, d, s, o, bootBefore, "")
+	if err != nil {
+		return "", fmt.Errorf("waiting for the node to boot the new image: %w", err)
+	}
+
+	cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
+	defer cancel()
+
+	n, err := d.Dial(cctx, s.Address)
+	if err != nil {
+		return "", err
+	}
+	defer n.Close() //nolint:errcheck // read-only
+
+	v, err := n.Version(cctx)
+	if err != nil {
+		return "", fmt.Errorf("read version after the upgrade: %w", err)
+	}
+
+	id, err := n.SchematicID(cctx)
+	if err != nil {
+		return "", fmt.Errorf("read schematic after the upgrade: %w", err)
+	}
+
+	if v != s.Upgrade.Version || id != s.Upgrade.SchematicID {
+		got := Target{Version: v, SchematicID: id}
+
+		return "", fmt.Errorf("%w: it came back on %s, not %s", ErrOldImage, got.describe(), s.Upgrade.describe())
+	}
+
+	return boot, nil
+}
+
+// install has the node install the target image and reboot into it: LifecycleService
+// (after a pre-pull) then a reboot from Talos 1.13, the legacy call before, which reboots
+// by itself.
+func install(ctx context.Context, d talos.Dialer, s Step, o Options) error {
+	timeout := o.UpgradeTimeout
+	if timeout <= 0 {
+		timeout = o.GateTimeout
+	}
+
+	uctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	n, err := d.Dial(uctx, s.Address)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer n.Close() //nolint:errcheck // the calls' errors matter
+
+	image := s.Upgrade.Image
+
+	if !talos.LifecycleAPI(s.Version) {
+		if err := n.LegacyUpgrade(uctx, image); err != nil {
+			return fmt.Errorf("MachineService.Upgrade: %w", err)
+		}
+
+		return nil
+	}
+
+	if err := n.PullImage(uctx, image); err != nil {
+		return fmt.Errorf("pull the installer: %w", err)
+	}
+
+	if err := n.Upgrade(uctx, image); err != nil {
+		return fmt.Errorf("LifecycleService.Upgrade: %w", err)
+	}
+
+	cctx, cancel2 := context.WithTimeout(ctx, o.CallTimeout)
+	defer cancel2()
+
+	if err := n.Reboot(cctx); err != nil {
+		return fmt.Errorf("installed, then the reboot: %w", err)
+	}
+
+	return nil
+}
+
+// etcdGate waits until every control plane's etcd member is healthy and each lists as
+// many voting members as there are control planes.
+func etcdGate(ctx context.Context, d talos.Dialer, members []Step, o Options) error {
+	return poll(ctx, o, func(ctx context.Context) error {
+		for _, m := range members {
+			if err := etcdMember(ctx, d, m, len(members), o); err != nil {
+				return fmt.Errorf("%s: %w", m.Node.Name, err)
+			}
+		}
+
+		return nil
+	})
+}
+
+func etcdMember(ctx context.Context, d talos.Dialer, m Step, want int, o Options) error {
+	cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
+	defer cancel()
+
+	n, err := d.Dial(cctx, m.Address)
+	if err != nil {
+		return err
+	}
+	defer n.Close() //nolint:errcheck // read-only
+
+	list, err := n.EtcdMembers(cctx)
+	if err != nil {
+		return fmt.Errorf("list etcd members: %w", err)
+	}
+
+	voters, learners := 0, 0
+
+	for _, mem := range list {
+		if mem.Learner {
+			learners++
+		} else {
+			voters++
+		}
+	}
+
+	if voters != want || learners > 0 {
+		return fmt.Errorf("etcd lists %d voting members and %d learners, want %d voting members (one per control plane)", voters, learners, want)
+	}
+
+	errs, err := n.EtcdErrors(cctx)
+	if err != nil {
+		return fmt.Errorf("read etcd status: %w", err)
+	}
+
+	if len(errs) > 0 {
+		return fmt.Errorf("etcd member reports: %s", strings.Join(errs, "; "))
+	}
+
+	return nil
+}
