@@ -179,9 +179,12 @@ func refusals(res *PlanResult, opts *ApplyOptions) []string {
 			out = append(out, fmt.Sprintf("node %s is new: talops does not yet apply configs in maintenance mode; apply it by hand (talosctl apply-config --insecure)", n.Name))
 		case n.Action == plan.Remove:
 			out = append(out, fmt.Sprintf("node %s was removed from talops.yaml: talops does not reset nodes; remove it by hand, or put it back", n.Name))
+		case n.Action == plan.Upgrade && opts.Mode != string(talos.ModeAuto):
+			out = append(out, fmt.Sprintf("node %s needs an upgrade, which reboots it: --mode %s does not; use --mode auto", n.Name, opts.Mode))
 		case n.Action == plan.Upgrade:
-			out = append(out, fmt.Sprintf("node %s needs an upgrade (%s → %s): talops does not upgrade nodes yet; run talosctl upgrade --image %s, then apply again",
-				n.Name, n.Upgrade.FromInstaller, n.Upgrade.ToInstaller, n.Upgrade.ToInstaller))
+			if _, err := upgradeTarget(n); err != nil {
+				out = append(out, err.Error())
+			}
 		case n.NeedsReboot && (opts.Mode == string(talos.ModeNoReboot) || opts.Mode == string(talos.ModeTry)):
 			out = append(out, fmt.Sprintf("node %s: its change needs a reboot, which --mode %s cannot do; use --mode auto or staged", n.Name, opts.Mode))
 		}

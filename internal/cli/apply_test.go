@@ -133,13 +133,14 @@ func outcomes(r applyReport) []string {
 	return out
 }
 
-// touched says whether any node took a config, was asked for a dry run or rebooted.
+// touched says which nodes took a config, were asked for a dry run, rebooted, pulled an
+// image or were upgraded.
 func (l *applyLab) touched() []string {
 	var out []string
 
 	for _, name := range labNodes {
 		s := l.nodes[name]
-		if len(s.Applied()) > 0 || s.DryRuns() > 0 || s.Reboots() > 0 {
+		if len(s.Applied()) > 0 || s.DryRuns() > 0 || s.Reboots() > 0 || len(s.Upgrades()) > 0 || len(s.Pulls()) > 0 {
 			out = append(out, name)
 		}
 	}
@@ -439,19 +440,13 @@ func TestApply_RefusesWhenANodeCannotBeRead(t *testing.T) {
 	refused(t, l, "talops: node k8s-node4: not readable over the Talos API: node k8s-node4 (10.0.20.199): ")
 }
 
-func TestApply_RefusesUpgradesNewAndRemovedNodesUpFront(t *testing.T) {
+func TestApply_RefusesAnUpgradeOutsideAutoMode(t *testing.T) {
 	l := newApplyLab(t, nil, func(n *talostest.Node) {
 		if n.Name == "k8s-node1" {
 			n.Version = "v1.13.8"
 		}
 	})
-	addSysctl(t, l.files)
-	refused(t, l, "talops: node k8s-node1 needs an upgrade (factory.talos.dev/nocloud-installer/")
-
-	if !strings.Contains(l.h.stderr.String(), ":v1.13.8 → factory.talos.dev/nocloud-installer/") ||
-		!strings.Contains(l.h.stderr.String(), "talops does not upgrade nodes yet; run talosctl upgrade --image factory.talos.dev/nocloud-installer/") {
-		t.Errorf("stderr:\n%s", l.h.stderr.String())
-	}
+	refused(t, l, "talops: node k8s-node1 needs an upgrade, which reboots it: --mode staged does not; use --mode auto\n", "--mode", "staged")
 }
 
 func TestApply_NoKeyOrSecretInAnyOutput(t *testing.T) {

@@ -12,6 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/talos"
 )
@@ -367,10 +370,12 @@ func check(ctx context.Context, d talos.Dialer, s Step, o Options, bootBefore, v
 }
 
 // poll calls try every GateInterval until it succeeds or GateTimeout passes; the error
-// is try's last one.
+// is the last one try gave before the deadline.
 func poll(ctx context.Context, o Options, try func(context.Context) error) error {
 	gctx, cancel := context.WithTimeout(ctx, o.GateTimeout)
 	defer cancel()
+
+	var last error
 
 	for {
 		err := try(gctx)
@@ -378,12 +383,22 @@ func poll(ctx context.Context, o Options, try func(context.Context) error) error
 			return nil
 		}
 
+		// A try cut short by the deadline says less than the one before it.
+		if last == nil || !deadline(err) {
+			last = err
+		}
+
 		select {
 		case <-gctx.Done():
-			return fmt.Errorf("after %s: %w", o.GateTimeout, err)
+			return fmt.Errorf("after %s: %w", o.GateTimeout, last)
 		case <-time.After(o.GateInterval):
 		}
 	}
+}
+
+// deadline reports whether err is a call cut short by its context's deadline.
+func deadline(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded
 }
 
 var errSameBoot = errors.New("the node has not rebooted yet")
