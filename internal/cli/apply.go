@@ -30,19 +30,24 @@ type ApplyOptions struct {
 	Talosconfig string
 	// PlanHash, when set, is the hash of the reviewed plan: any other plan is refused.
 	PlanHash string
-	Parallel int
-	Mode     string
-	DryRun   bool
-	Format   string
+	// ReviewedBase, with PlanHash, is the git ref the reviewed plan compared with (a pull
+	// request's base): the hash is checked on the plan against it, the way the pull
+	// request's comment computed it, instead of on the live plan.
+	ReviewedBase string
+	Parallel     int
+	Mode         string
+	DryRun       bool
+	Format       string
 }
 
 func runApply(ctx context.Context, d *Deps, args []string) error {
 	opts := &ApplyOptions{Deps: d}
 
-	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--format text|json]")
+	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF]] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.PlanHash, "plan-hash", "", "refuse to apply unless the plan has this hash (the one reviewed)")
+	fs.StringVar(&opts.ReviewedBase, "reviewed-base", "", "with --plan-hash: check the hash on the plan against this git ref (the pull request's base), as its comment computed it")
 	fs.IntVar(&opts.Parallel, "parallel", 1, "how many workers change at once (control planes: one at a time)")
 	fs.StringVar(&opts.Mode, "mode", string(talos.ModeAuto), "apply mode: auto, no-reboot, staged or try")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "ask each node whether it accepts its config, change nothing")
@@ -66,6 +71,10 @@ func runApply(ctx context.Context, d *Deps, args []string) error {
 
 	if len(fs.Args()) > 0 {
 		return &UsageError{Msg: fmt.Sprintf("apply takes no arguments, got %q", fs.Args()[0])}
+	}
+
+	if opts.ReviewedBase != "" && opts.PlanHash == "" {
+		return &UsageError{Msg: "--reviewed-base goes with --plan-hash"}
 	}
 
 	return Apply(ctx, opts)
@@ -113,7 +122,17 @@ func Apply(ctx context.Context, opts *ApplyOptions) error {
 		return &RefusedError{Reasons: []string{"the desired state has errors (listed above)"}}
 	}
 
-	if reasons := refusals(res, opts); len(reasons) > 0 {
+	reviewedHash := res.Plan.Hash
+	if opts.ReviewedBase != "" {
+		reviewed, err := Plan(ctx, &PlanOptions{Deps: d, Dir: opts.Dir, Base: opts.ReviewedBase, Offline: true})
+		if err != nil {
+			return fmt.Errorf("the reviewed plan (against %s): %w", opts.ReviewedBase, err)
+		}
+
+		reviewedHash = reviewed.Plan.Hash
+	}
+
+	if reasons := refusals(res, reviewedHash, opts); len(reasons) > 0 {
 		return &RefusedError{Reasons: reasons}
 	}
 
@@ -155,11 +174,16 @@ func Apply(ctx context.Context, opts *ApplyOptions) error {
 }
 
 // refusals are the reasons to touch no node at all, one line each.
-func refusals(res *PlanResult, opts *ApplyOptions) []string {
+func refusals(res *PlanResult, reviewedHash string, opts *ApplyOptions) []string {
 	var out []string
 
-	if opts.PlanHash != "" && opts.PlanHash != res.Plan.Hash {
-		out = append(out, fmt.Sprintf("the plan differs from the one reviewed: its hash is %s, --plan-hash is %s", res.Plan.Hash, opts.PlanHash))
+	if opts.PlanHash != "" && opts.PlanHash != reviewedHash {
+		against := "the running nodes"
+		if opts.ReviewedBase != "" {
+			against = opts.ReviewedBase
+		}
+
+		out = append(out, fmt.Sprintf("the plan differs from the one reviewed: its hash against %s is %s, --plan-hash is %s", against, reviewedHash, opts.PlanHash))
 	}
 
 	for _, n := range res.current.Nodes {

@@ -396,7 +396,7 @@ func TestApply_RefusesAPlanOtherThanTheReviewedOne(t *testing.T) {
 	reviewed := l.planHash(t)
 
 	addSysctl(t, l.files)
-	refused(t, l, "talops: the plan differs from the one reviewed: its hash is "+l.planHash(t)+", --plan-hash is "+reviewed+"\n", "--plan-hash", reviewed)
+	refused(t, l, "talops: the plan differs from the one reviewed: its hash against the running nodes is "+l.planHash(t)+", --plan-hash is "+reviewed+"\n", "--plan-hash", reviewed)
 
 	// The hash of the plan as it stands is accepted.
 	if err := l.apply("--plan-hash", l.planHash(t)); err != nil {
