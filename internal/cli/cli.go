@@ -110,7 +110,12 @@ func OSDeps() *Deps {
 			return factory.New(baseURL, factory.WithUserAgent("talops/"+Version))
 		},
 		Proxmox: func(cfg proxmox.Config) (proxmox.API, error) {
-			return proxmox.New(cfg)
+			c, err := proxmox.New(cfg)
+			if err != nil {
+				return nil, err
+			}
+
+			return c, nil
 		},
 		IsTerminal: func() bool {
 			st, err := os.Stdout.Stat()

@@ -39,7 +39,12 @@ func proxmoxHarness(t *testing.T, files cluster.MapFiles, tok proxmoxtest.Token)
 	h.deps.Proxmox = func(cfg proxmox.Config) (proxmox.API, error) {
 		cfg.PollInterval = time.Millisecond
 
-		return proxmox.New(cfg)
+		c, err := proxmox.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+
+		return c, nil
 	}
 
 	t.Cleanup(func() {
