@@ -333,3 +333,19 @@ func TestProxmox_UnknownSubcommandIsAUsageError(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestProxmox_CAFileWithoutACertificateNamesTheField(t *testing.T) {
+	srv := proxmoxtest.New(t, pveToken)
+	files := proxmoxLab(t, srv)
+	files["pve-ca.pem"] = []byte("not a certificate\n")
+
+	h := proxmoxHarness(t, files, pveToken)
+
+	if err := h.run("proxmox", "images", "--dir", "examples/homelab"); cli.ExitCode(err) != 1 {
+		t.Fatalf("err = %v", err)
+	}
+
+	if want := "talops: examples/homelab/talops.yaml:23: proxmox.caFile: proxmox CA file holds no PEM certificate\n"; h.stderr.String() != want {
+		t.Errorf("stderr = %q, want %q", h.stderr.String(), want)
+	}
+}
