@@ -17,6 +17,7 @@ import (
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/gitrev"
 	"github.com/talops/talops/internal/mask"
+	"github.com/talops/talops/internal/proxmox"
 	"github.com/talops/talops/internal/secrets"
 )
 
@@ -63,6 +64,8 @@ type Deps struct {
 	// GateTimeout bounds apply's wait for a node to come back healthy (0: 10 minutes);
 	// GateInterval is the pause between its checks (0: 5 seconds).
 	GateTimeout, GateInterval time.Duration
+	// Proxmox returns the client of a Proxmox VE API (nil: none may be reached).
+	Proxmox func(cfg proxmox.Config) (proxmox.API, error)
 
 	secrets  *secrets.Loader
 	masker   *mask.Masker
@@ -105,6 +108,14 @@ func OSDeps() *Deps {
 		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 		ImageFactory: func(baseURL string) (*factory.Client, error) {
 			return factory.New(baseURL, factory.WithUserAgent("talops/"+Version))
+		},
+		Proxmox: func(cfg proxmox.Config) (proxmox.API, error) {
+			c, err := proxmox.New(cfg)
+			if err != nil {
+				return nil, err
+			}
+
+			return c, nil
 		},
 		IsTerminal: func() bool {
 			st, err := os.Stdout.Stat()
@@ -187,6 +198,7 @@ func commands() []command {
 		{"schematic", "print the Image Factory ID of schematic files: schematic id FILE...", runSchematic},
 		{"schematics", "show each schematic's ID and each node's installer and boot images", runSchematics},
 		{"versions", "explain a Talos, Kubernetes and NVIDIA version bump against another state", runVersions},
+		{"proxmox", "boot ISOs in Proxmox storage, and the nodes' VMs: proxmox images|vms", runProxmox},
 		{"catalog", "release data: catalog update refreshes it from the Image Factory", runCatalog},
 		{"version", "print the talops version", runVersion},
 	}

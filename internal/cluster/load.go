@@ -236,6 +236,8 @@ func (c *Cluster) NodeLine(name, field string) int {
 var (
 	nameRe   = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$`)
 	driverRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,2}$`)
+	// storageRe is Proxmox's pve-storage-id format.
+	storageRe = regexp.MustCompile(`^[a-z][a-z0-9_.-]*[a-z0-9]$`)
 )
 
 func (c *Cluster) check() []error {
@@ -321,6 +323,23 @@ func (c *Cluster) check() []error {
 
 	if s.Secrets != "" {
 		errs = append(errs, c.checkPath("secrets", s.Secrets)...)
+	}
+
+	if p := s.ProxmoxAPI; p != nil {
+		if u, err := url.Parse(p.URL); err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
+			bad("proxmox.url", "must be an https:// URL without credentials, such as https://pve.lab:8006/api2/json, got %q", p.URL)
+		}
+
+		switch {
+		case p.Storage == "":
+			bad("proxmox.storage", "is required: the Proxmox storage that holds the boot ISOs (for example local)")
+		case !storageRe.MatchString(p.Storage):
+			bad("proxmox.storage", "%q is not a Proxmox storage name", p.Storage)
+		}
+
+		if p.CAFile != "" {
+			errs = append(errs, c.checkPath("proxmox.caFile", p.CAFile)...)
+		}
 	}
 
 	if len(s.Nodes) == 0 {
@@ -431,6 +450,10 @@ func (c *Cluster) referenced() [][2]string {
 		out = append(out, [2]string{"schematics." + name, s.Schematics[name]})
 	}
 
+	if s.ProxmoxAPI != nil && s.ProxmoxAPI.CAFile != "" {
+		out = append(out, [2]string{"proxmox.caFile", s.ProxmoxAPI.CAFile})
+	}
+
 	for field, list := range map[string][]string{"patches.all": s.Patches.All, "patches.controlplane": s.Patches.ControlPlane, "patches.worker": s.Patches.Worker} {
 		for i, p := range list {
 			out = append(out, [2]string{field + "[" + strconv.Itoa(i) + "]", p})
@@ -507,3 +530,35 @@ func knownList(m map[string]string) string {
 
 // String describes a node for messages.
 func (n Node) String() string { return fmt.Sprintf("%s (%s)", n.Name, n.Address) }
+
+// RequireProxmox checks what the proxmox commands need: the proxmox: section, and at
+// least one node placed on a Proxmox VM. Every node with proxmox: is named when the
+// section is missing, so the user sees why it is needed.
+func (c *Cluster) RequireProxmox() error {
+	file := c.Path(FileName)
+
+	var placed []int
+
+	for i, n := range c.Spec.Nodes {
+		if n.Proxmox != nil {
+			placed = append(placed, i)
+		}
+	}
+
+	if len(placed) == 0 {
+		return inputErrorf(file, c.Line("nodes"), "nodes", "no node has a proxmox: {node, vmid} placement")
+	}
+
+	if c.Spec.ProxmoxAPI != nil {
+		return nil
+	}
+
+	var errs []error
+
+	for _, i := range placed {
+		at := "nodes[" + strconv.Itoa(i) + "].proxmox"
+		errs = append(errs, inputErrorf(file, c.Line(at), at, "needs the top-level proxmox: section (url, storage)"))
+	}
+
+	return errors.Join(errs...)
+}

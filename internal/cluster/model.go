@@ -27,7 +27,21 @@ type Spec struct {
 	NVIDIA        *NVIDIA           `yaml:"nvidia,omitempty"`
 	Schematics    map[string]string `yaml:"schematics,omitempty"`
 	Patches       Patches           `yaml:"patches,omitempty"`
-	Nodes         []Node            `yaml:"nodes"`
+	// ProxmoxAPI is the Proxmox VE API the nodes' VMs live behind; only the proxmox
+	// commands use it. Credentials never come from this file.
+	ProxmoxAPI *ProxmoxAPI `yaml:"proxmox,omitempty"`
+	Nodes      []Node      `yaml:"nodes"`
+}
+
+// ProxmoxAPI is the top-level proxmox: section.
+type ProxmoxAPI struct {
+	// URL is the API base, https://pve.lab:8006/api2/json.
+	URL string `yaml:"url"`
+	// Storage receives the boot ISOs on every Proxmox node that hosts a talops node.
+	Storage string `yaml:"storage"`
+	// CAFile is a PEM bundle inside the repository that signs the API's certificate,
+	// for a Proxmox host with its own CA; without it the system roots are used.
+	CAFile string `yaml:"caFile,omitempty"`
 }
 
 // Meta names the cluster and its Kubernetes API endpoint.

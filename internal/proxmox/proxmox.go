@@ -1,0 +1,307 @@
+// Package proxmox is the narrow part of the Proxmox VE API talops uses: the ISOs of a
+// storage, downloading an ISO into it, and the status, start and reset of a VM. It wraps
+// github.com/luthermonson/go-proxmox behind an interface so that commands depend on what
+// they use, and authenticates with an API token only.
+package proxmox
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	goprox "github.com/luthermonson/go-proxmox"
+)
+
+// API is what talops asks of Proxmox.
+type API interface {
+	// ISOs lists the file names of the ISO images in a storage of a Proxmox node.
+	ISOs(ctx context.Context, node, storage string) ([]string, error)
+	// DownloadISO makes the storage download url as file name and waits for the task.
+	// A task that ends in failure is a *TaskError.
+	DownloadISO(ctx context.Context, node, storage, url, name string) error
+	// VM returns the status of a VM; a VM that does not exist is no error.
+	VM(ctx context.Context, node string, vmid int) (VMStatus, error)
+	// StartVM starts a VM and waits for the start task.
+	StartVM(ctx context.Context, node string, vmid int) error
+	// ResetVM resets a VM (a hard reset, as the power button) and waits for the task.
+	ResetVM(ctx context.Context, node string, vmid int) error
+}
+
+// VMStatus is what talops needs to know of a VM.
+type VMStatus struct {
+	Exists  bool
+	Running bool
+	// Name is the VM's name in Proxmox; Status its state (running, stopped, paused...).
+	Name, Status string
+}
+
+// TaskError is a Proxmox task that ended with an exit status other than OK.
+type TaskError struct {
+	UPID       string
+	ExitStatus string
+}
+
+func (e *TaskError) Error() string {
+	return fmt.Sprintf("task %s failed: %s", e.UPID, e.ExitStatus)
+}
+
+// TaskTimeoutError is a task still running when talops stopped waiting for it.
+type TaskTimeoutError struct {
+	UPID  string
+	After time.Duration
+}
+
+func (e *TaskTimeoutError) Error() string {
+	return fmt.Sprintf("task %s still running after %s", e.UPID, e.After)
+}
+
+// Config is how to reach the API.
+type Config struct {
+	// URL is the API base, https://pve.lab:8006/api2/json.
+	URL string
+	// TokenID ("user@realm!name") and TokenSecret authenticate every request.
+	TokenID, TokenSecret string
+	// CAPEM, when set, is the only root the API's certificate may chain to.
+	CAPEM []byte
+	// RequestTimeout bounds one HTTP request (default 30 seconds).
+	RequestTimeout time.Duration
+	// DownloadTimeout bounds the wait for a download task (default 30 minutes: the
+	// factory builds an ISO on first request); TaskTimeout the wait for other tasks
+	// (default 2 minutes). PollInterval is the pause between task checks (default 2s).
+	DownloadTimeout, TaskTimeout, PollInterval time.Duration
+	// UserAgent names the caller.
+	UserAgent string
+}
+
+// Client is the API over go-proxmox.
+type Client struct {
+	c   *goprox.Client
+	cfg Config
+}
+
+// New builds a client; it makes no request.
+func New(cfg Config) (*Client, error) {
+	if !strings.HasPrefix(cfg.URL, "https://") {
+		return nil, fmt.Errorf("proxmox API URL must be https, got %q", cfg.URL)
+	}
+
+	if cfg.TokenID == "" || cfg.TokenSecret == "" {
+		return nil, errors.New("proxmox API token ID and secret are required")
+	}
+
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+
+	if cfg.DownloadTimeout == 0 {
+		cfg.DownloadTimeout = 30 * time.Minute
+	}
+
+	if cfg.TaskTimeout == 0 {
+		cfg.TaskTimeout = 2 * time.Minute
+	}
+
+	if cfg.PollInterval == 0 {
+		cfg.PollInterval = 2 * time.Second
+	}
+
+	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12}
+
+	if len(cfg.CAPEM) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(cfg.CAPEM) {
+			return nil, errors.New("proxmox CA file holds no PEM certificate")
+		}
+
+		tlsConfig.RootCAs = pool
+	}
+
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = tlsConfig
+
+	opts := []goprox.Option{
+		goprox.WithHTTPClient(&http.Client{Transport: transport, Timeout: cfg.RequestTimeout}),
+		goprox.WithAPIToken(cfg.TokenID, cfg.TokenSecret),
+		// go-proxmox's logger writes to os.Stderr behind the command's back; talops
+		// reports through its own writers only.
+		goprox.WithLogger(silent{}),
+	}
+
+	if cfg.UserAgent != "" {
+		opts = append(opts, goprox.WithUserAgent(cfg.UserAgent))
+	}
+
+	return &Client{c: goprox.NewClient(strings.TrimRight(cfg.URL, "/"), opts...), cfg: cfg}, nil
+}
+
+// node is a handle on a Proxmox node without the status request Client.Node makes.
+func (c *Client) node(name string) *goprox.Node {
+	return (&goprox.Node{}).New(c.c, name)
+}
+
+// ISOs implements API.
+func (c *Client) ISOs(ctx context.Context, node, storage string) ([]string, error) {
+	s, err := c.node(node).Storage(ctx, storage)
+	if err != nil {
+		return nil, fmt.Errorf("storage %s on %s: %w", storage, node, err)
+	}
+
+	if !slices.Contains(strings.Split(s.Content, ","), "iso") {
+		return nil, fmt.Errorf("storage %s on %s does not hold ISO images (content: %s)", storage, node, s.Content)
+	}
+
+	content, err := s.GetContent(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list storage %s on %s: %w", storage, node, err)
+	}
+
+	prefix := storage + ":iso/"
+
+	var out []string
+
+	for _, item := range content {
+		if name, ok := strings.CutPrefix(item.Volid, prefix); ok {
+			out = append(out, name)
+		}
+	}
+
+	slices.Sort(out)
+
+	return out, nil
+}
+
+// DownloadISO implements API.
+func (c *Client) DownloadISO(ctx context.Context, node, storage, url, name string) error {
+	s, err := c.node(node).Storage(ctx, storage)
+	if err != nil {
+		return fmt.Errorf("storage %s on %s: %w", storage, node, err)
+	}
+
+	task, err := s.DownloadURL(ctx, "iso", name, url)
+	if err != nil {
+		return fmt.Errorf("download %s into %s on %s: %w", name, storage, node, err)
+	}
+
+	if err := c.wait(ctx, task, c.cfg.DownloadTimeout); err != nil {
+		return fmt.Errorf("download %s into %s on %s: %w", name, storage, node, err)
+	}
+
+	return nil
+}
+
+// VM implements API. Existence comes from the node's VM list, because Proxmox answers a
+// status request for a missing VM with a 500 that only its text tells apart.
+func (c *Client) VM(ctx context.Context, node string, vmid int) (VMStatus, error) {
+	vm, err := c.findVM(ctx, node, vmid)
+	if err != nil || vm == nil {
+		return VMStatus{}, err
+	}
+
+	return VMStatus{Exists: true, Running: vm.IsRunning(), Name: vm.Name, Status: vm.Status}, nil
+}
+
+// StartVM implements API.
+func (c *Client) StartVM(ctx context.Context, node string, vmid int) error {
+	return c.vmTask(ctx, node, vmid, "start", (*goprox.VirtualMachine).Start)
+}
+
+// ResetVM implements API.
+func (c *Client) ResetVM(ctx context.Context, node string, vmid int) error {
+	return c.vmTask(ctx, node, vmid, "reset", (*goprox.VirtualMachine).Reset)
+}
+
+// ErrNoVM is a VM that is not on the node.
+var ErrNoVM = errors.New("no such VM")
+
+func (c *Client) vmTask(ctx context.Context, node string, vmid int, what string, do func(*goprox.VirtualMachine, context.Context) (*goprox.Task, error)) error {
+	vm, err := c.findVM(ctx, node, vmid)
+	if err != nil {
+		return err
+	}
+
+	if vm == nil {
+		return fmt.Errorf("%s VM %d on %s: %w", what, vmid, node, ErrNoVM)
+	}
+
+	task, err := do(vm, ctx)
+	if err != nil {
+		return fmt.Errorf("%s VM %d on %s: %w", what, vmid, node, err)
+	}
+
+	if err := c.wait(ctx, task, c.cfg.TaskTimeout); err != nil {
+		return fmt.Errorf("%s VM %d on %s: %w", what, vmid, node, err)
+	}
+
+	return nil
+}
+
+func (c *Client) findVM(ctx context.Context, node string, vmid int) (*goprox.VirtualMachine, error) {
+	vms, err := c.node(node).VirtualMachines(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list VMs on %s: %w", node, err)
+	}
+
+	for _, vm := range vms {
+		if int(vm.VMID) == vmid {
+			return vm, nil
+		}
+	}
+
+	return nil, nil //nolint:nilnil // a missing VM is an answer, not an error
+}
+
+// wait polls a task until it stops, the timeout passes or ctx ends. go-proxmox's own
+// Task.Wait sleeps without watching the context, so the loop is ours.
+func (c *Client) wait(ctx context.Context, task *goprox.Task, timeout time.Duration) error {
+	if task == nil {
+		return errors.New("proxmox answered without a task ID")
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	tick := time.NewTicker(c.cfg.PollInterval)
+	defer tick.Stop()
+
+	for {
+		if err := task.Ping(ctx); err != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return &TaskTimeoutError{UPID: string(task.UPID), After: timeout}
+			}
+
+			return fmt.Errorf("task %s: %w", task.UPID, err)
+		}
+
+		if task.IsCompleted {
+			if task.IsSuccessful {
+				return nil
+			}
+
+			return &TaskError{UPID: string(task.UPID), ExitStatus: task.ExitStatus}
+		}
+
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return &TaskTimeoutError{UPID: string(task.UPID), After: timeout}
+			}
+
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// silent drops go-proxmox's log lines.
+type silent struct{}
+
+func (silent) Debugf(string, ...any) {}
+func (silent) Errorf(string, ...any) {}
+func (silent) Infof(string, ...any)  {}
+func (silent) Warnf(string, ...any)  {}

@@ -1,0 +1,208 @@
+package proxmox_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talops/talops/internal/proxmox"
+	"github.com/talops/talops/internal/proxmox/proxmoxtest"
+)
+
+var token = proxmoxtest.Token{ID: "talops@pve!ci", Secret: "0b5f9c1e-7d1a-4c2e-9f3b-secretvalue"}
+
+func client(t *testing.T, srv *proxmoxtest.Server, tok proxmoxtest.Token) *proxmox.Client {
+	t.Helper()
+
+	c, err := proxmox.New(proxmox.Config{
+		URL: srv.URL(), TokenID: tok.ID, TokenSecret: tok.Secret, CAPEM: srv.CAPEM(),
+		PollInterval: time.Millisecond, RequestTimeout: 5 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return c
+}
+
+func TestISOs_ListsOnlyTheISOsOfTheStorage(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddStorage("pve", "local", "iso,vztmpl,backup", "b.iso", "a.iso")
+
+	got, err := client(t, srv, token).ISOs(context.Background(), "pve", "local")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if !slices.Equal(got, []string{"a.iso", "b.iso"}) {
+		t.Errorf("ISOs = %v", got)
+	}
+}
+
+func TestISOs_StorageWithoutISOContentIsAnError(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddStorage("pve", "local-lvm", "images,rootdir")
+
+	_, err := client(t, srv, token).ISOs(context.Background(), "pve", "local-lvm")
+	if want := "storage local-lvm on pve does not hold ISO images (content: images,rootdir)"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}
+
+func TestISOs_MissingStorageCarriesProxmoxMessage(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+
+	_, err := client(t, srv, token).ISOs(context.Background(), "pve", "nope")
+	if want := "storage nope on pve: 500 storage 'nope' does not exist"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %s", err, want)
+	}
+}
+
+func TestDownloadISO_PostsDownloadURLAndWaitsForTheTask(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddStorage("pve", "local", "iso")
+
+	url := "https://factory.talos.dev/image/376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba/v1.13.9/nocloud-amd64.iso"
+
+	if err := client(t, srv, token).DownloadISO(context.Background(), "pve", "local", url, "talos.iso"); err != nil {
+		t.Fatal(err)
+	}
+
+	want := []proxmoxtest.Download{{Node: "pve", Storage: "local", Content: "iso", Filename: "talos.iso", URL: url}}
+	if got := srv.Downloads(); !slices.Equal(got, want) {
+		t.Errorf("downloads = %+v, want %+v", got, want)
+	}
+
+	if got := srv.ISOs("pve", "local"); !slices.Equal(got, []string{"talos.iso"}) {
+		t.Errorf("storage holds %v after the task", got)
+	}
+
+	if u := srv.Unfinished(); len(u) > 0 {
+		t.Errorf("tasks not awaited: %v", u)
+	}
+}
+
+func TestDownloadISO_FailedTaskIsATaskError(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddStorage("pve", "local", "iso")
+	srv.FailDownload("talos.iso", "download failed: 404 Not Found")
+
+	err := client(t, srv, token).DownloadISO(context.Background(), "pve", "local", "https://factory.talos.dev/x.iso", "talos.iso")
+
+	var te *proxmox.TaskError
+	if !errors.As(err, &te) || te.ExitStatus != "download failed: 404 Not Found" || !strings.HasPrefix(te.UPID, "UPID:pve:") {
+		t.Fatalf("err = %v, want a TaskError", err)
+	}
+
+	if got := srv.ISOs("pve", "local"); len(got) != 0 {
+		t.Errorf("a failed download left %v", got)
+	}
+}
+
+func TestDownloadISO_CancelledContextStopsWaiting(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddStorage("pve", "local", "iso")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	if err := client(t, srv, token).DownloadISO(ctx, "pve", "local", "https://f/x.iso", "x.iso"); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestVM_StatusOfPresentAndMissingVMs(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddVM("pve", 200, "k8s-master", "running")
+	srv.AddVM("pve", 201, "k8s-node1", "stopped")
+
+	c := client(t, srv, token)
+
+	for vmid, want := range map[int]proxmox.VMStatus{
+		200: {Exists: true, Running: true, Name: "k8s-master", Status: "running"},
+		201: {Exists: true, Name: "k8s-node1", Status: "stopped"},
+		202: {},
+	} {
+		got, err := c.VM(context.Background(), "pve", vmid)
+		if err != nil || got != want {
+			t.Errorf("VM %d = %+v, %v; want %+v", vmid, got, err, want)
+		}
+	}
+}
+
+func TestStartVM_StartsAndWaits(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddVM("pve", 201, "k8s-node1", "stopped")
+
+	if err := client(t, srv, token).StartVM(context.Background(), "pve", 201); err != nil {
+		t.Fatal(err)
+	}
+
+	if got := srv.VMStatus("pve", 201); got != "running" {
+		t.Errorf("status after start = %q", got)
+	}
+}
+
+func TestResetVM_ResetsARunningVM(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddVM("pve", 200, "k8s-master", "running")
+
+	if err := client(t, srv, token).ResetVM(context.Background(), "pve", 200); err != nil {
+		t.Fatal(err)
+	}
+
+	if u := srv.Unfinished(); len(u) > 0 {
+		t.Errorf("tasks not awaited: %v", u)
+	}
+}
+
+func TestStartVM_MissingVMIsErrNoVM(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+
+	if err := client(t, srv, token).StartVM(context.Background(), "pve", 300); !errors.Is(err, proxmox.ErrNoVM) {
+		t.Errorf("err = %v, want ErrNoVM", err)
+	}
+}
+
+func TestWrongTokenIsRefusedAndNotQuoted(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+
+	wrong := proxmoxtest.Token{ID: token.ID, Secret: "wrong-secret-value"}
+
+	_, err := client(t, srv, wrong).VM(context.Background(), "pve", 200)
+	if err == nil || !strings.Contains(err.Error(), "not authorized") {
+		t.Fatalf("err = %v, want not authorized", err)
+	}
+
+	if strings.Contains(err.Error(), wrong.Secret) {
+		t.Errorf("the error quotes the secret: %v", err)
+	}
+}
+
+func TestUnknownCertificateIsRefused(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+
+	c, err := proxmox.New(proxmox.Config{URL: srv.URL(), TokenID: token.ID, TokenSecret: token.Secret, RequestTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := c.VM(context.Background(), "pve", 200); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("err = %v, want a certificate error", err)
+	}
+}
+
+func TestNew_RefusesPlainHTTPAndMissingToken(t *testing.T) {
+	for i, cfg := range []proxmox.Config{
+		{URL: "http://pve:8006/api2/json", TokenID: "a", TokenSecret: "b"},
+		{URL: "https://pve:8006/api2/json", TokenID: "a"},
+		{URL: "https://pve:8006/api2/json", TokenID: "a", TokenSecret: "b", CAPEM: []byte("not pem")},
+	} {
+		if _, err := proxmox.New(cfg); err == nil {
+			t.Errorf("config %d: New succeeded", i)
+		}
+	}
+}

@@ -1,0 +1,504 @@
+// Package proxmoxtest is a fake Proxmox VE API for tests: an httptest TLS server
+// speaking Proxmox's REST shapes (/api2/json/..., the {"data": ...} envelope, UPIDs and
+// task status) for the calls talops makes, with state: storages and their ISOs, VMs and
+// their status, tasks.
+//
+// Every request must carry the API token it was built with. A call outside those talops
+// makes fails the test, and so do calls talops must never make whatever the state: a
+// download over an existing file, starting a running VM, acting on a VM that is not there.
+package proxmoxtest
+
+import (
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// T is the part of testing.TB the fake uses.
+type T interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Cleanup(func())
+}
+
+// Token is an API token: ID "user@realm!name" and its secret.
+type Token struct{ ID, Secret string }
+
+// Download is a download-url request the fake accepted.
+type Download struct {
+	Node, Storage, Content, Filename, URL string
+}
+
+// Request is a request the fake received (without its headers).
+type Request struct{ Method, Path string }
+
+// Server is the fake API.
+type Server struct {
+	t     T
+	srv   *httptest.Server
+	token Token
+
+	mu        sync.Mutex
+	storages  map[string]*storage // node/storage
+	vms       map[string]*vm      // node/vmid
+	tasks     map[string]*task    // UPID
+	failures  map[string]string   // ISO file name → exit status of its download task
+	downloads []Download
+	requests  []Request
+	pid       int
+}
+
+type storage struct {
+	content string
+	isos    []string
+}
+
+type vm struct {
+	name, status string
+}
+
+type task struct {
+	node, kind, id string
+	// polls is how many status requests still answer "running".
+	polls      int
+	exitStatus string
+	done       func()
+}
+
+// New starts a fake API that accepts token; it stops when the test ends.
+func New(t T, token Token) *Server {
+	t.Helper()
+
+	s := &Server{
+		t: t, token: token,
+		storages: map[string]*storage{}, vms: map[string]*vm{}, tasks: map[string]*task{},
+		failures: map[string]string{},
+	}
+	s.srv = httptest.NewTLSServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.srv.Close)
+
+	return s
+}
+
+// URL is the API base, as talops.yaml names it: https://127.0.0.1:port/api2/json.
+func (s *Server) URL() string { return s.srv.URL + "/api2/json" }
+
+// CAPEM is the PEM certificate the server's TLS certificate chains to.
+func (s *Server) CAPEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})
+}
+
+// CertPool trusts the server.
+func (s *Server) CertPool() *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AddCert(s.srv.Certificate())
+
+	return p
+}
+
+// AddStorage adds a storage to a Proxmox node with its content types ("iso,vztmpl") and
+// the ISO files it already holds.
+func (s *Server) AddStorage(node, name, content string, isos ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	s.storages[node+"/"+name] = &storage{content: content, isos: slices.Clone(isos)}
+}
+
+// AddVM adds a VM in a status (running, stopped).
+func (s *Server) AddVM(node string, vmid int, name, status string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	s.vms[node+"/"+strconv.Itoa(vmid)] = &vm{name: name, status: status}
+}
+
+// FailDownload makes the download task of an ISO file name end with exitStatus.
+func (s *Server) FailDownload(filename, exitStatus string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	s.failures[filename] = exitStatus
+}
+
+// ISOs lists the ISO files of a storage now.
+func (s *Server) ISOs(node, name string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	if st := s.storages[node+"/"+name]; st != nil {
+		return slices.Sorted(slices.Values(st.isos))
+	}
+
+	return nil
+}
+
+// VMStatus is a VM's status now ("" when there is no such VM).
+func (s *Server) VMStatus(node string, vmid int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	if v := s.vms[node+"/"+strconv.Itoa(vmid)]; v != nil {
+		return v.status
+	}
+
+	return ""
+}
+
+// Downloads returns the download-url requests accepted, in order.
+func (s *Server) Downloads() []Download {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	return slices.Clone(s.downloads)
+}
+
+// Requests returns every request received, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	return slices.Clone(s.requests)
+}
+
+// Unfinished lists the tasks nobody waited for until they stopped.
+func (s *Server) Unfinished() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	var out []string
+
+	for upid, tk := range s.tasks {
+		if tk.polls >= 0 {
+			out = append(out, upid)
+		}
+	}
+
+	slices.Sort(out)
+
+	return out
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path})
+
+	if r.Header.Get("Authorization") != "PVEAPIToken="+s.token.ID+"="+s.token.Secret {
+		// Proxmox's answer to a missing or wrong token.
+		fail(w, http.StatusUnauthorized, "authentication failure")
+
+		return
+	}
+
+	rest, ok := strings.CutPrefix(r.URL.Path, "/api2/json/nodes/")
+	parts := strings.Split(rest, "/")
+
+	switch {
+	case !ok || len(parts) < 2:
+	case r.Method == http.MethodGet && len(parts) == 4 && parts[1] == "storage" && parts[3] == "status":
+		s.storageStatus(w, parts[0], parts[2])
+
+		return
+	case r.Method == http.MethodGet && len(parts) == 4 && parts[1] == "storage" && parts[3] == "content":
+		s.storageContent(w, r, parts[0], parts[2])
+
+		return
+	case r.Method == http.MethodPost && len(parts) == 4 && parts[1] == "storage" && parts[3] == "download-url":
+		s.downloadURL(w, r, parts[0], parts[2])
+
+		return
+	case r.Method == http.MethodGet && len(parts) == 4 && parts[1] == "tasks" && parts[3] == "status":
+		s.taskStatus(w, parts[0], parts[2])
+
+		return
+	case r.Method == http.MethodGet && len(parts) == 2 && parts[1] == "qemu":
+		s.listVMs(w, parts[0])
+
+		return
+	case r.Method == http.MethodPost && len(parts) == 5 && parts[1] == "qemu" && parts[3] == "status" &&
+		(parts[4] == "start" || parts[4] == "reset"):
+		s.vmAction(w, parts[0], parts[2], parts[4])
+
+		return
+	}
+
+	s.unexpected(w, r.Method+" "+r.URL.Path, "no such call in the fake")
+}
+
+// unexpected fails the test and answers as Proxmox does for an unknown call.
+func (s *Server) unexpected(w http.ResponseWriter, call, why string) {
+	s.t.Errorf("proxmoxtest: unexpected call %s: %s", call, why)
+	fail(w, http.StatusNotImplemented, "Method '"+call+"' not implemented")
+}
+
+// fail answers like Proxmox's API errors, which carry the message in the HTTP status
+// line ("500 storage 'x' does not exist"); net/http cannot set a reason phrase, so the
+// answer is written on the hijacked connection.
+func fail(w http.ResponseWriter, status int, msg string) {
+	body := `{"data":null}`
+
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, msg, status)
+
+		return
+	}
+
+	conn, buf, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close() //nolint:errcheck // the answer is written or the client sees EOF
+
+	fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: application/json;charset=UTF-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+		status, strings.ReplaceAll(msg, "\n", " "), len(body), body)
+	_ = buf.Flush()
+}
+
+func writeData(w http.ResponseWriter, data any) {
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": data})
+}
+
+func (s *Server) storageStatus(w http.ResponseWriter, node, name string) {
+	st := s.storages[node+"/"+name]
+	if st == nil {
+		fail(w, http.StatusInternalServerError, fmt.Sprintf("storage '%s' does not exist", name))
+
+		return
+	}
+
+	writeData(w, map[string]any{
+		"storage": name, "type": "dir", "content": st.content, "active": 1, "enabled": 1, "shared": 0,
+		"total": 100 << 30, "used": 10 << 30, "avail": 90 << 30,
+	})
+}
+
+func (s *Server) storageContent(w http.ResponseWriter, r *http.Request, node, name string) {
+	st := s.storages[node+"/"+name]
+	if st == nil {
+		fail(w, http.StatusInternalServerError, fmt.Sprintf("storage '%s' does not exist", name))
+
+		return
+	}
+
+	filter := r.URL.Query().Get("content")
+	items := []map[string]any{}
+
+	if filter == "" || filter == "iso" {
+		for _, iso := range slices.Sorted(slices.Values(st.isos)) {
+			items = append(items, map[string]any{
+				"volid": name + ":iso/" + iso, "content": "iso", "format": "iso", "size": 100 << 20, "ctime": 1767225600,
+			})
+		}
+	}
+
+	if filter == "" {
+		// Something that is not an ISO, as real storages hold, to be told apart.
+		items = append(items, map[string]any{
+			"volid": name + ":vztmpl/debian-12-standard_12.7-1_amd64.tar.zst", "content": "vztmpl", "format": "tzst", "size": 120 << 20, "ctime": 1767225600,
+		})
+	}
+
+	writeData(w, items)
+}
+
+// params reads a request's parameters: go-proxmox posts JSON, pvesh and curl post forms.
+func params(r *http.Request) (map[string]string, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		return nil, err
+	}
+
+	out := map[string]string{}
+
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
+		var raw map[string]any
+		if err := json.Unmarshal(body, &raw); err != nil {
+			return nil, err
+		}
+
+		for k, v := range raw {
+			out[k] = fmt.Sprint(v)
+		}
+
+		return out, nil
+	}
+
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, err
+	}
+
+	for k := range form {
+		out[k] = form.Get(k)
+	}
+
+	return out, nil
+}
+
+func (s *Server) downloadURL(w http.ResponseWriter, r *http.Request, node, name string) {
+	call := "POST " + r.URL.Path
+
+	st := s.storages[node+"/"+name]
+	if st == nil {
+		s.unexpected(w, call, "no storage "+name+" on node "+node)
+
+		return
+	}
+
+	p, err := params(r)
+	if err != nil {
+		s.unexpected(w, call, "unreadable parameters: "+err.Error())
+
+		return
+	}
+
+	d := Download{Node: node, Storage: name, Content: p["content"], Filename: p["filename"], URL: p["url"]}
+
+	switch u, err := url.Parse(d.URL); {
+	case d.Content != "iso":
+		s.unexpected(w, call, fmt.Sprintf("content %q, want iso", d.Content))
+
+		return
+	case !strings.HasSuffix(d.Filename, ".iso") || strings.ContainsAny(d.Filename, "/\\") || d.Filename == "":
+		// Proxmox refuses ISO names without the .iso extension.
+		s.unexpected(w, call, fmt.Sprintf("file name %q is not an ISO file name", d.Filename))
+
+		return
+	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+		s.unexpected(w, call, fmt.Sprintf("url %q is not an http(s) URL", d.URL))
+
+		return
+	case slices.Contains(st.isos, d.Filename):
+		// Proxmox refuses: "refusing to override existing file".
+		s.unexpected(w, call, "the storage already holds "+d.Filename)
+
+		return
+	}
+
+	s.downloads = append(s.downloads, d)
+
+	exit := "OK"
+	if e, ok := s.failures[d.Filename]; ok {
+		exit = e
+	}
+
+	upid := s.startTask(node, "download", name, exit, func() { st.isos = append(st.isos, d.Filename) })
+	writeData(w, upid)
+}
+
+func (s *Server) listVMs(w http.ResponseWriter, node string) {
+	items := []map[string]any{}
+
+	for _, key := range slices.Sorted(func(yield func(string) bool) {
+		for k := range s.vms {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		n, id, _ := strings.Cut(key, "/")
+		if n != node {
+			continue
+		}
+
+		v := s.vms[key]
+		vmid, _ := strconv.Atoi(id)
+
+		item := map[string]any{
+			"vmid": vmid, "name": v.name, "status": v.status, "cpus": 4, "maxmem": 8 << 30, "maxdisk": 64 << 30, "uptime": 0,
+		}
+		if v.status == "running" {
+			item["pid"] = 4000 + vmid
+			item["uptime"] = 3600
+		}
+
+		items = append(items, item)
+	}
+
+	writeData(w, items)
+}
+
+func (s *Server) vmAction(w http.ResponseWriter, node, id, action string) {
+	call := "POST /api2/json/nodes/" + node + "/qemu/" + id + "/status/" + action
+
+	v := s.vms[node+"/"+id]
+
+	switch {
+	case v == nil:
+		s.unexpected(w, call, "no VM "+id+" on node "+node)
+
+		return
+	case action == "start" && v.status == "running":
+		s.unexpected(w, call, "VM "+id+" is already running")
+
+		return
+	case action == "reset" && v.status != "running":
+		s.unexpected(w, call, "VM "+id+" is not running")
+
+		return
+	}
+
+	kind := "qmstart"
+	if action == "reset" {
+		kind = "qmreset"
+	}
+
+	writeData(w, s.startTask(node, kind, id, "OK", func() { v.status = "running" }))
+}
+
+// startTask registers a task that answers "running" once, then stops with exit.
+func (s *Server) startTask(node, kind, id, exit string, done func()) string {
+	s.pid++
+
+	upid := fmt.Sprintf("UPID:%s:%08X:%08X:%08X:%s:%s:%s:", node, 0x1000+s.pid, 0x2000+s.pid, 0x6950F200+s.pid, kind, id, s.token.ID)
+	s.tasks[upid] = &task{node: node, kind: kind, id: id, polls: 1, exitStatus: exit, done: done}
+
+	return upid
+}
+
+func (s *Server) taskStatus(w http.ResponseWriter, node, upid string) {
+	tk := s.tasks[upid]
+	if tk == nil || tk.node != node {
+		s.unexpected(w, "GET /api2/json/nodes/"+node+"/tasks/"+upid+"/status", "no such task")
+
+		return
+	}
+
+	status := map[string]any{
+		"upid": upid, "node": node, "type": tk.kind, "id": tk.id, "user": s.token.ID,
+		"pid": 0x1000, "pstart": 0x2000, "starttime": 1767225600, "status": "running",
+	}
+
+	switch {
+	case tk.polls > 0:
+		tk.polls--
+	case tk.polls == 0:
+		tk.polls--
+
+		if tk.exitStatus == "OK" {
+			tk.done()
+		}
+
+		fallthrough
+	default:
+		status["status"] = "stopped"
+		status["exitstatus"] = tk.exitStatus
+		status["endtime"] = 1767225660
+	}
+
+	writeData(w, status)
+}
