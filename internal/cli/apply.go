@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/report"
@@ -34,20 +36,42 @@ type ApplyOptions struct {
 	// request's base): the hash is checked on the plan against it, the way the pull
 	// request's comment computed it, instead of on the live plan.
 	ReviewedBase string
-	Parallel     int
-	Mode         string
-	DryRun       bool
-	Format       string
+	// ReviewedAgainst, with PlanHash, is a directory holding the reviewed base (checked
+	// out beside the repository, for runners without git): like ReviewedBase, as plan
+	// --against is like plan --base.
+	ReviewedAgainst string
+	// Register posts every schematic to the Image Factory (as schematics --register)
+	// before any node is touched.
+	Register bool
+	// ProxmoxImages makes sure the boot ISOs are in Proxmox storage (as proxmox images)
+	// before any node is touched; without a proxmox: section there is nothing to do.
+	ProxmoxImages bool
+	Parallel      int
+	Mode          string
+	DryRun        bool
+	Format        string
+}
+
+// ApplyResult is what an apply did: the steps before the rollout, then the rollout.
+type ApplyResult struct {
+	// Registered is true when every schematic was registered with the factory.
+	Registered bool
+	// Images is the boot image check (nil when not asked or skipped).
+	Images *report.ProxmoxImages
+	Report *rollout.Report
 }
 
 func runApply(ctx context.Context, d *Deps, args []string) error {
 	opts := &ApplyOptions{Deps: d}
 
-	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF]] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--format text|json]")
+	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.PlanHash, "plan-hash", "", "refuse to apply unless the plan has this hash (the one reviewed)")
 	fs.StringVar(&opts.ReviewedBase, "reviewed-base", "", "with --plan-hash: check the hash on the plan against this git ref (the pull request's base), as its comment computed it")
+	fs.StringVar(&opts.ReviewedAgainst, "reviewed-against", "", "with --plan-hash: check the hash on the plan against this directory (the pull request's base, checked out), as its comment computed it")
+	fs.BoolVar(&opts.Register, "register", false, "first post every schematic to the Image Factory and refuse if it gives another ID")
+	fs.BoolVar(&opts.ProxmoxImages, "proxmox-images", false, "first make sure the boot ISOs are in Proxmox storage (skipped without a proxmox: section)")
 	fs.IntVar(&opts.Parallel, "parallel", 1, "how many workers change at once (control planes: one at a time)")
 	fs.StringVar(&opts.Mode, "mode", string(talos.ModeAuto), "apply mode: auto, no-reboot, staged or try")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "ask each node whether it accepts its config, change nothing")
@@ -73,28 +97,46 @@ func runApply(ctx context.Context, d *Deps, args []string) error {
 		return &UsageError{Msg: fmt.Sprintf("apply takes no arguments, got %q", fs.Args()[0])}
 	}
 
-	if opts.ReviewedBase != "" && opts.PlanHash == "" {
-		return &UsageError{Msg: "--reviewed-base goes with --plan-hash"}
+	if opts.ReviewedBase != "" && opts.ReviewedAgainst != "" {
+		return &UsageError{Msg: "--reviewed-base and --reviewed-against cannot be used together"}
 	}
 
-	return Apply(ctx, opts)
+	if (opts.ReviewedBase != "" || opts.ReviewedAgainst != "") && opts.PlanHash == "" {
+		return &UsageError{Msg: "--reviewed-base and --reviewed-against go with --plan-hash"}
+	}
+
+	_, err := Apply(ctx, opts)
+
+	return err
 }
 
-// RefusedError says apply refused to act: no node was changed.
-type RefusedError struct{ Reasons []string }
+// RefusedError says apply refused to act: no node was changed. Err, when set, is the
+// failure that made it refuse (kept for errors.As: an input error names its file).
+type RefusedError struct {
+	Reasons []string
+	Err     error
+}
 
 func (e *RefusedError) Error() string {
-	return "apply refused, no node was changed:\n" + strings.Join(e.Reasons, "\n")
+	reasons := e.Reasons
+	if e.Err != nil {
+		reasons = append(slices.Clone(reasons), e.Err.Error())
+	}
+
+	return "apply refused, no node was changed:\n" + strings.Join(reasons, "\n")
 }
 
-// Apply plans against the running nodes, refuses what it must, then rolls the plan out
-// and prints the report.
-func Apply(ctx context.Context, opts *ApplyOptions) error {
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Apply plans against the running nodes, refuses what it must, prepares what was asked
+// (schematics, boot images), then rolls the plan out and prints the report. The result
+// is nil when it refused.
+func Apply(ctx context.Context, opts *ApplyOptions) (*ApplyResult, error) {
 	d := opts.Deps
 
 	// Before anything is read: a pull request's code never reaches the nodes.
 	if ev := d.Getenv("GITHUB_EVENT_NAME"); ev == "pull_request" || ev == "pull_request_target" {
-		return &RefusedError{Reasons: []string{"apply does not run for " + ev + " events: it runs on the merged commit (push)"}}
+		return nil, &RefusedError{Reasons: []string{"apply does not run for " + ev + " events: it runs on the merged commit (push)"}}
 	}
 
 	res, err := Plan(ctx, &PlanOptions{
@@ -108,45 +150,50 @@ func Apply(ctx context.Context, opts *ApplyOptions) error {
 		},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	if finding.HasErrors(res.Findings) {
 		var buf bytes.Buffer
 		if err := report.FindingsText(&buf, res.Findings, res.Nodes); err != nil {
-			return err
+			return nil, err
 		}
 
 		d.errf("%s", buf.String())
 
-		return &RefusedError{Reasons: []string{"the desired state has errors (listed above)"}}
+		return nil, &RefusedError{Reasons: []string{"the desired state has errors (listed above)"}}
 	}
 
 	reviewedHash := res.Plan.Hash
-	if opts.ReviewedBase != "" {
-		reviewed, err := Plan(ctx, &PlanOptions{Deps: d, Dir: opts.Dir, Base: opts.ReviewedBase, Offline: true})
+	if reviewedBase := opts.ReviewedBase + opts.ReviewedAgainst; reviewedBase != "" {
+		reviewed, err := Plan(ctx, &PlanOptions{Deps: d, Dir: opts.Dir, Base: opts.ReviewedBase, Against: opts.ReviewedAgainst, Offline: true})
 		if err != nil {
-			return fmt.Errorf("the reviewed plan (against %s): %w", opts.ReviewedBase, err)
+			return nil, fmt.Errorf("the reviewed plan (against %s): %w", reviewedBase, err)
 		}
 
 		reviewedHash = reviewed.Plan.Hash
 	}
 
 	if reasons := refusals(res, reviewedHash, opts); len(reasons) > 0 {
-		return &RefusedError{Reasons: reasons}
+		return nil, &RefusedError{Reasons: reasons}
 	}
 
 	dialer, err := applyDialer(d, opts.Talosconfig)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	todo, err := steps(res)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
-	rep := rollout.Run(ctx, dialer, res.Plan.Cluster, res.Plan.Hash, todo, rollout.Options{
+	out, err := prepare(ctx, opts, res.head.Cluster)
+	if err != nil {
+		return nil, err
+	}
+
+	out.Report = rollout.Run(ctx, dialer, res.Plan.Cluster, res.Plan.Hash, todo, rollout.Options{
 		Mode:         talos.Mode(opts.Mode),
 		DryRun:       opts.DryRun,
 		Parallel:     opts.Parallel,
@@ -158,19 +205,68 @@ func Apply(ctx context.Context, opts *ApplyOptions) error {
 	})
 
 	var buf bytes.Buffer
-	if err := report.WriteApply(&buf, opts.Format, rep); err != nil {
-		return err
+	if err := report.WriteApply(&buf, opts.Format, out.Report); err != nil {
+		return out, err
 	}
 
 	if err := d.out(buf.String()); err != nil {
-		return err
+		return out, err
 	}
 
-	if rep.Failed() {
-		return fmt.Errorf("apply stopped at the first failure; nodes not attempted were not touched")
+	if out.Report.Failed() {
+		return out, fmt.Errorf("apply stopped at the first failure; nodes not attempted were not touched")
 	}
 
-	return nil
+	return out, nil
+}
+
+// prepare does what the nodes need from outside before any of them is touched: the
+// factory knows every schematic, and Proxmox storage holds the boot images. Its notes go
+// to stderr, so that stdout stays the apply report. A failure refuses the apply.
+func prepare(ctx context.Context, opts *ApplyOptions, c *cluster.Cluster) (*ApplyResult, error) {
+	d := opts.Deps
+	out := &ApplyResult{}
+
+	if opts.Register {
+		// Registering is idempotent (the factory keys schematics by content), so a dry
+		// run registers too: it is how the IDs in the installers are checked.
+		if err := registerSchematics(ctx, d, c); err != nil {
+			return nil, &RefusedError{Reasons: []string{"the schematics could not be registered with the Image Factory:"}, Err: err}
+		}
+
+		out.Registered = true
+		d.errf("registered %d schematics with %s: the factory gives the IDs talops computed\n", len(c.Spec.Schematics), c.ImageFactory())
+	}
+
+	if !opts.ProxmoxImages {
+		return out, nil
+	}
+
+	if c.Spec.ProxmoxAPI == nil {
+		d.errf("boot images: skipped, talops.yaml has no proxmox: section\n")
+
+		return out, nil
+	}
+
+	images, err := ProxmoxImages(ctx, &ProxmoxImagesOptions{Deps: d, Dir: opts.Dir, DryRun: opts.DryRun})
+	if err != nil {
+		return nil, &RefusedError{Reasons: []string{"the boot images in Proxmox storage could not be checked:"}, Err: err}
+	}
+
+	var buf bytes.Buffer
+	if err := report.WriteProxmoxImages(&buf, report.FormatText, images); err != nil {
+		return nil, err
+	}
+
+	d.errf("%s", buf.String())
+
+	out.Images = images
+
+	if images.Summary.Failed > 0 {
+		return nil, &RefusedError{Reasons: []string{"some boot images could not be put in Proxmox storage (listed above)"}}
+	}
+
+	return out, nil
 }
 
 // refusals are the reasons to touch no node at all, one line each.
@@ -179,8 +275,8 @@ func refusals(res *PlanResult, reviewedHash string, opts *ApplyOptions) []string
 
 	if opts.PlanHash != "" && opts.PlanHash != reviewedHash {
 		against := "the running nodes"
-		if opts.ReviewedBase != "" {
-			against = opts.ReviewedBase
+		if reviewed := opts.ReviewedBase + opts.ReviewedAgainst; reviewed != "" {
+			against = reviewed
 		}
 
 		out = append(out, fmt.Sprintf("the plan differs from the one reviewed: its hash against %s is %s, --plan-hash is %s", against, reviewedHash, opts.PlanHash))
