@@ -30,8 +30,21 @@ type Comment struct {
 	Body string
 }
 
+// Pull is a pull request as a commit's pull request list shows it.
+type Pull struct {
+	Number int
+	// Merged is true once the pull request was merged.
+	Merged bool
+	// BaseRef is the branch it targets; BaseSHA the base commit the API gives.
+	BaseRef, BaseSHA string
+	// MergeCommitSHA is the commit the merge made (the head of main after a merge).
+	MergeCommitSHA string
+}
+
 // API is every GitHub call talops makes.
 type API interface {
+	// CommitPulls lists the pull requests associated with a commit of owner/repo.
+	CommitPulls(ctx context.Context, owner, repo, sha string) ([]Pull, error)
 	ListComments(ctx context.Context, pr PR) ([]Comment, error)
 	CreateComment(ctx context.Context, pr PR, body string) error
 	EditComment(ctx context.Context, pr PR, id int64, body string) error
@@ -85,6 +98,35 @@ func (c *Client) ListComments(ctx context.Context, pr PR) ([]Comment, error) {
 
 		for _, cm := range page {
 			out = append(out, Comment{ID: cm.GetID(), Body: cm.GetBody()})
+		}
+
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+
+		opts.Page = resp.NextPage
+	}
+}
+
+// CommitPulls lists the pull requests associated with a commit, following pagination
+// (GET /repos/{owner}/{repo}/commits/{sha}/pulls).
+func (c *Client) CommitPulls(ctx context.Context, owner, repo, sha string) ([]Pull, error) {
+	var out []Pull
+
+	opts := &gh.ListOptions{PerPage: perPage}
+
+	for {
+		page, resp, err := c.gh.PullRequests.ListPullRequestsWithCommit(ctx, owner, repo, sha, opts)
+		if err != nil {
+			return nil, classify(fmt.Sprintf("list the pull requests of %s/%s@%s", owner, repo, sha), err)
+		}
+
+		for _, p := range page {
+			out = append(out, Pull{
+				Number: p.GetNumber(), Merged: p.MergedAt != nil,
+				BaseRef: p.GetBase().GetRef(), BaseSHA: p.GetBase().GetSHA(),
+				MergeCommitSHA: p.GetMergeCommitSHA(),
+			})
 		}
 
 		if resp.NextPage == 0 {

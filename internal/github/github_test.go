@@ -142,3 +142,23 @@ func TestSticky_LeavesACommentThatQuotesTheMarkerAlone(t *testing.T) {
 		t.Errorf("comments = %q", c)
 	}
 }
+
+func TestCommitPulls_FollowsPaginationAndReadsMergedAndBase(t *testing.T) {
+	s := githubtest.New(t, "lab", "infra", 7)
+	s.PageSize(1)
+	s.AddCommitPull("cafe", githubtest.CommitPull{Number: 3, BaseRef: "main", BaseSHA: "0001"})
+	s.AddCommitPull("cafe", githubtest.CommitPull{Number: 7, Merged: true, BaseRef: "main", BaseSHA: "aaaa", MergeCommitSHA: "cafe"})
+
+	got, err := client(t, s).CommitPulls(context.Background(), "lab", "infra", "cafe")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	want := []github.Pull{
+		{Number: 3, BaseRef: "main", BaseSHA: "0001"},
+		{Number: 7, Merged: true, BaseRef: "main", BaseSHA: "aaaa", MergeCommitSHA: "cafe"},
+	}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("pulls = %+v, want %+v", got, want)
+	}
+}

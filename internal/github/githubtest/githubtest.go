@@ -37,6 +37,29 @@ type Server struct {
 	requests  []Request
 	readOnly  bool
 	pageSize  int
+	// pulls are the pull requests listed for each commit.
+	pulls map[string][]pull
+}
+
+// CommitPull is a pull request the fake lists for a commit.
+type CommitPull struct {
+	Number         int
+	Merged         bool
+	BaseRef        string
+	BaseSHA        string
+	MergeCommitSHA string
+}
+
+// pull is the REST shape of a pull request, as much as talops reads.
+type pull struct {
+	Number         int     `json:"number"`
+	State          string  `json:"state"`
+	MergedAt       *string `json:"merged_at"`
+	MergeCommitSHA string  `json:"merge_commit_sha,omitempty"`
+	Base           struct {
+		Ref string `json:"ref"`
+		SHA string `json:"sha"`
+	} `json:"base"`
 }
 
 type comment struct {
@@ -46,12 +69,13 @@ type comment struct {
 
 // New starts a fake for owner/repo with one pull request.
 func New(t testing.TB, owner, repo string, pr int) *Server {
-	s := &Server{t: t, nextID: 1000, repoLabel: map[string]bool{}, pageSize: 100}
+	s := &Server{t: t, nextID: 1000, repoLabel: map[string]bool{}, pageSize: 100, pulls: map[string][]pull{}}
 
 	base := "/repos/" + owner + "/" + repo
 	issue := base + "/issues/" + strconv.Itoa(pr)
 
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+base+"/commits/{sha}/pulls", s.listCommitPulls)
 	mux.HandleFunc("GET "+issue+"/comments", s.listComments)
 	mux.HandleFunc("POST "+issue+"/comments", s.createComment)
 	mux.HandleFunc("PATCH "+base+"/issues/comments/{id}", s.editComment)
@@ -101,6 +125,22 @@ func (s *Server) AddComment(body string) int64 {
 	return s.nextID
 }
 
+// AddCommitPull lists a pull request for the commit sha (GET .../commits/{sha}/pulls).
+func (s *Server) AddCommitPull(sha string, p CommitPull) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	out := pull{Number: p.Number, State: "open", MergeCommitSHA: p.MergeCommitSHA}
+	out.Base.Ref, out.Base.SHA = p.BaseRef, p.BaseSHA
+
+	if p.Merged {
+		at := "2026-11-29T12:00:00Z"
+		out.State, out.MergedAt = "closed", &at
+	}
+
+	s.pulls[sha] = append(s.pulls[sha], out)
+}
+
 // AddRepoLabel seeds a repository label.
 func (s *Server) AddRepoLabel(name string) { s.mu.Lock(); s.repoLabel[name] = true; s.mu.Unlock() }
 
@@ -115,7 +155,7 @@ func (s *Server) AddPRLabel(name string) {
 // ReadOnly makes every write answer 403, as for a fork's token.
 func (s *Server) ReadOnly() { s.mu.Lock(); s.readOnly = true; s.mu.Unlock() }
 
-// PageSize sets how many comments a page holds, to exercise pagination.
+// PageSize sets how many comments or pull requests a page holds, to exercise pagination.
 func (s *Server) PageSize(n int) { s.mu.Lock(); s.pageSize = n; s.mu.Unlock() }
 
 // Comments returns the bodies of all comments.
@@ -160,10 +200,30 @@ func (s *Server) Writes() []Request {
 	return out
 }
 
+func (s *Server) listCommitPulls(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	all := s.pulls[r.PathValue("sha")]
+	if all == nil {
+		all = []pull{}
+	}
+
+	start, end := s.page(w, r, len(all))
+	writeJSON(w, http.StatusOK, all[start:end])
+}
+
 func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
+	start, end := s.page(w, r, len(s.comments))
+	writeJSON(w, http.StatusOK, s.comments[start:end])
+}
+
+// page is the slice of n items the request's page holds; it sets the Link header to
+// the next page when there is one. The caller holds the lock.
+func (s *Server) page(w http.ResponseWriter, r *http.Request, n int) (start, end int) {
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	if page < 1 {
 		page = 1
@@ -174,10 +234,10 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 		per = s.pageSize
 	}
 
-	start := min((page-1)*per, len(s.comments))
-	end := min(start+per, len(s.comments))
+	start = min((page-1)*per, n)
+	end = min(start+per, n)
 
-	if end < len(s.comments) {
+	if end < n {
 		next := *r.URL
 		q := next.Query()
 		q.Set("page", strconv.Itoa(page+1))
@@ -186,7 +246,7 @@ func (s *Server) listComments(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Link", fmt.Sprintf(`<http://%s%s>; rel="next"`, r.Host, next.RequestURI()))
 	}
 
-	writeJSON(w, http.StatusOK, s.comments[start:end])
+	return start, end
 }
 
 func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
