@@ -1,0 +1,42 @@
+package report_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/report"
+	"github.com/talops/talops/internal/rollout"
+	"github.com/talops/talops/internal/talos"
+)
+
+func TestApplyMarkdown_CommentOpensWithItsMarkerAndListsEveryNode(t *testing.T) {
+	r := &rollout.Report{
+		Cluster: "homelab", PlanHash: strings.Repeat("ab", 32), Mode: talos.ModeAuto,
+		Nodes: []rollout.NodeResult{
+			{Name: "k8s-master", Role: "controlplane", Action: plan.Update, Outcome: rollout.Applied, Detail: "applied live, healthy"},
+			{Name: "k8s-node1", Role: "worker", Action: plan.Update, Outcome: rollout.Failed, Detail: "apply: a | b\nc"},
+			{Name: "k8s-node2", Role: "worker", Action: plan.Noop, Outcome: rollout.NotAttempted, Detail: strings.Repeat("x", 400)},
+		},
+	}
+
+	got := report.ApplyMarkdown(r, report.ApplyView{Marker: true, Commit: "0123456789abcdef", Notes: []string{"the reviewed plan's hash matched"}})
+
+	want := "<!-- talops:apply cluster=homelab -->\n" +
+		"### talops apply: homelab\n\n" +
+		"**Apply: homelab — 1 applied, 1 failed, 1 not attempted**\n\n" +
+		"mode `auto`, plan hash `abababababab`, commit `0123456789ab`\n\n" +
+		"> the reviewed plan's hash matched\n\n" +
+		"| node | role | action | outcome | detail |\n|---|---|---|---|---|\n" +
+		"| k8s-master | controlplane | update | applied | applied live, healthy |\n" +
+		"| k8s-node1 | worker | update | failed | apply: a \\| b c |\n" +
+		"| k8s-node2 | worker | noop | not attempted | " + strings.Repeat("x", 300) + "… |\n"
+
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+
+	if s := report.ApplyMarkdown(r, report.ApplyView{}); strings.Contains(s, "talops:apply") {
+		t.Error("the summary view carries the comment's marker")
+	}
+}
