@@ -56,6 +56,8 @@ func Run(ctx context.Context, d *cli.Deps, args []string) error {
 		err = a.validate(ctx)
 	case "plan":
 		err = a.plan(ctx)
+	case "apply":
+		err = a.apply(ctx)
 	case "schematics":
 		err = a.schematics(ctx)
 	case "versions":

@@ -55,7 +55,7 @@ func outputsSet(r *runner, t *testing.T) []string {
 	return slices.Compact(set)
 }
 
-func TestActionYAML_ValidateAndPlanDeclareWhatTheyReadAndWrite(t *testing.T) {
+func TestActionYAML_ValidatePlanAndApplyDeclareWhatTheyReadAndWrite(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		inputs []string
@@ -73,6 +73,18 @@ func TestActionYAML_ValidateAndPlanDeclareWhatTheyReadAndWrite(t *testing.T) {
 			inputs: []string{action.InputAgainst, action.InputBase, action.InputComment, action.InputDir, action.InputGitHubToken,
 				action.InputLive, action.InputOffline, action.InputSOPSAgeKey, action.InputTalosconfig, action.InputTalosSecrets},
 			setup: func(t *testing.T) *runner { return planRunner(t, githubtest.New(t, "lab", "infra", 7)) },
+		},
+		{
+			name: "apply",
+			inputs: []string{action.InputDir, action.InputDryRun, action.InputGitHubToken, action.InputMode, action.InputParallel,
+				action.InputProxmoxImages, action.InputRegister, action.InputRequireReviewedPlan, action.InputReviewedAgainst,
+				action.InputSOPSAgeKey, action.InputTalosconfig, action.InputTalosSecrets},
+			setup: func(t *testing.T) *runner {
+				l := newApplyLab(t)
+				l.review(t)
+
+				return l.runner(t, nil)
+			},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,6 +27,26 @@ const (
 // touches the disk.
 const talosconfigInput = "(input talosconfig)"
 
+// talosconfig serves the talosconfig input, when given, as a file only the talosconfig
+// loader can read, and returns that file's name ("": the default talosconfig).
+func (a *runner) talosconfig() string {
+	tc := a.gha.GetInput(InputTalosconfig)
+	if tc == "" {
+		return ""
+	}
+
+	readFile := a.d.ReadFile
+	a.d.ReadFile = func(name string) ([]byte, error) {
+		if name == talosconfigInput {
+			return []byte(tc), nil
+		}
+
+		return readFile(name)
+	}
+
+	return talosconfigInput
+}
+
 // Labels the plan puts on a pull request.
 var planLabels = []github.Label{
 	{Name: "talos:upgrade", Color: "d93f0b", Description: "talops: merging upgrades Talos on nodes"},
@@ -67,17 +87,7 @@ func (a *runner) plan(ctx context.Context) error {
 		Format:  report.FormatMarkdown,
 	}
 
-	if tc := a.gha.GetInput(InputTalosconfig); tc != "" {
-		opts.Talosconfig = talosconfigInput
-		readFile := a.d.ReadFile
-		a.d.ReadFile = func(name string) ([]byte, error) {
-			if name == talosconfigInput {
-				return []byte(tc), nil
-			}
-
-			return readFile(name)
-		}
-	}
+	opts.Talosconfig = a.talosconfig()
 
 	if !live && opts.Base == "" && opts.Against == "" && ev.BaseSHA != "" {
 		opts.Base = ev.BaseSHA

@@ -70,3 +70,16 @@ func ApplyMarkdown(r *rollout.Report, v ApplyView) string {
 
 	return b.String()
 }
+
+// ApplyRefusedMarkdown is the merged pull request's comment when apply refused: why, as
+// apply said it (already masked), and that no node was changed.
+func ApplyRefusedMarkdown(cluster, why string) string {
+	// GitHub takes 65,536 characters at most; the reasons are one line per node at worst.
+	if runes := []rune(why); len(runes) > 60000 {
+		why = string(runes[:60000]) + "\n…"
+	}
+
+	f := fence(why)
+
+	return ApplyMarker(cluster) + "\n### talops apply: " + cluster + "\n\n**Apply refused: no node was changed.**\n\n" + f + "\n" + strings.TrimSpace(why) + "\n" + f + "\n"
+}

@@ -1,0 +1,339 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/github"
+	"github.com/talops/talops/internal/report"
+	"github.com/talops/talops/internal/rollout"
+)
+
+// Inputs of the apply action (besides dir, talosconfig, github-token and the secrets).
+const (
+	InputParallel            = "parallel"
+	InputMode                = "mode"
+	InputDryRun              = "dry-run"
+	InputProxmoxImages       = "proxmox-images"
+	InputRequireReviewedPlan = "require-reviewed-plan"
+	InputReviewedAgainst     = "reviewed-against"
+)
+
+// hashLine finds the reviewed plan's hash in its comment (report.HashMarker).
+var hashLine = regexp.MustCompile(`(?m)^<!-- talops:plan-hash ([0-9a-f]{64}) -->$`)
+
+// reviewed is what the merged pull request says was reviewed.
+type reviewed struct {
+	pr *github.PR
+	// base is the pull request's base commit; hash the hash its plan comment carries.
+	base, hash string
+}
+
+func (a *runner) apply(ctx context.Context) error {
+	opts, err := a.applyOptions()
+	if err != nil {
+		return err
+	}
+
+	require := true
+	if a.gha.GetInput(InputRequireReviewedPlan) != "" {
+		if require, err = boolInput(a.gha, InputRequireReviewedPlan); err != nil {
+			return err
+		}
+	}
+
+	var (
+		rev  *reviewed
+		api  github.API
+		name string
+	)
+
+	// On a pull request apply refuses before reading anything; GitHub is not asked either.
+	if ev := a.d.Getenv("GITHUB_EVENT_NAME"); ev != "pull_request" && ev != "pull_request_target" {
+		if name, err = a.clusterName(opts.Dir); err != nil {
+			return err
+		}
+
+		if err := a.defaultBranchOnly(); err != nil {
+			return err
+		}
+
+		api, rev, err = a.reviewedPlan(ctx, name, require)
+		if err != nil {
+			return err
+		}
+	}
+
+	notes := a.planCheck(opts, rev, require)
+
+	res, err := cli.Apply(ctx, opts)
+
+	a.maskSecrets()
+
+	if res == nil || res.Report == nil {
+		var refused *cli.RefusedError
+		if errors.As(err, &refused) && rev != nil && rev.pr != nil {
+			a.postApply(ctx, api, *rev.pr, name, report.ApplyRefusedMarkdown(name, a.d.Masker().String(err.Error())))
+		}
+
+		return err
+	}
+
+	if serr := a.summary(report.ApplyMarkdown(res.Report, report.ApplyView{Commit: a.d.Getenv("GITHUB_SHA"), Notes: notes})); serr != nil && err == nil {
+		err = serr
+	}
+
+	if rev != nil && rev.pr != nil {
+		a.postApply(ctx, api, *rev.pr, name, report.ApplyMarkdown(res.Report, report.ApplyView{Marker: true, Commit: a.d.Getenv("GITHUB_SHA"), Notes: notes}))
+	}
+
+	if oerr := a.applyOutputs(res.Report); oerr != nil && err == nil {
+		err = oerr
+	}
+
+	return err
+}
+
+// applyOptions maps the inputs onto apply's options.
+func (a *runner) applyOptions() (*cli.ApplyOptions, error) {
+	opts := &cli.ApplyOptions{
+		Deps:            a.d,
+		Dir:             orDefault(a.gha.GetInput(InputDir), "."),
+		Mode:            orDefault(a.gha.GetInput(InputMode), "auto"),
+		ReviewedAgainst: a.gha.GetInput(InputReviewedAgainst),
+		Parallel:        1,
+		Format:          report.FormatText,
+	}
+
+	if v := a.gha.GetInput(InputParallel); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, &cli.UsageError{Msg: fmt.Sprintf("input %s must be a number of 1 or more, got %q", InputParallel, v)}
+		}
+
+		opts.Parallel = n
+	}
+
+	var err error
+
+	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages} {
+		if *dst, err = boolInput(a.gha, name); err != nil {
+			return nil, err
+		}
+	}
+
+	opts.Talosconfig = a.talosconfig()
+
+	return opts, nil
+}
+
+// clusterName reads the cluster's name: it names the plan comment to look for.
+func (a *runner) clusterName(dir string) (string, error) {
+	files, closeDir, err := a.d.OpenDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("open repository directory %s: %w", dir, err)
+	}
+	defer closeDir() //nolint:errcheck // read-only
+
+	c, err := cluster.Load(dir, files)
+	if err != nil {
+		return "", err
+	}
+
+	return c.Spec.Cluster.Name, nil
+}
+
+// defaultBranchOnly refuses a run on a ref other than the repository's default branch,
+// when the event payload names both: only what was merged there was reviewed.
+func (a *runner) defaultBranchOnly() error {
+	path := a.d.Getenv("GITHUB_EVENT_PATH")
+	if path == "" {
+		return nil
+	}
+
+	data, err := a.d.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read the event payload: %w", err)
+	}
+
+	var payload struct {
+		Ref        string `json:"ref"`
+		Repository struct {
+			DefaultBranch string `json:"default_branch"`
+		} `json:"repository"`
+	}
+
+	if err := json.Unmarshal(data, &payload); err != nil {
+		return fmt.Errorf("parse the event payload %s: %w", path, err)
+	}
+
+	ref := orDefault(payload.Ref, a.d.Getenv("GITHUB_REF"))
+	if def := payload.Repository.DefaultBranch; def != "" && ref != "" && ref != "refs/heads/"+def {
+		return &cli.RefusedError{Reasons: []string{fmt.Sprintf("apply runs on the default branch (%s), not on %s", def, ref)}}
+	}
+
+	return nil
+}
+
+// reviewedPlan finds the pull request merged as GITHUB_SHA and, when a reviewed plan is
+// required, the hash its plan comment carries. Without a merged pull request or its plan
+// comment, a required review refuses; otherwise the run goes on with a warning.
+func (a *runner) reviewedPlan(ctx context.Context, name string, require bool) (github.API, *reviewed, error) {
+	refuse := func(why string) (github.API, *reviewed, error) {
+		if require {
+			return nil, nil, &cli.RefusedError{Reasons: []string{why + "; set require-reviewed-plan: false to apply the live plan unreviewed"}}
+		}
+
+		a.gha.Warningf("%s: applying the live plan without checking a reviewed hash", why)
+
+		return nil, nil, nil
+	}
+
+	sha := a.d.Getenv("GITHUB_SHA")
+	owner, repo, _ := strings.Cut(a.d.Getenv("GITHUB_REPOSITORY"), "/")
+
+	if sha == "" || owner == "" || repo == "" {
+		return refuse("GITHUB_SHA and GITHUB_REPOSITORY do not name a commit, so no merged pull request can be found")
+	}
+
+	api, err := github.New(a.d.HTTPClient, orDefault(a.d.Getenv("GITHUB_API_URL"), "https://api.github.com"), a.token())
+	if err != nil {
+		return refuse(err.Error())
+	}
+
+	pulls, err := api.CommitPulls(ctx, owner, repo, sha)
+	if err != nil {
+		return refuse("the merged pull request could not be looked up: " + a.d.Masker().String(err.Error()))
+	}
+
+	merged := mergedPull(pulls, sha)
+	if merged == nil {
+		return refuse(fmt.Sprintf("no merged pull request was found for %s", sha))
+	}
+
+	rev := &reviewed{pr: &github.PR{Owner: owner, Repo: repo, Number: merged.Number}, base: merged.BaseSHA}
+
+	if !require {
+		a.gha.Warningf("require-reviewed-plan is false: applying the live plan without checking the hash reviewed on %s", rev.pr)
+
+		return api, rev, nil
+	}
+
+	comments, err := api.ListComments(ctx, *rev.pr)
+	if err != nil {
+		return refuse(fmt.Sprintf("the plan comment of %s could not be read: %s", rev.pr, a.d.Masker().String(err.Error())))
+	}
+
+	// The first comment opening with the marker is the one the plan action keeps up to
+	// date (github.Sticky edits the first).
+	for _, c := range comments {
+		if !strings.HasPrefix(c.Body, report.Marker(name)) {
+			continue
+		}
+
+		m := hashLine.FindStringSubmatch(c.Body)
+		if m == nil {
+			return refuse(fmt.Sprintf("the plan comment of %s on %s carries no plan hash (was the desired state blocked by errors?)", name, rev.pr))
+		}
+
+		rev.hash = m[1]
+
+		return api, rev, nil
+	}
+
+	return refuse(fmt.Sprintf("%s has no talops plan comment for cluster %s", rev.pr, name))
+}
+
+// mergedPull is the merged pull request of sha: the one whose merge made it, else the
+// first merged one listed (a rebase merge has no merge commit of its own).
+func mergedPull(pulls []github.Pull, sha string) *github.Pull {
+	var first *github.Pull
+
+	for i, p := range pulls {
+		if !p.Merged {
+			continue
+		}
+
+		if p.MergeCommitSHA == sha {
+			return &pulls[i]
+		}
+
+		if first == nil {
+			first = &pulls[i]
+		}
+	}
+
+	return first
+}
+
+// planCheck puts the reviewed plan's hash and base into opts, and says in notes how the
+// plan was checked.
+func (a *runner) planCheck(opts *cli.ApplyOptions, rev *reviewed, require bool) []string {
+	if rev == nil || rev.hash == "" {
+		if require {
+			return nil // only a pull request event gets here: apply refuses it
+		}
+
+		return []string{"No reviewed plan was checked (require-reviewed-plan: false): the live plan was applied."}
+	}
+
+	opts.PlanHash = rev.hash
+
+	against := opts.ReviewedAgainst
+	if against == "" {
+		opts.ReviewedBase = rev.base
+		against = rev.base
+	}
+
+	a.gha.Infof("checking the plan reviewed on %s (hash %s, against %s)", rev.pr, rev.hash, against)
+
+	return []string{fmt.Sprintf("The plan reviewed on %s (hash `%s`) matched.", rev.pr, rev.hash[:12])}
+}
+
+// token is the github-token input, else GITHUB_TOKEN.
+func (a *runner) token() string {
+	return orDefault(a.gha.GetInput(InputGitHubToken), a.d.Getenv("GITHUB_TOKEN"))
+}
+
+// postApply reports back on the merged pull request. A token that may not write
+// degrades to the job summary with a notice.
+func (a *runner) postApply(ctx context.Context, api github.API, pr github.PR, cluster, body string) {
+	result, err := github.Sticky(ctx, api, pr, report.ApplyMarker(cluster), a.d.Masker().String(body))
+
+	switch {
+	case errors.Is(err, github.ErrReadOnly):
+		a.gha.Noticef("the apply report is in the job summary only: %s", err)
+	case err != nil:
+		a.gha.Warningf("could not post the apply report on %s: %s", pr, a.d.Masker().String(err.Error()))
+	default:
+		a.gha.Infof("apply comment on %s: %s", pr, result)
+	}
+}
+
+func (a *runner) applyOutputs(r *rollout.Report) error {
+	var buf, line bytes.Buffer
+	if err := report.ApplyJSON(&buf, r); err != nil {
+		return err
+	}
+
+	if err := json.Compact(&line, buf.Bytes()); err != nil {
+		return err
+	}
+
+	count := r.Count()
+
+	return a.outputs(map[string]string{
+		"applied": strconv.Itoa(count[rollout.Applied]),
+		"failed":  strconv.Itoa(count[rollout.Failed]),
+		"skipped": strconv.Itoa(count[rollout.Skipped]),
+		"report":  line.String(),
+	})
+}
