@@ -82,4 +82,7 @@ const (
 	CodeContractChange = "versions.contract-change"
 	// CodeNoControlPlane is a cluster without a control-plane node.
 	CodeNoControlPlane = "cluster.no-controlplane"
+	// CodeKernelArgsIgnored is machine.install.extraKernelArgs that the upgrade API of
+	// Talos 1.13 and later does not apply (GRUB without the UKI command line).
+	CodeKernelArgsIgnored = "install.kernel-args-ignored"
 )

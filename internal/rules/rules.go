@@ -45,6 +45,7 @@ var all = []rule{
 	extensionAvailability,
 	nvidiaRules,
 	controlPlanePresent,
+	kernelArgsIgnored,
 }
 
 // Check runs every rule and returns the findings sorted.

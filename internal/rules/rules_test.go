@@ -206,3 +206,33 @@ func TestCheck_ClusterWithoutControlPlaneIsWarned(t *testing.T) {
 		t.Errorf("findings = %+v", got)
 	}
 }
+
+func TestCheck_KernelArgsTheUpgradeAPIIgnoresAreWarned(t *testing.T) {
+	for _, tc := range []struct {
+		name, patch string
+		want        int
+	}{
+		{"GRUB without the UKI command line", "machine:\n  install:\n    extraKernelArgs: [console=ttyS0]\n    grubUseUKICmdline: false\n", 1},
+		{"no extra arguments", "machine:\n  install:\n    grubUseUKICmdline: false\n", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := testlab.Files(t)
+			files["nodes/k8s-node2.yaml"] = append([]byte(tc.patch+"---\n"), files["nodes/k8s-node2.yaml"]...)
+
+			var got []finding.Finding
+			for _, f := range check(t, files, false) {
+				if f.Code == rules.CodeKernelArgsIgnored {
+					got = append(got, f)
+				}
+			}
+
+			if len(got) != tc.want {
+				t.Fatalf("findings = %+v", got)
+			}
+
+			if tc.want > 0 && (got[0].File != "examples/homelab/nodes/k8s-node2.yaml" || got[0].Line != 3 || got[0].Node != "k8s-node2") {
+				t.Errorf("finding placed at %+v", got[0])
+			}
+		})
+	}
+}
