@@ -213,8 +213,12 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*ApplyResult, error) {
 		return out, err
 	}
 
-	if out.Report.Failed() {
+	switch {
+	case out.Report.Failed():
 		return out, fmt.Errorf("apply stopped at the first failure; nodes not attempted were not touched")
+	case out.Report.Incomplete():
+		// Interrupted (a cancelled job): nothing failed, but the cluster is not where main says.
+		return out, fmt.Errorf("apply was interrupted before every node was handled; nodes not attempted were not touched")
 	}
 
 	return out, nil

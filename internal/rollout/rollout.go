@@ -105,6 +105,18 @@ func (r *Report) Failed() bool {
 	return false
 }
 
+// Incomplete reports whether some node was not attempted: the rollout stopped (a failure,
+// or an interruption such as a cancelled job) before it handled every node.
+func (r *Report) Incomplete() bool {
+	for _, n := range r.Nodes {
+		if n.Outcome == NotAttempted {
+			return true
+		}
+	}
+
+	return false
+}
+
 // Count returns how many nodes had each outcome.
 func (r *Report) Count() map[Outcome]int {
 	out := map[Outcome]int{}

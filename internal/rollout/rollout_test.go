@@ -1,0 +1,100 @@
+package rollout_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/rollout"
+	"github.com/talops/talops/internal/talos"
+)
+
+// healthyNodes is a narrow fake of the Talos API: every node is healthy, applies succeed,
+// and onApply runs after each apply.
+type healthyNodes struct {
+	mu      sync.Mutex
+	applied []string
+	onApply func(address string)
+}
+
+func (d *healthyNodes) Dial(ctx context.Context, address string) (talos.Node, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	return &healthyNode{d: d, address: address}, nil
+}
+
+type healthyNode struct {
+	talos.Node // any call not overridden here is a test failure (nil interface panics)
+
+	d       *healthyNodes
+	address string
+}
+
+func (n *healthyNode) Version(context.Context) (string, error) { return "v1.13.9", nil }
+func (n *healthyNode) Status(context.Context) (talos.Status, error) {
+	return talos.Status{Stage: "running", Ready: true}, nil
+}
+func (n *healthyNode) BootID(context.Context) (string, error) { return "boot-1", nil }
+func (n *healthyNode) Close() error                           { return nil }
+
+func (n *healthyNode) Apply(_ context.Context, _ []byte, _ talos.Mode, _ bool) (talos.Applied, error) {
+	n.d.mu.Lock()
+	n.d.applied = append(n.d.applied, n.address)
+	n.d.mu.Unlock()
+
+	if n.d.onApply != nil {
+		n.d.onApply(n.address)
+	}
+
+	return talos.Applied{Mode: "NO_REBOOT"}, nil
+}
+
+func workers(names ...string) []rollout.Step {
+	var out []rollout.Step
+
+	for _, name := range names {
+		out = append(out, rollout.Step{
+			Node:    plan.Node{Name: name, Role: "worker", Action: plan.Update, ConfigChanged: true},
+			Address: name, Version: "v1.13.9",
+		})
+	}
+
+	return out
+}
+
+var options = rollout.Options{Mode: talos.ModeAuto, Parallel: 1, CallTimeout: time.Second, GateTimeout: time.Second, GateInterval: 10 * time.Millisecond}
+
+func TestRun_InterruptedRolloutIsIncompleteAndLeavesTheRestUntouched(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	d := &healthyNodes{onApply: func(string) { cancel() }}
+
+	rep := rollout.Run(ctx, d, "lab", "hash", workers("a", "b", "c"), options)
+
+	if len(d.applied) != 1 || d.applied[0] != "a" {
+		t.Fatalf("applied to %v, want only a", d.applied)
+	}
+
+	if !rep.Incomplete() {
+		t.Errorf("an interrupted rollout is not reported incomplete: %+v", rep.Nodes)
+	}
+
+	if rep.Nodes[2].Outcome != rollout.NotAttempted {
+		t.Errorf("c: %s, want not attempted", rep.Nodes[2].Outcome)
+	}
+}
+
+func TestRun_CompleteRolloutIsNotIncomplete(t *testing.T) {
+	d := &healthyNodes{}
+
+	rep := rollout.Run(context.Background(), d, "lab", "hash", workers("a", "b"), options)
+
+	if rep.Incomplete() || rep.Failed() || len(d.applied) != 2 {
+		t.Errorf("report %+v, applied %v", rep.Nodes, d.applied)
+	}
+}
