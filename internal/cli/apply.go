@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/plan"
@@ -172,6 +173,19 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*ApplyResult, error) {
 		}
 
 		reviewedHash = reviewed.Plan.Hash
+
+		// The reviewed plan's findings include the version path (a skipped floor, a
+		// downgrade) that the live plan cannot judge: a merge past them is still refused.
+		if finding.HasErrors(reviewed.Findings) {
+			var buf bytes.Buffer
+			if err := report.FindingsText(&buf, reviewed.Findings, reviewed.Nodes); err != nil {
+				return nil, err
+			}
+
+			d.errf("%s", buf.String())
+
+			return nil, &RefusedError{Reasons: []string{"the reviewed plan (against " + reviewedBase + ") has errors (listed above)"}}
+		}
 	}
 
 	if reasons := refusals(res, reviewedHash, opts); len(reasons) > 0 {
@@ -295,6 +309,18 @@ func refusals(res *PlanResult, reviewedHash string, opts *ApplyOptions) []string
 	if len(out) > 0 {
 		// The plan of an unreadable node says nothing true; its actions are not worth judging.
 		return out
+	}
+
+	// What each node runs must be able to reach the target release in one upgrade.
+	target := res.head.Cluster.Spec.TalosVersion
+	for _, n := range res.current.Nodes {
+		if n.TalosVersion == "" || n.TalosVersion == target {
+			continue
+		}
+
+		if v, err := catalog.CanUpgrade(n.TalosVersion, target); err == nil && v.Kind.Blocking() {
+			out = append(out, fmt.Sprintf("node %s runs %s: %s", n.Name, n.TalosVersion, v.Message()))
+		}
 	}
 
 	for _, n := range res.Plan.Nodes {

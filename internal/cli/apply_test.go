@@ -484,3 +484,36 @@ func TestApply_FlagsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+func TestApply_NodeThatCannotReachTheTargetInOneUpgradeIsRefused(t *testing.T) {
+	l := newApplyLab(t, nil, func(n *talostest.Node) {
+		if n.Name == "k8s-node2" {
+			n.Version = "v1.10.7"
+		}
+	})
+
+	refused(t, l, "talops: node k8s-node2 runs v1.10.7: v1.10.7 cannot upgrade to v1.13.9 directly: the host must run at least v1.11.0 first\n")
+}
+
+func TestApply_ReviewedPlanWithErrorsIsRefused(t *testing.T) {
+	l := newApplyLab(t, nil, nil)
+
+	// The reviewed base ran Talos 1.14: going back to 1.13 is a downgrade across minors.
+	base := testlab.Files(t)
+	testlab.Edit(t, base, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1\nconfigVersion: v1.13")
+	l.h.dirs["reviewed"] = base
+
+	err := l.apply("--plan-hash", strings.Repeat("0", 64), "--reviewed-against", "reviewed")
+	if cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("exit %d", cli.ExitCode(err))
+	}
+
+	stderr := l.h.stderr.String()
+	if !strings.Contains(stderr, "versions.downgrade") || !strings.Contains(stderr, "talops: the reviewed plan (against reviewed) has errors (listed above)") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+
+	if got := l.touched(); len(got) != 0 {
+		t.Errorf("touched: %q", got)
+	}
+}
