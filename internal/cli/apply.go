@@ -311,9 +311,19 @@ func refusals(res *PlanResult, reviewedHash string, opts *ApplyOptions) []string
 		return out
 	}
 
-	// What each node runs must be able to reach the target release in one upgrade.
+	desiredRole := map[string]string{}
+	for _, n := range res.Plan.Nodes {
+		desiredRole[n.Name] = n.Role
+	}
+
+	// What each node runs must be able to reach the target release in one upgrade, in
+	// the role it has: Talos cannot turn a control plane into a worker (or back) in place.
 	target := res.head.Cluster.Spec.TalosVersion
 	for _, n := range res.current.Nodes {
+		if want := desiredRole[n.Name]; n.Role != "" && want != "" && n.Role != want {
+			out = append(out, fmt.Sprintf("node %s runs as %s and talops.yaml makes it a %s: Talos cannot change a node's role in place; reset and re-create it by hand", n.Name, n.Role, want))
+		}
+
 		if n.TalosVersion == "" || n.TalosVersion == target {
 			continue
 		}

@@ -517,3 +517,21 @@ func TestApply_ReviewedPlanWithErrorsIsRefused(t *testing.T) {
 		t.Errorf("touched: %q", got)
 	}
 }
+
+func TestApply_RoleChangeIsRefused(t *testing.T) {
+	l := newApplyLab(t, nil, nil)
+	testlab.Edit(t, l.files, "talops.yaml", "  - name: k8s-node4\n    address: 10.0.20.104\n    role: worker", "  - name: k8s-node4\n    address: 10.0.20.104\n    role: controlplane")
+
+	err := l.apply()
+	if cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("exit %d", cli.ExitCode(err))
+	}
+
+	if !strings.Contains(l.h.stderr.String(), "node k8s-node4 runs as worker and talops.yaml makes it a controlplane") {
+		t.Errorf("stderr:\n%s", l.h.stderr.String())
+	}
+
+	if got := l.touched(); len(got) != 0 {
+		t.Errorf("touched: %q", got)
+	}
+}
