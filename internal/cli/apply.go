@@ -136,8 +136,13 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*ApplyResult, error) {
 	d := opts.Deps
 
 	// Before anything is read: a pull request's code never reaches the nodes.
-	if ev := d.Getenv("GITHUB_EVENT_NAME"); ev == "pull_request" || ev == "pull_request_target" {
-		return nil, &RefusedError{Reasons: []string{"apply does not run for " + ev + " events: it runs on the merged commit (push)"}}
+	// Only events that run the default branch's own code may reach the nodes: an allowlist,
+	// since pull requests arrive under several names (pull_request_target, issue_comment,
+	// workflow_run, merge_group…).
+	switch ev := d.Getenv("GITHUB_EVENT_NAME"); ev {
+	case "", "push", "workflow_dispatch", "schedule":
+	default:
+		return nil, &RefusedError{Reasons: []string{"apply does not run for " + ev + " events: it runs on the merged commit (push, workflow_dispatch or schedule)"}}
 	}
 
 	res, err := Plan(ctx, &PlanOptions{

@@ -405,10 +405,10 @@ func TestApply_RefusesAPlanOtherThanTheReviewedOne(t *testing.T) {
 }
 
 func TestApply_RefusesPullRequestEvents(t *testing.T) {
-	for _, ev := range []string{"pull_request", "pull_request_target"} {
+	for _, ev := range []string{"pull_request", "pull_request_target", "issue_comment", "workflow_run", "merge_group"} {
 		l := newApplyLab(t, map[string]string{"GITHUB_EVENT_NAME": ev}, nil)
 		addSysctl(t, l.files)
-		refused(t, l, "talops: apply does not run for "+ev+" events: it runs on the merged commit (push)\n")
+		refused(t, l, "talops: apply does not run for "+ev+" events: it runs on the merged commit (push, workflow_dispatch or schedule)\n")
 	}
 }
 
