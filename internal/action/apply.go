@@ -232,10 +232,10 @@ func (a *runner) reviewedPlan(ctx context.Context, name string, require bool) (g
 		return refuse(fmt.Sprintf("the plan comment of %s could not be read: %s", rev.pr, a.d.Masker().String(err.Error())))
 	}
 
-	// The first comment opening with the marker is the one the plan action keeps up to
-	// date (github.Sticky edits the first).
+	// The first of talops' own comments with the marker is the one the plan action keeps
+	// up to date (github.Sticky edits the first); anybody else's copy is not trusted.
 	for _, c := range comments {
-		if !strings.HasPrefix(c.Body, report.Marker(name)) {
+		if !github.Ours(c, a.commentAuthor(), report.Marker(name)) {
 			continue
 		}
 
@@ -306,7 +306,7 @@ func (a *runner) token() string {
 // postApply reports back on the merged pull request. A token that may not write
 // degrades to the job summary with a notice.
 func (a *runner) postApply(ctx context.Context, api github.API, pr github.PR, cluster, body string) {
-	result, err := github.Sticky(ctx, api, pr, report.ApplyMarker(cluster), a.d.Masker().String(body))
+	result, err := github.Sticky(ctx, api, pr, a.commentAuthor(), report.ApplyMarker(cluster), a.d.Masker().String(body))
 
 	switch {
 	case errors.Is(err, github.ErrReadOnly):

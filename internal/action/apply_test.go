@@ -360,3 +360,16 @@ func TestApply_NoSecretOrTalosconfigKeyReachesGitHubTheSummaryTheOutputsOrTheLog
 		t.Error("the scan would prove nothing: no comment or no report in the log")
 	}
 }
+
+func TestApply_APlanCommentSomebodyElseWroteIsNotTrusted(t *testing.T) {
+	l := newApplyLab(t)
+	// Somebody copies the marker and a hash into a comment of their own.
+	l.gh.AddCommentBy("mallory", report.Marker("homelab")+"\n### talops plan: homelab\n"+report.HashMarker(strings.Repeat("0", 64))+"\n")
+
+	r := l.runner(t, nil)
+
+	err := action.Run(context.Background(), r.deps, []string{"apply"})
+	if !strings.Contains(fmt.Sprint(err), "lab/infra#7 has no talops plan comment for cluster homelab") || len(l.journal.Entries()) > 0 {
+		t.Fatalf("error %v, calls %q", err, l.journal.Entries())
+	}
+}

@@ -70,13 +70,13 @@ func TestActionYAML_ValidatePlanAndApplyDeclareWhatTheyReadAndWrite(t *testing.T
 		},
 		{
 			name: "plan",
-			inputs: []string{action.InputAgainst, action.InputBase, action.InputComment, action.InputDir, action.InputGitHubToken,
+			inputs: []string{action.InputAgainst, action.InputBase, action.InputComment, action.InputCommentAuthor, action.InputDir, action.InputGitHubToken,
 				action.InputLive, action.InputOffline, action.InputSOPSAgeKey, action.InputTalosconfig, action.InputTalosSecrets},
 			setup: func(t *testing.T) *runner { return planRunner(t, githubtest.New(t, "lab", "infra", 7)) },
 		},
 		{
 			name: "apply",
-			inputs: []string{action.InputDir, action.InputDryRun, action.InputGitHubToken, action.InputMode, action.InputParallel,
+			inputs: []string{action.InputCommentAuthor, action.InputDir, action.InputDryRun, action.InputGitHubToken, action.InputMode, action.InputParallel,
 				action.InputProxmoxImages, action.InputRegister, action.InputRequireReviewedPlan, action.InputReviewedAgainst,
 				action.InputSOPSAgeKey, action.InputTalosconfig, action.InputTalosSecrets},
 			setup: func(t *testing.T) *runner {

@@ -21,6 +21,9 @@ const (
 	InputComment     = "comment"
 	InputLive        = "live"
 	InputTalosconfig = "talosconfig"
+	// InputCommentAuthor is the login the token comments as: only its comments are edited
+	// or trusted (github-actions[bot] for the workflow's own token).
+	InputCommentAuthor = "comment-author"
 )
 
 // talosconfigInput names the talosconfig input as a file to the plan: its content never
@@ -162,7 +165,7 @@ func (a *runner) postPlan(ctx context.Context, ev *event, res *cli.PlanResult) {
 
 	body = a.d.Masker().String(body)
 
-	result, err := github.Sticky(ctx, api, *ev.PR, report.Marker(res.Plan.Cluster), body)
+	result, err := github.Sticky(ctx, api, *ev.PR, a.commentAuthor(), report.Marker(res.Plan.Cluster), body)
 	if err == nil {
 		a.gha.Infof("plan comment on %s: %s", ev.PR, result)
 		err = github.SyncLabels(ctx, api, *ev.PR, planLabels, labelsFor(res.Plan))
@@ -212,4 +215,9 @@ func planOutputs(p *plan.Plan) map[string]string {
 		"plan-hash":     p.Hash,
 		"summary":       p.Summary(),
 	}
+}
+
+// commentAuthor is the login talops' comments are written by.
+func (a *runner) commentAuthor() string {
+	return orDefault(a.gha.GetInput(InputCommentAuthor), github.DefaultAuthor)
 }

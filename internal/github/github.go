@@ -28,6 +28,18 @@ func (p PR) String() string { return fmt.Sprintf("%s/%s#%d", p.Owner, p.Repo, p.
 type Comment struct {
 	ID   int64
 	Body string
+	// Author is the login of the comment's author.
+	Author string
+}
+
+// DefaultAuthor is who writes comments with the workflow's own token.
+const DefaultAuthor = "github-actions[bot]"
+
+// Ours reports whether c is talops' comment with marker: it opens with the marker (a
+// comment that merely quotes it does not) and is written by author, so that nobody else's
+// comment is edited or trusted.
+func Ours(c Comment, author, marker string) bool {
+	return strings.HasPrefix(c.Body, marker) && c.Author == author
 }
 
 // Pull is a pull request as a commit's pull request list shows it.
@@ -97,7 +109,7 @@ func (c *Client) ListComments(ctx context.Context, pr PR) ([]Comment, error) {
 		}
 
 		for _, cm := range page {
-			out = append(out, Comment{ID: cm.GetID(), Body: cm.GetBody()})
+			out = append(out, Comment{ID: cm.GetID(), Body: cm.GetBody(), Author: cm.GetUser().GetLogin()})
 		}
 
 		if resp.NextPage == 0 {
@@ -239,9 +251,9 @@ const (
 	Unchanged StickyResult = "unchanged"
 )
 
-// Sticky makes sure the pull request has exactly one comment opening with marker, with body:
-// it creates it, edits it when the body changed, and leaves it alone otherwise.
-func Sticky(ctx context.Context, api API, pr PR, marker, body string) (StickyResult, error) {
+// Sticky makes sure the pull request has exactly one comment of author opening with marker,
+// with body: it creates it, edits it when the body changed, and leaves it alone otherwise.
+func Sticky(ctx context.Context, api API, pr PR, author, marker, body string) (StickyResult, error) {
 	if !strings.HasPrefix(body, marker) {
 		return "", errors.New("comment body does not start with its marker")
 	}
@@ -252,8 +264,7 @@ func Sticky(ctx context.Context, api API, pr PR, marker, body string) (StickyRes
 	}
 
 	for _, c := range comments {
-		// The marker opens talops' own comments; a comment that merely quotes it is not ours.
-		if !strings.HasPrefix(c.Body, marker) {
+		if !Ours(c, author, marker) {
 			continue
 		}
 

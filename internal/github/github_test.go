@@ -34,14 +34,14 @@ func TestSticky_CreatesThenEditsThenLeavesAlone(t *testing.T) {
 	body := marker + "\nPlan: 5 nodes — no changes\n"
 
 	for i, want := range []github.StickyResult{github.Created, github.Unchanged} {
-		got, err := github.Sticky(context.Background(), c, pr, marker, body)
+		got, err := github.Sticky(context.Background(), c, pr, githubtest.Bot, marker, body)
 		if err != nil || got != want {
 			t.Fatalf("call %d: %v %v, want %v", i, got, err, want)
 		}
 	}
 
 	body2 := marker + "\nPlan: 5 nodes — 1 update, 4 unchanged\n"
-	if got, err := github.Sticky(context.Background(), c, pr, marker, body2); err != nil || got != github.Updated {
+	if got, err := github.Sticky(context.Background(), c, pr, githubtest.Bot, marker, body2); err != nil || got != github.Updated {
 		t.Fatalf("changed body: %v %v", got, err)
 	}
 
@@ -66,7 +66,7 @@ func TestSticky_FindsItsCommentOnALaterPage(t *testing.T) {
 	id := s.AddComment(marker + "\nold plan\n")
 	_ = id
 
-	got, err := github.Sticky(context.Background(), client(t, s), pr, marker, marker+"\nnew plan\n")
+	got, err := github.Sticky(context.Background(), client(t, s), pr, githubtest.Bot, marker, marker+"\nnew plan\n")
 	if err != nil || got != github.Updated {
 		t.Fatalf("%v %v", got, err)
 	}
@@ -91,7 +91,7 @@ func TestSticky_ReadOnlyTokenIsErrReadOnly(t *testing.T) {
 	s := githubtest.New(t, "lab", "infra", 7)
 	s.ReadOnly()
 
-	_, err := github.Sticky(context.Background(), client(t, s), pr, marker, marker+"\nplan\n")
+	_, err := github.Sticky(context.Background(), client(t, s), pr, githubtest.Bot, marker, marker+"\nplan\n")
 	if !errors.Is(err, github.ErrReadOnly) {
 		t.Fatalf("err = %v, want ErrReadOnly", err)
 	}
@@ -133,7 +133,7 @@ func TestSticky_LeavesACommentThatQuotesTheMarkerAlone(t *testing.T) {
 	s := githubtest.New(t, "lab", "infra", 7)
 	s.AddComment("> " + marker + "\n> why does this plan reboot k8s-node2?")
 
-	got, err := github.Sticky(context.Background(), client(t, s), pr, marker, marker+"\nplan\n")
+	got, err := github.Sticky(context.Background(), client(t, s), pr, githubtest.Bot, marker, marker+"\nplan\n")
 	if err != nil || got != github.Created {
 		t.Fatalf("%v %v, want a new comment", got, err)
 	}
@@ -160,5 +160,19 @@ func TestCommitPulls_FollowsPaginationAndReadsMergedAndBase(t *testing.T) {
 	}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("pulls = %+v, want %+v", got, want)
+	}
+}
+
+func TestSticky_NeverEditsOrTrustsSomebodyElsesMarkerComment(t *testing.T) {
+	s := githubtest.New(t, "lab", "infra", 7)
+	s.AddCommentBy("mallory", marker+"\nPlan: 5 nodes — no changes (forged)\n")
+
+	got, err := github.Sticky(context.Background(), client(t, s), pr, githubtest.Bot, marker, marker+"\nplan\n")
+	if err != nil || got != github.Created {
+		t.Fatalf("%v %v, want a comment of its own", got, err)
+	}
+
+	if c := s.Comments(); len(c) != 2 || !strings.Contains(c[0], "forged") {
+		t.Errorf("comments = %q", c)
 	}
 }

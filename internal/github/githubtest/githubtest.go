@@ -65,7 +65,13 @@ type pull struct {
 type comment struct {
 	ID   int64  `json:"id"`
 	Body string `json:"body"`
+	User struct {
+		Login string `json:"login"`
+	} `json:"user"`
 }
+
+// Bot is the login the fake gives the comments the token under test writes.
+const Bot = "github-actions[bot]"
 
 // New starts a fake for owner/repo with one pull request.
 func New(t testing.TB, owner, repo string, pr int) *Server {
@@ -114,13 +120,19 @@ func New(t testing.TB, owner, repo string, pr int) *Server {
 	return s
 }
 
-// AddComment seeds an existing comment and returns its ID.
-func (s *Server) AddComment(body string) int64 {
+// AddComment seeds an existing comment written by the bot and returns its ID.
+func (s *Server) AddComment(body string) int64 { return s.AddCommentBy(Bot, body) }
+
+// AddCommentBy seeds an existing comment written by login and returns its ID.
+func (s *Server) AddCommentBy(login, body string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
 	s.nextID++
-	s.comments = append(s.comments, comment{ID: s.nextID, Body: body})
+
+	c := comment{ID: s.nextID, Body: body}
+	c.User.Login = login
+	s.comments = append(s.comments, c)
 
 	return s.nextID
 }
@@ -258,6 +270,7 @@ func (s *Server) createComment(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.nextID++
 	c := comment{ID: s.nextID, Body: in.Body}
+	c.User.Login = Bot
 	s.comments = append(s.comments, c)
 	s.mu.Unlock()
 
@@ -277,6 +290,10 @@ func (s *Server) editComment(w http.ResponseWriter, r *http.Request) {
 
 	for i := range s.comments {
 		if s.comments[i].ID == id {
+			if s.comments[i].User.Login != Bot {
+				s.t.Errorf("githubtest: edit of comment %d written by %s, not by the token's %s", id, s.comments[i].User.Login, Bot)
+			}
+
 			s.comments[i].Body = in.Body
 			writeJSON(w, http.StatusOK, s.comments[i])
 
