@@ -113,7 +113,8 @@ func liveState(ctx context.Context, d *Deps, r *repo, dialer talos.Dialer) plan.
 
 		cfg, err := configloader.NewFromBytes(res.Value.Config)
 		if err != nil {
-			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "its running config does not load: " + talos.OneLine(err)})
+			// The decoder's message may quote a few characters of a value: it is not shown.
+			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "its running config does not load as a Talos machine config"})
 
 			continue
 		}

@@ -83,7 +83,11 @@ func proxmoxRepo(d *Deps, dir string) (*cluster.Cluster, proxmox.API, error) {
 	cfg := proxmox.Config{URL: p.URL, TokenID: id, TokenSecret: secret, UserAgent: "talops/" + Version}
 
 	if p.CAFile != "" {
-		cfg.CAPEM, _ = c.File(p.CAFile)
+		var ok bool
+		if cfg.CAPEM, ok = c.File(p.CAFile); !ok {
+			// Never fall back to the system roots when a CA was pinned.
+			return nil, nil, &cluster.InputError{File: c.Path(cluster.FileName), Line: c.Line("proxmox.caFile"), Field: "proxmox.caFile", Msg: p.CAFile + ": file not read"}
+		}
 	}
 
 	api, err := d.Proxmox(cfg)

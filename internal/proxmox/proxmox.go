@@ -126,7 +126,12 @@ func New(cfg Config) (*Client, error) {
 	transport.TLSClientConfig = tlsConfig
 
 	opts := []goprox.Option{
-		goprox.WithHTTPClient(&http.Client{Transport: transport, Timeout: cfg.RequestTimeout}),
+		goprox.WithHTTPClient(&http.Client{
+			Transport: transport,
+			Timeout:   cfg.RequestTimeout,
+			// The API never redirects; following one could carry the token elsewhere.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}),
 		goprox.WithAPIToken(cfg.TokenID, cfg.TokenSecret),
 		// go-proxmox's logger writes to os.Stderr behind the command's back; talops
 		// reports through its own writers only.

@@ -184,6 +184,15 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 		wg.Go(func() {
 			defer func() { <-slots }()
 
+			// A bug in one node's step must not kill the process mid-rollout without a
+			// report: it fails that node and stops the rollout like any other failure.
+			defer func() {
+				if p := recover(); p != nil {
+					r.Nodes[i].Outcome, r.Nodes[i].Detail = Failed, fmt.Sprintf("internal error: %v", p)
+					stopped.Store(true)
+				}
+			}()
+
 			r.Nodes[i] = step(ctx, d, s, o, members, r.Nodes[i])
 			if r.Nodes[i].Outcome == Failed {
 				stopped.Store(true)

@@ -2,6 +2,7 @@ package rollout_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,5 +97,35 @@ func TestRun_CompleteRolloutIsNotIncomplete(t *testing.T) {
 
 	if rep.Incomplete() || rep.Failed() || len(d.applied) != 2 {
 		t.Errorf("report %+v, applied %v", rep.Nodes, d.applied)
+	}
+}
+
+// panickyNodes hands out a node whose Version call panics at the address "boom".
+type panickyNodes struct{ healthyNodes }
+
+type panickyNode struct{ *healthyNode }
+
+func (panickyNode) Version(context.Context) (string, error) { panic("unexpected state") }
+
+func (d *panickyNodes) Dial(ctx context.Context, address string) (talos.Node, error) {
+	n, err := d.healthyNodes.Dial(ctx, address)
+	if err != nil || address != "boom" {
+		return n, err
+	}
+
+	return panickyNode{n.(*healthyNode)}, nil
+}
+
+func TestRun_APanickingStepFailsItsNodeAndStopsTheRollout(t *testing.T) {
+	d := &panickyNodes{}
+
+	rep := rollout.Run(context.Background(), d, "lab", "hash", workers("boom", "b"), options)
+
+	if rep.Nodes[0].Outcome != rollout.Failed || !strings.Contains(rep.Nodes[0].Detail, "internal error: unexpected state") {
+		t.Errorf("boom: %+v", rep.Nodes[0])
+	}
+
+	if rep.Nodes[1].Outcome != rollout.NotAttempted || len(d.applied) != 0 {
+		t.Errorf("b: %+v, applied %v", rep.Nodes[1], d.applied)
 	}
 }
