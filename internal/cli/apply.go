@@ -171,13 +171,15 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*ApplyResult, error) {
 	}
 
 	reviewedHash := res.Plan.Hash
+
+	var reviewedPlan *plan.Plan
 	if reviewedBase := opts.ReviewedBase + opts.ReviewedAgainst; reviewedBase != "" {
 		reviewed, err := Plan(ctx, &PlanOptions{Deps: d, Dir: opts.Dir, Base: opts.ReviewedBase, Against: opts.ReviewedAgainst, Offline: true})
 		if err != nil {
 			return nil, fmt.Errorf("the reviewed plan (against %s): %w", reviewedBase, err)
 		}
 
-		reviewedHash = reviewed.Plan.Hash
+		reviewedHash, reviewedPlan = reviewed.Plan.Hash, reviewed.Plan
 
 		// The reviewed plan's findings include the version path (a skipped floor, a
 		// downgrade) that the live plan cannot judge: a merge past them is still refused.
@@ -193,7 +195,10 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*ApplyResult, error) {
 		}
 	}
 
-	if reasons := refusals(res, reviewedHash, opts); len(reasons) > 0 {
+	reasons := refusals(res, reviewedHash, opts)
+	reasons = append(reasons, beyondReview(res.Plan, reviewedPlan)...)
+
+	if len(reasons) > 0 {
 		return nil, &RefusedError{Reasons: reasons}
 	}
 
@@ -440,4 +445,37 @@ func orDefault(v, def time.Duration) time.Duration {
 	}
 
 	return v
+}
+
+// strength orders what an action does to a node, least disruptive first.
+var strength = map[plan.Action]int{plan.Noop: 0, plan.Update: 1, plan.Reboot: 2, plan.Upgrade: 3}
+
+// beyondReview refuses nodes whose live action is more disruptive than the reviewed plan
+// said (the node drifted since): the hash proved the review, not what the nodes need now.
+func beyondReview(live, reviewed *plan.Plan) []string {
+	if reviewed == nil {
+		return nil
+	}
+
+	said := map[string]plan.Action{}
+	for _, n := range reviewed.Nodes {
+		said[n.Name] = n.Action
+	}
+
+	var out []string
+
+	for _, n := range live.Nodes {
+		r, ok := said[n.Name]
+		if !ok {
+			continue
+		}
+
+		if ls, lok := strength[n.Action]; lok {
+			if rs, rok := strength[r]; rok && ls > rs {
+				out = append(out, fmt.Sprintf("node %s needs %s now, but the reviewed plan said %s: it drifted since; review a new plan (talops plan --live)", n.Name, n.Action, r))
+			}
+		}
+	}
+
+	return out
 }

@@ -535,3 +535,25 @@ func TestApply_RoleChangeIsRefused(t *testing.T) {
 		t.Errorf("touched: %q", got)
 	}
 }
+
+func TestApply_NodeThatDriftedBeyondTheReviewedPlanIsRefused(t *testing.T) {
+	l := newApplyLab(t, nil, func(n *talostest.Node) {
+		if n.Name == "k8s-node2" {
+			n.Version = "v1.13.8"
+		}
+	})
+	l.h.dirs["reviewed"] = testlab.Files(t)
+
+	// The reviewed plan (the repository against itself) changes nothing.
+	if err := l.h.run("plan", "--dir", "examples/homelab", "--against", "reviewed", "--format", "json"); err != nil {
+		t.Fatal(err)
+	}
+
+	var reviewed struct{ Hash string }
+	if err := json.Unmarshal(l.h.stdout.Bytes(), &reviewed); err != nil {
+		t.Fatal(err)
+	}
+
+	refused(t, l, "talops: node k8s-node2 needs upgrade now, but the reviewed plan said noop: it drifted since; review a new plan (talops plan --live)\n",
+		"--plan-hash", reviewed.Hash, "--reviewed-against", "reviewed")
+}
