@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -78,7 +79,7 @@ func runApply(ctx context.Context, d *Deps, args []string) error {
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "ask each node whether it accepts its config, change nothing")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text or json")
 
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 
@@ -92,10 +93,6 @@ func runApply(ctx context.Context, d *Deps, args []string) error {
 
 	if opts.Parallel < 1 {
 		return &UsageError{Msg: fmt.Sprintf("--parallel must be 1 or more, got %d", opts.Parallel)}
-	}
-
-	if len(fs.Args()) > 0 {
-		return &UsageError{Msg: fmt.Sprintf("apply takes no arguments, got %q", fs.Args()[0])}
 	}
 
 	if opts.ReviewedBase != "" && opts.ReviewedAgainst != "" {
@@ -228,12 +225,7 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*ApplyResult, error) {
 		UpgradeTimeout: orDefault(d.GateTimeout, defaultGateTimeout),
 	})
 
-	var buf bytes.Buffer
-	if err := report.WriteApply(&buf, opts.Format, out.Report); err != nil {
-		return out, err
-	}
-
-	if err := d.out(buf.String()); err != nil {
+	if err := d.view(func(w io.Writer) error { return report.WriteApply(w, opts.Format, out.Report) }); err != nil {
 		return out, err
 	}
 

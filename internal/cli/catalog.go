@@ -35,12 +35,8 @@ func runCatalog(ctx context.Context, d *Deps, args []string) error {
 	fs.StringVar(&opts.Factory, "factory", cluster.DefaultImageFactory, "Image Factory to read Talos releases and their extensions from")
 	fs.StringVar(&opts.File, "file", DefaultCatalogFile, "release data file to refresh (run from the talops repository root)")
 
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseNoArgs(fs, args[1:]); err != nil {
 		return err
-	}
-
-	if fs.NArg() > 0 {
-		return &UsageError{Msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 
 	return CatalogUpdate(ctx, opts)

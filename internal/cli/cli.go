@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -291,6 +292,29 @@ func newFlags(d *Deps, name, synopsis string) *flag.FlagSet {
 	}
 
 	return fs
+}
+
+// parseNoArgs parses flags of a command that takes no arguments.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+
+	if fs.NArg() > 0 {
+		return &UsageError{Msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+
+	return nil
+}
+
+// view renders a view into memory and prints it masked, in one write.
+func (d *Deps) view(render func(w io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return err
+	}
+
+	return d.out(buf.String())
 }
 
 // parseFlags parses and turns flag errors into usage errors.

@@ -219,6 +219,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"frobnicate"}, "talops: unknown command \"frobnicate\" (run talops help)\n"},
 		{[]string{"validate", "--format", "xml"}, "talops: --format must be one of text, json, github, got \"xml\"\n"},
 		{[]string{"render", "--dir", "examples/homelab"}, "talops: --out is required\n"},
+		{[]string{"plan", "--against", "base", "stray"}, "talops: unexpected argument \"stray\"\n"},
+		{[]string{"apply", "stray"}, "talops: unexpected argument \"stray\"\n"},
 		{[]string{"validate", "--dir", "nowhere"}, "talops: open repository directory nowhere: no such directory\n"},
 		{[]string{"validate", "--dir", "examples/homelab", "node.yaml"}, "talops: validate takes --dir or FILE arguments, not both\n"},
 	} {

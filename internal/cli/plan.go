@@ -1,11 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -64,7 +64,7 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 	fs.BoolVar(&opts.DetailedExitCode, "detailed-exitcode", false, "exit 0 without changes, 2 with changes, 1 on errors")
 	fs.BoolVar(&opts.Offline, "offline", false, "never ask the Image Factory about a Talos release the embedded data lacks")
 
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 
@@ -77,13 +77,10 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	var buf bytes.Buffer
 	view := report.PlanView{Color: d.IsTerminal != nil && d.IsTerminal(), Version: Version, Sections: res.Sections()}
-	if err := report.WritePlan(&buf, opts.Format, res.Plan, res.Findings, res.Nodes, view); err != nil {
-		return err
-	}
-
-	if err := d.out(buf.String()); err != nil {
+	if err := d.view(func(w io.Writer) error {
+		return report.WritePlan(w, opts.Format, res.Plan, res.Findings, res.Nodes, view)
+	}); err != nil {
 		return err
 	}
 

@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -120,12 +120,8 @@ func proxmoxImagesFlags(d *Deps, args []string) (*ProxmoxImagesOptions, error) {
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "list what is missing without downloading")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text or json")
 
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
-	}
-
-	if fs.NArg() > 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 
 	if err := oneOf("format", opts.Format, report.ProxmoxFormats); err != nil {
@@ -146,12 +142,7 @@ func runProxmoxImages(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	var buf bytes.Buffer
-	if err := report.WriteProxmoxImages(&buf, opts.Format, out); err != nil {
-		return err
-	}
-
-	if err := d.out(buf.String()); err != nil {
+	if err := d.view(func(w io.Writer) error { return report.WriteProxmoxImages(w, opts.Format, out) }); err != nil {
 		return err
 	}
 
@@ -320,12 +311,8 @@ func proxmoxVMsFlags(d *Deps, args []string) (*ProxmoxVMsOptions, error) {
 	fs.BoolVar(&opts.Start, "start", false, "start the VMs that are not running")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text or json")
 
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
-	}
-
-	if fs.NArg() > 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 
 	if err := oneOf("format", opts.Format, report.ProxmoxFormats); err != nil {
@@ -346,12 +333,7 @@ func runProxmoxVMs(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	var buf bytes.Buffer
-	if err := report.WriteProxmoxVMs(&buf, opts.Format, out); err != nil {
-		return err
-	}
-
-	if err := d.out(buf.String()); err != nil {
+	if err := d.view(func(w io.Writer) error { return report.WriteProxmoxVMs(w, opts.Format, out) }); err != nil {
 		return err
 	}
 

@@ -22,16 +22,12 @@ func runRender(ctx context.Context, d *Deps, args []string) error {
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Out, "out", "", "directory to write one <node>.yaml per node into (mode 0600)")
 
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
 	}
 
 	if opts.Out == "" {
 		return &UsageError{Msg: "--out is required"}
-	}
-
-	if fs.NArg() > 0 {
-		return &UsageError{Msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 
 	return Render(ctx, opts)

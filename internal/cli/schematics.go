@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 
@@ -38,12 +38,8 @@ func schematicsFlags(d *Deps, args []string) (*SchematicsOptions, error) {
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text, json or markdown")
 	fs.BoolVar(&opts.Register, "register", false, "post every schematic to the Image Factory and fail if it gives another ID")
 
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
-	}
-
-	if fs.NArg() > 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 
 	if err := oneOf("format", opts.Format, report.SchematicFormats); err != nil {
@@ -64,12 +60,7 @@ func runSchematics(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	var buf bytes.Buffer
-	if err := report.WriteSchematics(&buf, opts.Format, s); err != nil {
-		return err
-	}
-
-	return d.out(buf.String())
+	return d.view(func(w io.Writer) error { return report.WriteSchematics(w, opts.Format, s) })
 }
 
 // Schematics computes every schematic's ID and every node's installer and boot images,

@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
+	"io"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
@@ -80,12 +80,7 @@ func runValidate(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	var buf bytes.Buffer
-	if err := report.Findings(&buf, opts.Format, res.Findings, res.Nodes); err != nil {
-		return err
-	}
-
-	if err := d.out(buf.String()); err != nil {
+	if err := d.view(func(w io.Writer) error { return report.Findings(w, opts.Format, res.Findings, res.Nodes) }); err != nil {
 		return err
 	}
 

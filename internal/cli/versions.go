@@ -1,9 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"fmt"
+	"io"
 
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/report"
@@ -33,12 +32,8 @@ func versionsFlags(d *Deps, args []string) (*VersionsOptions, error) {
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text, json or markdown")
 	fs.BoolVar(&opts.Offline, "offline", false, "never ask the Image Factory about a Talos release the embedded data lacks")
 
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
-	}
-
-	if fs.NArg() > 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 
 	if err := oneOf("format", opts.Format, report.VersionFormats); err != nil {
@@ -63,12 +58,7 @@ func runVersions(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	var buf bytes.Buffer
-	if err := report.WriteVersions(&buf, opts.Format, b); err != nil {
-		return err
-	}
-
-	if err := d.out(buf.String()); err != nil {
+	if err := d.view(func(w io.Writer) error { return report.WriteVersions(w, opts.Format, b) }); err != nil {
 		return err
 	}
 
