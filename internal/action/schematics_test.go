@@ -4,13 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/action"
 	"github.com/talops/talops/internal/cli"
@@ -121,21 +117,7 @@ func TestSchematics_RegisterInputAndAMismatchFailsTheStep(t *testing.T) {
 }
 
 func TestSchematics_ActionYAMLDeclaresWhatTheCommandReadsAndWrites(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(testlab.Root(), "actions", "schematics", "action.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	var meta struct {
-		Inputs  map[string]any `yaml:"inputs"`
-		Outputs map[string]any `yaml:"outputs"`
-		Runs    struct {
-			Args []string `yaml:"args"`
-		} `yaml:"runs"`
-	}
-	if err := yaml.Unmarshal(data, &meta); err != nil {
-		t.Fatal(err)
-	}
+	meta := readMeta(t, "actions", "schematics", "action.yml")
 
 	if got := slices.Sorted(maps.Keys(meta.Inputs)); !slices.Equal(got, []string{action.InputDir, action.InputRegister}) {
 		t.Errorf("inputs = %v", got)

@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/action"
 	"github.com/talops/talops/internal/cli"
@@ -106,21 +102,7 @@ func TestVersions_OutsideAPullRequestNeedsABase(t *testing.T) {
 }
 
 func TestVersions_ActionYAMLDeclaresWhatTheCommandReadsAndWrites(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(testlab.Root(), "actions", "versions", "action.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	var meta struct {
-		Inputs  map[string]any `yaml:"inputs"`
-		Outputs map[string]any `yaml:"outputs"`
-		Runs    struct {
-			Args []string `yaml:"args"`
-		} `yaml:"runs"`
-	}
-	if err := yaml.Unmarshal(data, &meta); err != nil {
-		t.Fatal(err)
-	}
+	meta := readMeta(t, "actions", "versions", "action.yml")
 
 	wantInputs := []string{action.InputAgainst, action.InputBase, action.InputDir, action.InputOffline, action.InputSOPSAgeKey, action.InputTalosSecrets}
 	slices.Sort(wantInputs)

@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/talops/talops/internal/cli"
-	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/talos/talostest"
 	"github.com/talops/talops/internal/testlab"
 )
@@ -19,30 +17,8 @@ import (
 // The pull request's comment hashes the plan against its base commit; after the merge,
 // apply --reviewed-base checks that hash on the same plan, not on the live one.
 func TestApply_PlanHashCheckedAgainstTheReviewedBase(t *testing.T) {
-	root := t.TempDir()
-	lab := filepath.Join(root, "clusters", "homelab")
-
-	write := func(files cluster.MapFiles) {
-		for name, data := range files {
-			p := filepath.Join(lab, filepath.FromSlash(name))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-
-	git := func(args ...string) {
-		t.Helper()
-
-		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	g := newGitLab(t)
+	lab, write, git := g.Dir, g.write, g.git
 
 	base := testlab.Files(t)
 	testlab.Edit(t, base, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")

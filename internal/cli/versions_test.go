@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -113,34 +112,8 @@ func TestVersions_NeedsExactlyOneOtherState(t *testing.T) {
 // TestVersions_BaseFromGitLeavesTheWorkTreeAlone reads the base state from a real git
 // repository, the way the action does on a pull request.
 func TestVersions_BaseFromGitLeavesTheWorkTreeAlone(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatalf("git is needed for --base: %v", err)
-	}
-
-	root := t.TempDir()
-	lab := filepath.Join(root, "clusters", "homelab")
-
-	write := func(files cluster.MapFiles) {
-		for name, data := range files {
-			p := filepath.Join(lab, filepath.FromSlash(name))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-
-			if err := os.WriteFile(p, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-
-	git := func(args ...string) {
-		t.Helper()
-
-		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	g := newGitLab(t)
+	lab, write, git := g.Dir, g.write, g.git
 
 	// A warning both states have: it is not new, so versions must not list it.
 	oldWarning := []byte("  files:\n    - path: /var/etc/motd\n      permissions: 0o644\n      op: create\n      content: hello\n")
