@@ -223,6 +223,7 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*ApplyResult, error) {
 		GateInterval: orDefault(d.GateInterval, defaultGateInterval),
 		// Pulling and installing an image takes as long as a node may take to come back.
 		UpgradeTimeout: orDefault(d.GateTimeout, defaultGateTimeout),
+		Now:            d.Now,
 	})
 
 	if err := d.view(func(w io.Writer) error { return report.WriteApply(w, opts.Format, out.Report) }); err != nil {
