@@ -216,4 +216,3 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 
 	return r
 }
-
