@@ -70,7 +70,7 @@ nodes:
 `)
 	// The node's API certificate must name the address talops dials.
 	l.write(t, "patches/all.yaml", "machine:\n  certSANs: ["+address+"]\n")
-	l.write(t, "nodes/cp1.yaml", "machine:\n  sysctls:\n    net.ipv4.tcp_keepalive_time: \"600\"\n")
+	l.write(t, "nodes/cp1.yaml", "machine:\n  sysctls:\n    net.ipv4.tcp_fin_timeout: \"45\"\n")
 
 	l.admin = l.talosconfig(t, bundle, role.MakeSet(role.Admin), "talosconfig")
 	l.reader = l.talosconfig(t, bundle, role.MakeSet(role.Reader), "talosconfig-reader")
