@@ -264,24 +264,40 @@ func (f field) effectOf(p string, ch changes) effect {
 	}
 }
 
-// document says when a changed document other than v1alpha1 takes effect.
+// document says when a changed document other than v1alpha1 takes effect, and whether
+// that needs a reboot.
 func (r release) document(d docChange) (string, bool) {
-	if r.upTo != "" {
-		// Up to 1.13, CanApplyImmediate compares only the v1alpha1 document.
-		return d.String() + ": applied live", false
+	row := document{effect: r.otherDocuments}
+
+	for _, doc := range r.documents {
+		if slices.Contains(doc.kinds, d.kind) {
+			row = doc
+
+			break
+		}
 	}
 
+	eff := row.effect
+
 	switch {
-	case d.kind == unattendedInstallKind:
-		// From 1.14 the installer lives in this document; like machine.install, it
-		// only matters to the next upgrade.
-		return d.String() + upgradeTakesEffect, false
-	case d.kind == "KernelModuleConfig" && d.how != "added", d.kind == "EnvironmentConfig":
-		return d.String() + ": takes effect after a reboot", true
-	case strings.Contains(d.kind, "VolumeConfig") && d.how == "changed":
-		return d.String() + ": volume changes (such as encryption keys) take effect after a reboot", true
-	default:
+	case eff == liveWhenOnlyAdded && d.how != "added", eff == liveUnlessChanged && d.how == "changed":
+		eff = afterReboot
+	case eff == liveWhenOnlyAdded, eff == liveUnlessChanged:
+		eff = live
+	}
+
+	switch eff {
+	case live:
 		return d.String() + ": applied live", false
+	case nextUpgrade:
+		return d.String() + upgradeTakesEffect, false
+	default:
+		suffix := row.rebootSuffix
+		if suffix == "" {
+			suffix = ": takes effect after a reboot"
+		}
+
+		return d.String() + suffix, true
 	}
 }
 

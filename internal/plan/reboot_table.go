@@ -27,6 +27,9 @@ const (
 	liveWhenOnlyAdded
 	// nextUpgrade: the field only matters to the next upgrade.
 	nextUpgrade
+	// liveUnlessChanged: a document added or removed is applied live; one that changed
+	// needs a reboot.
+	liveUnlessChanged
 )
 
 // field is one row of a release's table: changes at or under path take effect as effect
@@ -50,6 +53,18 @@ type release struct {
 	// rebootNote, when set, is said once after the reasons of a change that needs a reboot.
 	rebootNote string
 	fields     []field
+	// documents are the rows for documents other than v1alpha1, by kind.
+	documents []document
+	// otherDocuments is the effect of a document kind no row names.
+	otherDocuments effect
+}
+
+// document is one row of a release's table of documents other than v1alpha1.
+type document struct {
+	kinds  []string
+	effect effect
+	// rebootSuffix, when set, ends the reason of a change that needs a reboot.
+	rebootSuffix string
 }
 
 // canApplyImmediate is the list of Runtime.CanApplyImmediate, identical at v1.11.6,
@@ -94,8 +109,8 @@ func canApplyImmediate() []field {
 // internal/app/machined/pkg/controllers of github.com/siderolabs/talos v1.14.1 unless
 // they name another directory.
 var releases = []release{
-	{upTo: "1.12", rebootSuffix: ": needs a reboot on Talos ≤ 1.13", fields: canApplyImmediate()},
-	{upTo: "1.13", rebootSuffix: ": needs a reboot on Talos ≤ 1.13", fields: canApplyImmediate()},
+	{upTo: "1.12", rebootSuffix: ": needs a reboot on Talos ≤ 1.13", fields: canApplyImmediate(), otherDocuments: live},
+	{upTo: "1.13", rebootSuffix: ": needs a reboot on Talos ≤ 1.13", fields: canApplyImmediate(), otherDocuments: live},
 	{
 		rebootSuffix: ": takes effect after a reboot",
 		rebootNote:   "Talos ≥ 1.14 never reboots on apply: talops reboots the node",
@@ -228,6 +243,114 @@ var releases = []release{
 
 			// A new installer never upgrades a node by itself.
 			{path: "machine.install", effect: nextUpgrade},
+		},
+		documents: []document{
+			// runtime/unattended_install.go, UnattendedInstallController: from 1.14 the
+			// installer lives in this document; like machine.install, it only matters to
+			// the next upgrade.
+			{kinds: []string{unattendedInstallKind}, effect: nextUpgrade},
+			// runtime/kernel_module_config.go, KernelModuleConfigController: loads, never
+			// unloads.
+			{kinds: []string{"KernelModuleConfig"}, effect: liveWhenOnlyAdded},
+			// runtime/environment.go, EnvironmentController, sets machined's environment,
+			// but the services Talos started at boot keep theirs.
+			{kinds: []string{"EnvironmentConfig"}},
+			// pkg/sandboxd/enabled.go: read by StartAllServices (the Boot sequence) and by
+			// system/services/cri.go when the CRI starts.
+			{kinds: []string{"SecurityProfileConfig"}},
+			// block/volume_config.go, VolumeConfigController, and
+			// block/internal/volumes/volumeconfig (system_volumes.go, user_volumes.go):
+			// a volume is provisioned and mounted live, but a provisioned one is not
+			// changed (its encryption is set up when it is opened at boot).
+			{
+				kinds: []string{
+					"VolumeConfig", "UserVolumeConfig", "RawVolumeConfig", "ExistingVolumeConfig",
+					"ExternalVolumeConfig", "SwapVolumeConfig", "LVMLogicalVolumeConfig",
+				},
+				effect:       liveUnlessChanged,
+				rebootSuffix: ": volume changes (such as encryption keys) take effect after a reboot",
+			},
+			// block/zswap_config.go, ZswapConfigController; block/internal/volumes/
+			// volumeconfig trim.go and scrub.go; storage/lvm_volume_group_spec.go,
+			// md_array_spec.go (storage/lvm_logical_volume_spec.go is with the volumes
+			// above: whether it changes a logical volume in place was not checked).
+			{
+				kinds: []string{
+					"ZswapConfig", "FilesystemTrimConfig", "FilesystemScrubConfig",
+					"LVMVolumeGroupConfig", "RAIDArrayConfig",
+				},
+				effect: live,
+			},
+			// network/: HostnameConfigController, ResolverConfigController,
+			// StaticHostController, TimeServerConfigController (and time/sync.go),
+			// LinkConfigController, AddressConfigController and RouteConfigController
+			// (NetworkCommonLinkConfigs), LinkAliasConfigController,
+			// OperatorConfigController (DHCP), OperatorVIPConfigController (VIPs),
+			// ProbeConfigController, RoutingRuleConfigController,
+			// BGPInstanceConfigController, EthernetConfigController,
+			// NfTablesChainConfigController (NetworkRules), HostDNSConfigController;
+			// kubespan/config.go, ConfigController; siderolink/config.go,
+			// ConfigController.
+			{
+				kinds: []string{
+					"HostnameConfig", "ResolverConfig", "StaticHostConfig", "TimeSyncConfig",
+					"LinkConfig", "BondConfig", "BridgeConfig", "VLANConfig", "DummyLinkConfig",
+					"WireguardConfig", "VethConfig", "VRFConfig", "LinkAliasConfig",
+					"DHCPv4Config", "DHCPv6Config", "Layer2VIPConfig", "HCloudVIPConfig",
+					"HTTPProbeConfig", "TCPProbeConfig", "BlackholeRouteConfig", "RoutingRuleConfig",
+					"BGPInstanceConfig", "EthernetConfig", "NetworkRuleConfig",
+					"NetworkDefaultActionConfig", "KubeSpanConfig", "KubeSpanEndpointsConfig",
+					"SideroLinkConfig",
+				},
+				effect: live,
+			},
+			// cluster/config.go, ConfigController, and cluster/info.go, InfoController.
+			{kinds: []string{"DiscoveryServiceConfig", "DiscoveryIdentityConfig"}, effect: live},
+			// k8s/control_plane.go (the ControlPlane*Controller), k8s/kubelet_config.go,
+			// KubeletConfigController, k8s/static_pod_config.go, k8s/kubeprism_config.go,
+			// the node label, annotation and taint controllers, kubeaccess/config.go,
+			// secrets/root.go, RootKubernetesController, and secrets/kubelet.go.
+			{
+				kinds: []string{
+					"KubeAPIServerCAConfig", "KubeAPIServerConfig", "KubeAdmissionControlConfig",
+					"KubeAggregatorCAConfig", "KubeAuditPolicyConfig", "KubeAuthenticationConfig",
+					"KubeAuthorizerConfig", "KubeClusterConfig", "KubeControllerManagerConfig",
+					"KubeCoreDNSConfig", "KubeCredentialProviderConfig", "KubeEtcdEncryptionConfig",
+					"KubeExternalManifestConfig", "KubeFlannelCNIConfig", "KubeInlineManifestConfig",
+					"KubeNetworkConfig", "KubeNodeConfig", "KubePrismConfig", "KubeProxyConfig",
+					"KubeSchedulerConfig", "KubeServiceAccountConfig", "KubeStaticPodConfig",
+					"KubeTalosAPIAccessConfig", "KubeletConfig",
+				},
+				effect: live,
+			},
+			// cri/registries_config.go, RegistriesConfigController;
+			// cri/image_cache_config.go; cri/runtime_spec_config.go and
+			// cri/customization_config.go, with cri/service.go, ServiceController,
+			// restarting the CRI when its configuration changes.
+			{
+				kinds: []string{
+					"RegistryMirrorConfig", "RegistryAuthConfig", "RegistryTLSConfig",
+					"ImageCacheConfig", "CRIBaseRuntimeSpecConfig", "CRICustomizationConfig",
+				},
+				effect: live,
+			},
+			// runtime/kernel_param_config.go, KernelParamConfigController; files/udev.go,
+			// UdevRulesController; files/etc_file_config.go, EtcFileConfigController;
+			// secrets/trusted_roots.go, TrustedRootsController;
+			// runtime/extension_service_config.go with runtime/extension_service.go,
+			// ExtensionServiceController, which restarts the service; containers/config.go,
+			// ConfigController; runtime/events_sink_config.go, kmsg_log_config.go,
+			// watchdog_timer_config.go, oom.go; hardware/pci_driver_rebind_config.go;
+			// security/image_verification_config.go.
+			{
+				kinds: []string{
+					"SysctlConfig", "SysfsConfig", "UdevRulesConfig", "EtcFileConfig",
+					"TrustedRootsConfig", "ExtensionServiceConfig", "ContainerConfig",
+					"EventSinkConfig", "KmsgLogConfig", "WatchdogTimerConfig", "OOMConfig",
+					"PCIDriverRebindConfig", "ImageVerificationConfig",
+				},
+				effect: live,
+			},
 		},
 	},
 }

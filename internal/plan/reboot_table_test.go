@@ -26,8 +26,8 @@ func configWith(top, machine, cluster string) string {
 %s`, top, machine, cluster)
 }
 
-// predict runs the prediction for a change from one config text to another.
-func predict(t *testing.T, talos, from, to string) (bool, []string) {
+// diff loads two config texts and finds what changed between them.
+func diff(t *testing.T, from, to string) changes {
 	t.Helper()
 
 	old, err := configloader.NewFromBytes([]byte(from))
@@ -45,11 +45,18 @@ func predict(t *testing.T, talos, from, to string) (bool, []string) {
 		t.Fatal(err)
 	}
 
-	if len(ch.paths) == 0 {
+	if len(ch.paths) == 0 && ch.otherDocs == 0 {
 		t.Fatal("the two configs do not differ")
 	}
 
-	return needsReboot(talos, ch)
+	return ch
+}
+
+// predict runs the prediction for a change from one config text to another.
+func predict(t *testing.T, talos, from, to string) (bool, []string) {
+	t.Helper()
+
+	return needsReboot(talos, diff(t, from, to))
 }
 
 type tableCase struct {
@@ -364,5 +371,82 @@ func TestNeedsReboot_From114SaysTalopsReboots(t *testing.T) {
 
 	if _, reasons := predict(t, "v1.13.9", from, to); slices.Contains(reasons, "Talos ≥ 1.14 never reboots on apply: talops reboots the node") {
 		t.Errorf("reasons = %q", reasons)
+	}
+}
+
+func TestNeedsReboot_DocumentsPerRelease(t *testing.T) {
+	const (
+		hostname     = "---\napiVersion: v1alpha1\nkind: HostnameConfig\nauto: \"off\"\nhostname: k8s-node9\n"
+		otherHost    = "---\napiVersion: v1alpha1\nkind: HostnameConfig\nauto: \"off\"\nhostname: k8s-node8\n"
+		module       = "---\napiVersion: v1alpha1\nkind: KernelModuleConfig\nname: br_netfilter\n"
+		environment  = "---\napiVersion: v1alpha1\nkind: EnvironmentConfig\nvariables:\n  HTTP_PROXY: http://10.0.20.1:3128\n"
+		volume       = "---\napiVersion: v1alpha1\nkind: UserVolumeConfig\nname: data\nprovisioning:\n  diskSelector:\n    match: \"!system_disk\"\n  maxSize: 10GiB\n"
+		biggerVolume = "---\napiVersion: v1alpha1\nkind: UserVolumeConfig\nname: data\nprovisioning:\n  diskSelector:\n    match: \"!system_disk\"\n  maxSize: 20GiB\n"
+	)
+
+	base := configWith("", "", "")
+
+	for _, tc := range []struct {
+		name       string
+		talos      []string
+		from, to   string
+		wantReboot bool
+		wantReason string
+	}{
+		{
+			name: "up to 1.13 Talos compares only the v1alpha1 document", talos: upTo113, to: environment,
+			wantReason: "EnvironmentConfig added: applied live",
+		},
+		{
+			name: "a hostname document (HostnameConfigController)", talos: from114, from: hostname, to: otherHost,
+			wantReason: "HostnameConfig changed: applied live",
+		},
+		{
+			name: "an added kernel module document (KernelModuleConfigController)", talos: from114, to: module,
+			wantReason: "KernelModuleConfig br_netfilter added: applied live",
+		},
+		{
+			name: "a removed kernel module document is never unloaded", talos: from114, from: module, wantReboot: true,
+			wantReason: "KernelModuleConfig br_netfilter removed: takes effect after a reboot",
+		},
+		{
+			name: "environment documents reach services started at boot only after a reboot", talos: from114, to: environment, wantReboot: true,
+			wantReason: "EnvironmentConfig added: takes effect after a reboot",
+		},
+		{
+			name: "a new user volume is provisioned live (VolumeConfigController)", talos: from114, to: volume,
+			wantReason: "UserVolumeConfig data added: applied live",
+		},
+		{
+			name: "a provisioned user volume is not changed in place", talos: from114, from: volume, to: biggerVolume, wantReboot: true,
+			wantReason: "UserVolumeConfig data changed: volume changes (such as encryption keys) take effect after a reboot",
+		},
+	} {
+		for _, talos := range tc.talos {
+			t.Run(tc.name+" ("+talos+")", func(t *testing.T) {
+				reboot, reasons := predict(t, talos, base+tc.from, base+tc.to)
+
+				if reboot != tc.wantReboot || !slices.Contains(reasons, tc.wantReason) {
+					t.Errorf("reboot %v %q, want %v with %q", reboot, reasons, tc.wantReboot, tc.wantReason)
+				}
+			})
+		}
+	}
+}
+
+func TestNeedsReboot_DocumentKindsNoRowNames(t *testing.T) {
+	for _, tc := range []struct {
+		talos      string
+		wantReboot bool
+		wantReason string
+	}{
+		{"v1.13.9", false, "FutureConfig added: applied live"},
+		{"v1.14.1", true, "FutureConfig added: takes effect after a reboot"},
+	} {
+		reboot, reasons := needsReboot(tc.talos, changes{docKinds: []docChange{{kind: "FutureConfig", how: "added"}}})
+
+		if reboot != tc.wantReboot || !slices.Contains(reasons, tc.wantReason) {
+			t.Errorf("%s: reboot %v %q, want %v with %q", tc.talos, reboot, reasons, tc.wantReboot, tc.wantReason)
+		}
 	}
 }
