@@ -105,12 +105,36 @@ func canApplyImmediate() []field {
 	}
 }
 
+// documentsUpTo113: CanApplyImmediate compares only the v1alpha1 document, so AUTO
+// applies every other document without a reboot; these are the ones that then wait for
+// one anyway, and talops reboots the node for them.
+func documentsUpTo113() []document {
+	return []document{
+		// runtime/environment.go, EnvironmentController (1.13.9, the same as in 1.14.1):
+		// sets machined's environment; the services started at boot keep theirs.
+		{kinds: []string{"EnvironmentConfig"}},
+		// A provisioned volume is not changed in place (not checked for these releases;
+		// a reboot is the safe side).
+		{
+			kinds:        []string{"VolumeConfig", "UserVolumeConfig", "RawVolumeConfig", "ExistingVolumeConfig", "ExternalVolumeConfig", "SwapVolumeConfig"},
+			effect:       liveUnlessChanged,
+			rebootSuffix: ": volume changes (such as encryption keys) take effect after a reboot",
+		},
+	}
+}
+
 // releases are the tables, oldest first. Paths below are in
 // internal/app/machined/pkg/controllers of github.com/siderolabs/talos v1.14.1 unless
 // they name another directory.
 var releases = []release{
-	{upTo: "1.12", rebootSuffix: ": needs a reboot on Talos ≤ 1.13", fields: canApplyImmediate(), otherDocuments: live},
-	{upTo: "1.13", rebootSuffix: ": needs a reboot on Talos ≤ 1.13", fields: canApplyImmediate(), otherDocuments: live},
+	{
+		upTo: "1.12", rebootSuffix: ": needs a reboot on Talos ≤ 1.13",
+		fields: canApplyImmediate(), documents: documentsUpTo113(), otherDocuments: live,
+	},
+	{
+		upTo: "1.13", rebootSuffix: ": needs a reboot on Talos ≤ 1.13",
+		fields: canApplyImmediate(), documents: documentsUpTo113(), otherDocuments: live,
+	},
 	{
 		rebootSuffix: ": takes effect after a reboot",
 		rebootNote:   "Talos ≥ 1.14 never reboots on apply: talops reboots the node",

@@ -394,8 +394,16 @@ func TestNeedsReboot_DocumentsPerRelease(t *testing.T) {
 		wantReason string
 	}{
 		{
-			name: "up to 1.13 Talos compares only the v1alpha1 document", talos: upTo113, to: environment,
-			wantReason: "EnvironmentConfig added: applied live",
+			name: "up to 1.13 Talos compares only the v1alpha1 document", talos: upTo113, from: hostname, to: otherHost,
+			wantReason: "HostnameConfig changed: applied live",
+		},
+		{
+			name: "up to 1.13 environment documents reach services started at boot only after a reboot", talos: upTo113, to: environment, wantReboot: true,
+			wantReason: "EnvironmentConfig added: takes effect after a reboot",
+		},
+		{
+			name: "up to 1.13 a provisioned user volume is not changed in place", talos: upTo113, from: volume, to: biggerVolume, wantReboot: true,
+			wantReason: "UserVolumeConfig data changed: volume changes (such as encryption keys) take effect after a reboot",
 		},
 		{
 			name: "a hostname document (HostnameConfigController)", talos: from114, from: hostname, to: otherHost,
