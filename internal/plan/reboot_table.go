@@ -1,8 +1,8 @@
 package plan
 
-// The reboot tables say, per range of Talos releases, when a change to a v1alpha1 field
-// takes effect. They are read from the Talos source, one cited place per group of fields;
-// a field no row names needs a reboot on every release (a wasted reboot is harmless, a
+// The reboot tables say, per range of Talos releases, when a change to a v1alpha1 field or
+// to another document takes effect. They are read from the Talos source, one cited place
+// per group of rows; a field no row names needs a reboot on every release (a wasted reboot is harmless, a
 // change reported live that has not happened is not).
 //
 // To check them against a new release, read in github.com/siderolabs/talos at its tag:
@@ -14,6 +14,14 @@ package plan
 //     internal/app/machined/pkg/controllers that read the MachineConfig resource, and the
 //     Boot sequence in internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer.go,
 //     which runs once per boot.
+//
+// In a clone of github.com/siderolabs/talos:
+//
+//	git show v1.13.9:internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_runtime.go |
+//	  sed -n '/^func (r \*Runtime) CanApplyImmediate/,/^}/p'
+//	git grep -l 'config.MachineConfig\](ctx' v1.14.1 -- internal/app/machined/pkg/controllers
+//	git show v1.14.1:internal/app/machined/pkg/runtime/v1alpha1/v1alpha1_sequencer.go |
+//	  sed -n '/^func (\*Sequencer) Boot/,/^}/p'
 
 // effect is when a changed field takes effect.
 type effect int
