@@ -143,6 +143,15 @@ func (n node) bootstrapEtcd(t *testing.T, talosconfig string) {
 	run(t, 3*time.Minute, filepath.Join(work, "bin", "rtclient"), "etcd", "-addr", n.endpoint(), "-talosconfig", talosconfig, "-image", filepath.Join(work, "images", "etcd.tar"))
 }
 
+// reboot emulates a reboot as the harness can: the node stops and boots again from its
+// saved state and config (container mode refuses the Reboot call itself).
+func (n node) reboot(t *testing.T) {
+	t.Helper()
+
+	script(t, time.Minute, "stop.sh", n.name)
+	runEnv(t, []string{"KEEP_STATE=1"}, 3*time.Minute, "bash", filepath.Join(harness, "start.sh"), n.name, n.endpoint())
+}
+
 func script(t *testing.T, timeout time.Duration, name string, args ...string) string {
 	t.Helper()
 
@@ -152,13 +161,19 @@ func script(t *testing.T, timeout time.Duration, name string, args ...string) st
 func run(t *testing.T, timeout time.Duration, name string, args ...string) string {
 	t.Helper()
 
+	return runEnv(t, nil, timeout, name, args...)
+}
+
+func runEnv(t *testing.T, env []string, timeout time.Duration, name string, args ...string) string {
+	t.Helper()
+
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 
 	var stdout, stderr bytes.Buffer
 
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = append(os.Environ(), "REALTALOS_WORK="+work)
+	cmd.Env = append(append(os.Environ(), "REALTALOS_WORK="+work), env...)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 
 	if err := cmd.Run(); err != nil {
