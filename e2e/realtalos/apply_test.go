@@ -87,6 +87,8 @@ func eventually(t *testing.T, what string, within time.Duration, check func() bo
 }
 
 func TestApply_SysctlChangeIsAppliedLiveThroughTheGates(t *testing.T) {
+	t.Parallel()
+
 	l := newLab(t, newAddress())
 	n := l.boot(t, true)
 
@@ -119,6 +121,8 @@ func TestApply_SysctlChangeIsAppliedLiveThroughTheGates(t *testing.T) {
 }
 
 func TestApply_DryRunShowsTheNodesVerdictAndChangesNothing(t *testing.T) {
+	t.Parallel()
+
 	l := newLab(t, newAddress())
 	n := l.boot(t, true)
 
@@ -142,6 +146,8 @@ func TestApply_DryRunShowsTheNodesVerdictAndChangesNothing(t *testing.T) {
 }
 
 func TestApply_StagedIsReportedStagedAndNotRunning(t *testing.T) {
+	t.Parallel()
+
 	l := newLab(t, newAddress())
 	n := l.boot(t, true)
 
@@ -162,6 +168,8 @@ func TestApply_StagedIsReportedStagedAndNotRunning(t *testing.T) {
 }
 
 func TestApply_TryModeRollsBack(t *testing.T) {
+	t.Parallel()
+
 	l := newLab(t, newAddress())
 	n := l.boot(t, true)
 

@@ -34,6 +34,8 @@ func readFile(t *testing.T, n node, talosconfig, path string) (string, error) {
 // needs a reboot, apply does not claim it live, and the real node shows the file only
 // after it booted again.
 func TestMachineFiles_OnlyWrittenAtBoot(t *testing.T) {
+	t.Parallel()
+
 	l := newLab(t, newAddress())
 	n := l.boot(t, true)
 

@@ -32,6 +32,8 @@ type lab struct {
 	address string
 	// admin and reader are talosconfigs with the os:admin and os:reader roles.
 	admin, reader string
+	// booted is the config the node booted from.
+	booted []byte
 }
 
 // newLab writes a repository whose control plane listens on address, with a fresh
@@ -146,7 +148,9 @@ func (l *lab) rendered(t *testing.T) []byte {
 func (l *lab) boot(t *testing.T, etcd bool) node {
 	t.Helper()
 
-	n := startNode(t, nodeName(t), l.address, l.rendered(t))
+	l.booted = l.rendered(t)
+
+	n := startNode(t, nodeName(t), l.address, l.booted)
 	if etcd {
 		n.bootstrapEtcd(t, l.admin)
 	}

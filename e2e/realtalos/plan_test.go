@@ -39,6 +39,8 @@ func (l *lab) planLive(t *testing.T, talosconfig string) (action string, reasons
 }
 
 func TestPlanLive_NodeRunningItsRenderIsNoop(t *testing.T) {
+	t.Parallel()
+
 	l := newLab(t, newAddress())
 	l.boot(t, false)
 

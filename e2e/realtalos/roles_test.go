@@ -36,6 +36,8 @@ func apiClient(t *testing.T, n node, talosconfig string) *client.Client {
 }
 
 func TestReaderTalosconfig_RefusedUpFrontAndTheNodeAgrees(t *testing.T) {
+	t.Parallel()
+
 	l := newLab(t, newAddress())
 	n := l.boot(t, false)
 

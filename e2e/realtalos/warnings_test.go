@@ -11,6 +11,8 @@ import (
 // The node's own warnings about a config it takes reach the report: a PCI driver rebind
 // on a machine without an IOMMU (the sandbox has none) is taken with a warning.
 func TestApply_TheNodesWarningsReachTheReport(t *testing.T) {
+	t.Parallel()
+
 	l := newLab(t, newAddress())
 	n := l.boot(t, true)
 
