@@ -1,8 +1,12 @@
 package talostest
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"slices"
+	"strings"
 
 	"github.com/cosi-project/runtime/pkg/safe"
 	"github.com/cosi-project/runtime/pkg/state"
@@ -44,11 +48,24 @@ func (m *machineService) install(image string) error {
 	return nil
 }
 
-// boot starts the node again: on the installed image, unless the node is set to fall
-// back to the one it ran before.
+// boot starts the node again, in stage booting: with the persisted config (a try is
+// rolled back, a staged config runs) and on the installed image, unless the node is set
+// to fall back to the one it ran before; m.mu is held.
 func (m *machineService) boot(ctx context.Context) error {
 	m.boots++
 	m.bootID = bootID(m.node.Name, m.boots)
+	m.applyRebooted = false
+	m.cancelRollback()
+
+	if err := m.setStage(ctx, runtime.MachineStageBooting, false); err != nil {
+		return err
+	}
+
+	if !bytes.Equal(m.active, m.persisted) {
+		if err := m.activate(ctx, m.persisted); err != nil {
+			return err
+		}
+	}
 
 	ref := m.installed
 	m.installed = nil
@@ -106,16 +123,13 @@ func (m *machineService) Upgrade(ctx context.Context, req *machine.UpgradeReques
 
 	m.upgrades = append(m.upgrades, Upgrade{API: "legacy", Image: req.GetImage()})
 	m.node.Journal.add("%s Upgrade", m.node.Name)
-
-	if err := m.boot(ctx); err != nil {
-		return nil, err
-	}
+	m.reboot()
 
 	return &machine.UpgradeResponse{Messages: []*machine.Upgrade{{Ack: "Upgrade request received"}}}, nil
 }
 
 func (m *machineService) EtcdMemberList(context.Context, *machine.EtcdMemberListRequest) (*machine.EtcdMemberListResponse, error) {
-	if err := m.etcd("EtcdMemberList"); err != nil {
+	if err := m.etcd("EtcdMemberList", "member list"); err != nil {
 		return nil, err
 	}
 
@@ -133,7 +147,7 @@ func (m *machineService) EtcdMemberList(context.Context, *machine.EtcdMemberList
 }
 
 func (m *machineService) EtcdStatus(context.Context, *emptypb.Empty) (*machine.EtcdStatusResponse, error) {
-	if err := m.etcd("EtcdStatus"); err != nil {
+	if err := m.etcd("EtcdStatus", "etcd status"); err != nil {
 		return nil, err
 	}
 
@@ -145,10 +159,12 @@ func (m *machineService) EtcdStatus(context.Context, *emptypb.Empty) (*machine.E
 	return &machine.EtcdStatusResponse{Messages: []*machine.EtcdStatus{{MemberStatus: st}}}, nil
 }
 
-// etcd refuses etcd calls where Talos does: on workers, and where the test says they fail.
-func (m *machineService) etcd(call string) error {
+// etcd refuses etcd calls where Talos does: on workers, as machinehelper.CheckControlplane
+// does (internal/app/internal/machinehelper, v1.14.1; api names the API in its message),
+// and where the test says they fail.
+func (m *machineService) etcd(call, api string) error {
 	if !m.controlPlane {
-		return status.Error(codes.FailedPrecondition, "etcd is not running on a worker")
+		return status.Errorf(codes.Unimplemented, "%s is only available on control plane nodes", api)
 	}
 
 	return m.fails(call)
@@ -201,7 +217,8 @@ type imageService struct {
 	m *machineService
 }
 
-// Pull pulls nothing: it records the image and answers with its name.
+// Pull pulls nothing: it records the image and answers with its name pinned to a digest,
+// as Service.Pull of internal/app/images/images.go (v1.14.1) does.
 func (i *imageService) Pull(req *machine.ImageServicePullRequest, srv grpc.ServerStreamingServer[machine.ImageServicePullResponse]) error {
 	m := i.m
 
@@ -219,5 +236,22 @@ func (i *imageService) Pull(req *machine.ImageServicePullRequest, srv grpc.Serve
 	m.pulls = append(m.pulls, req.GetImageRef())
 	m.node.Journal.add("%s Pull", m.node.Name)
 
-	return srv.Send(&machine.ImageServicePullResponse{Response: &machine.ImageServicePullResponse_Name{Name: req.GetImageRef()}})
+	return srv.Send(&machine.ImageServicePullResponse{Response: &machine.ImageServicePullResponse_Name{Name: pinned(req.GetImageRef())}})
+}
+
+// pinned is ref without its tag, at a digest made from ref ("name@sha256:…"); a ref with
+// a digest stays as it is. Real nodes answer with the digest of the image they pulled.
+func pinned(ref string) string {
+	if strings.Contains(ref, "@") {
+		return ref
+	}
+
+	name := ref
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		name = ref[:i]
+	}
+
+	sum := sha256.Sum256([]byte(ref))
+
+	return name + "@sha256:" + hex.EncodeToString(sum[:])
 }

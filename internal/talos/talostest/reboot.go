@@ -1,0 +1,154 @@
+package talostest
+
+import (
+	"context"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/cosi-project/runtime/pkg/safe"
+	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
+	"google.golang.org/grpc"
+)
+
+// Reboot is how long each phase of a reboot lasts on a fake node. A zero field takes
+// its default, DefaultReboot's.
+type Reboot struct {
+	// Answering is how long the node keeps answering with its old boot ID once the
+	// reboot is triggered (its services stopping).
+	Answering time.Duration
+	// Down is how long nothing listens on the node's address.
+	Down time.Duration
+	// Booting is how long the node answers in machine stage booting, not ready, before
+	// it is running again.
+	Booting time.Duration
+}
+
+// DefaultReboot is short, so that tests that reboot nodes stay fast.
+var DefaultReboot = Reboot{Answering: 20 * time.Millisecond, Down: 20 * time.Millisecond, Booting: 20 * time.Millisecond}
+
+func (r Reboot) withDefaults() Reboot {
+	if r.Answering <= 0 {
+		r.Answering = DefaultReboot.Answering
+	}
+
+	if r.Down <= 0 {
+		r.Down = DefaultReboot.Down
+	}
+
+	if r.Booting <= 0 {
+		r.Booting = DefaultReboot.Booting
+	}
+
+	return r
+}
+
+// host serves a node's API on one address, and stops and starts it as the node reboots.
+type host struct {
+	addr      string
+	newServer func() *grpc.Server
+
+	mu     sync.Mutex
+	srv    *grpc.Server
+	closed bool
+}
+
+func (h *host) up() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+
+	if h.closed || h.srv != nil {
+		return nil
+	}
+
+	lis, err := net.Listen("tcp", h.addr)
+	if err != nil {
+		return err
+	}
+
+	h.addr = lis.Addr().String()
+	h.srv = h.newServer()
+
+	go h.srv.Serve(lis) //nolint:errcheck // ends with Stop
+
+	return nil
+}
+
+func (h *host) down() {
+	h.mu.Lock()
+	srv := h.srv
+	h.srv = nil
+	h.mu.Unlock()
+
+	if srv != nil {
+		srv.Stop()
+	}
+}
+
+func (h *host) close() {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+
+	h.down()
+}
+
+// reboot starts a reboot unless one is under way; m.mu is held. The node answers for a
+// while, goes away, boots (new boot ID, the persisted config, an installed image) and
+// answers in stage booting, then running.
+func (m *machineService) reboot() {
+	if m.rebooting {
+		return
+	}
+
+	m.rebooting = true
+	timing := m.node.Reboot.withDefaults()
+
+	m.wg.Go(func() {
+		if !m.sleep(timing.Answering) {
+			return
+		}
+
+		m.host.down()
+
+		m.mu.Lock()
+		err := m.boot(context.Background())
+		m.mu.Unlock()
+
+		if err != nil || !m.sleep(timing.Down) {
+			return
+		}
+
+		if err := m.host.up(); err != nil || !m.sleep(timing.Booting) {
+			return
+		}
+
+		m.mu.Lock()
+		defer m.mu.Unlock()
+
+		m.rebooting = false
+		_ = m.setStage(context.Background(), runtime.MachineStageRunning, true) //nolint:errcheck // in-memory state
+	})
+}
+
+// sleep waits d, or less when the test ends; it reports whether the node still runs.
+func (m *machineService) sleep(d time.Duration) bool {
+	select {
+	case <-time.After(d):
+		return true
+	case <-m.done:
+		return false
+	}
+}
+
+func (m *machineService) setStage(ctx context.Context, stage runtime.MachineStage, ready bool) error {
+	ms, err := safe.StateGetByID[*runtime.MachineStatus](ctx, m.state, runtime.MachineStatusID)
+	if err != nil {
+		return err
+	}
+
+	ms.TypedSpec().Stage = stage
+	ms.TypedSpec().Status.Ready = ready
+
+	return m.state.Update(ctx, ms)
+}
