@@ -2,7 +2,6 @@ package talostest_test
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -311,8 +310,8 @@ func TestApplyConfiguration_ValidatesAsMachined(t *testing.T) {
 	}
 }
 
-func TestVersion_ReportsThePlatformMode(t *testing.T) {
-	for _, mode := range []string{"", "container", "metal"} {
+func TestVersion_ReportsThePlatformOfItsMode(t *testing.T) {
+	for mode, want := range map[string]string{"": "nocloud cloud", "cloud": "nocloud cloud", "container": "container container", "metal": "metal metal"} {
 		_, c := started(t, talostest.Node{Version: "v1.14.1", Mode: mode})
 
 		resp, err := c.Version(context.Background())
@@ -320,13 +319,24 @@ func TestVersion_ReportsThePlatformMode(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		want := mode
-		if want == "" {
-			want = "cloud"
+		p := resp.GetMessages()[0].GetPlatform()
+		if got := p.GetName() + " " + p.GetMode(); got != want || resp.GetMessages()[0].GetVersion().GetTag() != "v1.14.1" {
+			t.Errorf("mode %q: %q, want %q", mode, got, want)
 		}
+	}
+}
 
-		if got := resp.GetMessages()[0].GetPlatform().GetMode(); got != want || !slices.Contains([]string{"v1.14.1"}, resp.GetMessages()[0].GetVersion().GetTag()) {
-			t.Errorf("mode %q: %q", mode, got)
+func TestContainerMode_RefusesRebootsAndUpgrades(t *testing.T) {
+	s, c := started(t, talostest.Node{Version: "v1.14.1", Mode: "container"})
+
+	for _, call := range []string{"Reboot", "Upgrade (legacy)", "LifecycleService.Upgrade"} {
+		err := calls[call](context.Background(), c)
+		if status.Code(err) != codes.FailedPrecondition || status.Convert(err).Message() != "method is not supported in container mode" {
+			t.Errorf("%s: %v", call, err)
 		}
+	}
+
+	if s.Reboots() != 0 || len(s.Upgrades()) != 0 || s.Boots() != 0 {
+		t.Errorf("reboots %d, upgrades %d, boots %d", s.Reboots(), len(s.Upgrades()), s.Boots())
 	}
 }

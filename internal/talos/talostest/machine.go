@@ -82,7 +82,7 @@ func (m *machineService) fails(call string) error {
 func (m *machineService) Version(context.Context, *emptypb.Empty) (*machine.VersionResponse, error) {
 	return &machine.VersionResponse{Messages: []*machine.Version{{
 		Version:  &machine.VersionInfo{Tag: m.currentVersion(), Arch: "amd64"},
-		Platform: &machine.PlatformInfo{Name: "nocloud", Mode: m.node.platformMode()},
+		Platform: &machine.PlatformInfo{Name: m.node.platformName(), Mode: m.node.platformMode()},
 	}}}, nil
 }
 
@@ -123,6 +123,10 @@ func (m *machineService) Reboot(context.Context, *machine.RebootRequest) (*machi
 		return nil, err
 	}
 
+	if err := m.supported(); err != nil {
+		return nil, err
+	}
+
 	m.mu.Lock()
 	defer m.mu.Unlock()
 
@@ -144,4 +148,14 @@ func (m *machineService) Read(req *machine.ReadRequest, srv grpc.ServerStreaming
 	m.mu.Unlock()
 
 	return srv.Send(&common.Data{Bytes: []byte(id + "\n")})
+}
+
+// supported refuses what container mode cannot do (reboot, upgrade), as checkSupported of
+// machined's server and of the lifecycle service (v1.14.1) do.
+func (m *machineService) supported() error {
+	if mode := m.node.platformMode(); mode == "container" {
+		return status.Errorf(codes.FailedPrecondition, "method is not supported in %s mode", mode)
+	}
+
+	return nil
 }

@@ -67,6 +67,19 @@ type Node struct {
 	Reboot Reboot
 }
 
+// platformName is the platform a node of that mode reports: a nocloud VM, bare metal,
+// or a container.
+func (n Node) platformName() string {
+	switch n.platformMode() {
+	case "container":
+		return "container"
+	case "metal":
+		return "metal"
+	default:
+		return "nocloud"
+	}
+}
+
 func (n Node) platformMode() string {
 	if n.Mode == "" {
 		return "cloud"

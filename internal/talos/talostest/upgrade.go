@@ -110,6 +110,10 @@ func (m *machineService) Upgrade(ctx context.Context, req *machine.UpgradeReques
 		return nil, err
 	}
 
+	if err := m.supported(); err != nil {
+		return nil, err
+	}
+
 	m.mu.Lock()
 	defer m.mu.Unlock()
 
@@ -188,7 +192,14 @@ func (l *lifecycleService) Upgrade(req *machine.LifecycleServiceUpgradeRequest, 
 		return status.Error(codes.Unimplemented, "unknown service machine.LifecycleService")
 	}
 
+	if err := m.supported(); err != nil {
+		return err
+	}
+
 	image := req.GetSource().GetImageName()
+	if image == "" {
+		return status.Error(codes.InvalidArgument, "installer image name is required")
+	}
 	m.node.Journal.add("%s LifecycleUpgrade", m.node.Name)
 
 	if err := srv.Send(progress(&machine.LifecycleServiceInstallProgress{Response: &machine.LifecycleServiceInstallProgress_Message{Message: "installing " + image}})); err != nil {
