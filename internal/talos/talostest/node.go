@@ -54,7 +54,8 @@ type Node struct {
 	// BootsOldVersion makes the node come back on the version and schematic it ran before
 	// an upgrade, as a node whose new image failed to boot does.
 	BootsOldVersion bool
-	// EtcdUnhealthy makes a control plane's etcd member report an error.
+	// EtcdUnhealthy makes a control plane's etcd member report an error (and refuse a
+	// legacy upgrade that is neither forced nor preserving).
 	EtcdUnhealthy bool
 	// EtcdMembers are the member hostnames a control plane lists (nil: itself alone).
 	EtcdMembers []string

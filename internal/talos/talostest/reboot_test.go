@@ -9,6 +9,7 @@ import (
 
 	"github.com/cosi-project/runtime/pkg/safe"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
+	"github.com/siderolabs/talos/pkg/machinery/client"
 	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -146,5 +147,57 @@ func TestReboot_TheLegacyUpgradeRebootsByItselfAMomentLater(t *testing.T) {
 
 	if v, id := s.Running(); v != "v1.12.9" || id != newSchematic || s.Boots() != 1 || s.Reboots() != 0 {
 		t.Errorf("after: %s %s, boots %d, reboots asked %d", v, id, s.Boots(), s.Reboots())
+	}
+}
+
+func TestLegacyUpgrade_AControlPlaneChecksEtcdOnlyWhenNeitherForcedNorPreserving(t *testing.T) {
+	image := "factory.talos.dev/installer/" + newSchematic + ":v1.12.9"
+
+	tests := []struct {
+		name            string
+		config          string
+		members         []string
+		unhealthy       bool
+		force, preserve bool
+		// wantErr is the refusal (codes.Unknown, a plain error on the real node).
+		wantErr string
+	}{
+		{name: "an unhealthy member refuses", config: controlPlaneConfig, unhealthy: true, wantErr: "error validating etcd for upgrade: etcd member 0000000000000001 is not healthy; all members must be healthy to perform an upgrade: etcdserver: no leader"},
+		{name: "two members refuse", config: controlPlaneConfig, members: []string{"a", "b"}, wantErr: "error validating etcd for upgrade: etcd member count(2) is insufficient to maintain quorum if upgrade commences"},
+		{name: "preserve skips the check", config: controlPlaneConfig, unhealthy: true, preserve: true},
+		{name: "force skips the check", config: controlPlaneConfig, unhealthy: true, force: true},
+		{name: "a worker has no etcd to check", config: baseConfig, unhealthy: true},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			s, c := started(t, talostest.Node{Version: "v1.12.6", Config: []byte(tt.config), EtcdMembers: tt.members, EtcdUnhealthy: tt.unhealthy})
+
+			_, err := c.UpgradeWithOptions(context.Background(), client.WithUpgradeImage(image), client.WithUpgradeForce(tt.force), client.WithUpgradePreserve(tt.preserve))
+
+			if tt.wantErr != "" {
+				if status.Code(err) != codes.Unknown || status.Convert(err).Message() != tt.wantErr {
+					t.Errorf("err %v, want %q", err, tt.wantErr)
+				}
+
+				if len(s.Upgrades()) != 0 {
+					t.Errorf("upgrades %+v", s.Upgrades())
+				}
+
+				return
+			}
+
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			s.WaitRunning(t)
+
+			if v, _ := s.Running(); v != "v1.12.9" {
+				t.Errorf("runs %s after the upgrade", v)
+			}
+		})
 	}
 }

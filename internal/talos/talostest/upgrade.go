@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -36,11 +37,21 @@ func lifecycle(tag string) bool {
 	return seg[0] > 1 || (seg[0] == 1 && seg[1] >= 13)
 }
 
-// install puts image on the node's disk: it runs after the next boot.
-func (m *machineService) install(image string) error {
+// installerRef reads an installer image reference.
+func installerRef(image string) (schematic.InstallerRef, error) {
 	ref, err := schematic.ParseInstallerImage(image)
 	if err != nil || ref.Tag == "" {
-		return status.Errorf(codes.InvalidArgument, "%q is not an installer image", image)
+		return ref, status.Errorf(codes.InvalidArgument, "%q is not an installer image", image)
+	}
+
+	return ref, nil
+}
+
+// install puts image on the node's disk: it runs after the next boot.
+func (m *machineService) install(image string) error {
+	ref, err := installerRef(image)
+	if err != nil {
+		return err
 	}
 
 	m.installed = &ref
@@ -103,9 +114,11 @@ func (m *machineService) setSchematic(ctx context.Context) error {
 	}
 }
 
-// Upgrade is the legacy upgrade: the node checks etcd unless forced, installs the image
-// and reboots into it by itself.
-func (m *machineService) Upgrade(ctx context.Context, req *machine.UpgradeRequest) (*machine.UpgradeResponse, error) {
+// Upgrade is the legacy upgrade as machined v1.12.9 and v1.13.9 serve it: the image is
+// checked first, then a control plane checks etcd (ValidateForUpgrade) unless the request
+// is forced or preserves the node's data (!in.GetForce() && !in.GetPreserve() there), and
+// the node installs the image and reboots into it by itself, a moment after it answers.
+func (m *machineService) Upgrade(_ context.Context, req *machine.UpgradeRequest) (*machine.UpgradeResponse, error) {
 	if err := m.fails("Upgrade"); err != nil {
 		return nil, err
 	}
@@ -117,19 +130,43 @@ func (m *machineService) Upgrade(ctx context.Context, req *machine.UpgradeReques
 	m.mu.Lock()
 	defer m.mu.Unlock()
 
-	if m.node.EtcdUnhealthy && m.controlPlane && !req.GetForce() {
-		return nil, status.Error(codes.FailedPrecondition, "etcd is not healthy: refusing to upgrade")
-	}
-
-	if err := m.install(req.GetImage()); err != nil {
+	ref, err := installerRef(req.GetImage())
+	if err != nil {
 		return nil, err
 	}
 
+	if m.controlPlane && !req.GetForce() && !req.GetPreserve() {
+		if err := m.validateEtcdForUpgrade(); err != nil {
+			// A plain error on the real node: the client sees codes.Unknown.
+			return nil, fmt.Errorf("error validating etcd for upgrade: %w", err)
+		}
+	}
+
+	m.installed = &ref
 	m.upgrades = append(m.upgrades, Upgrade{API: "legacy", Image: req.GetImage()})
 	m.node.Journal.add("%s Upgrade", m.node.Name)
 	m.reboot()
 
-	return &machine.UpgradeResponse{Messages: []*machine.Upgrade{{Ack: "Upgrade request received"}}}, nil
+	return &machine.UpgradeResponse{Messages: []*machine.Upgrade{{Ack: "Upgrade request received", ActorId: fmt.Sprintf("upgrade-%d", len(m.upgrades))}}}, nil
+}
+
+// validateEtcdForUpgrade is etcd's Client.ValidateForUpgrade (internal/pkg/etcd/etcd.go,
+// v1.12.9) over the members the node lists.
+func (m *machineService) validateEtcdForUpgrade() error {
+	members := m.node.EtcdMembers
+	if members == nil {
+		members = []string{m.node.Name}
+	}
+
+	if len(members) == 2 {
+		return fmt.Errorf("etcd member count(%d) is insufficient to maintain quorum if upgrade commences", len(members))
+	}
+
+	if m.node.EtcdUnhealthy {
+		return fmt.Errorf("etcd member %016x is not healthy; all members must be healthy to perform an upgrade: %s", 1, "etcdserver: no leader")
+	}
+
+	return nil
 }
 
 func (m *machineService) EtcdMemberList(context.Context, *machine.EtcdMemberListRequest) (*machine.EtcdMemberListResponse, error) {
