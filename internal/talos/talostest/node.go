@@ -64,7 +64,7 @@ type Node struct {
 	// Mode is the platform mode the node reports and validates configs with: "cloud"
 	// (the default, as a nocloud VM), "metal" or "container".
 	Mode string
-	// Reboot sets how long a reboot's phases last (zero: DefaultReboot).
+	// Reboot sets how long a reboot's phases last (zero: DefaultRebootPhase each).
 	Reboot Reboot
 }
 

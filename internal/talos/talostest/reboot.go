@@ -12,7 +12,7 @@ import (
 )
 
 // Reboot is how long each phase of a reboot lasts on a fake node. A zero field takes
-// its default, DefaultReboot's.
+// DefaultRebootPhase.
 type Reboot struct {
 	// Answering is how long the node keeps answering with its old boot ID once the
 	// reboot is triggered (its services stopping).
@@ -24,20 +24,14 @@ type Reboot struct {
 	Booting time.Duration
 }
 
-// DefaultReboot is short, so that tests that reboot nodes stay fast.
-var DefaultReboot = Reboot{Answering: 20 * time.Millisecond, Down: 20 * time.Millisecond, Booting: 20 * time.Millisecond}
+// DefaultRebootPhase is short, so that tests that reboot nodes stay fast.
+const DefaultRebootPhase = 20 * time.Millisecond
 
 func (r Reboot) withDefaults() Reboot {
-	if r.Answering <= 0 {
-		r.Answering = DefaultReboot.Answering
-	}
-
-	if r.Down <= 0 {
-		r.Down = DefaultReboot.Down
-	}
-
-	if r.Booting <= 0 {
-		r.Booting = DefaultReboot.Booting
+	for _, d := range []*time.Duration{&r.Answering, &r.Down, &r.Booting} {
+		if *d <= 0 {
+			*d = DefaultRebootPhase
+		}
 	}
 
 	return r
