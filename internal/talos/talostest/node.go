@@ -66,6 +66,10 @@ type Node struct {
 	Mode string
 	// Reboot sets how long a reboot's phases last (zero: DefaultRebootPhase each).
 	Reboot Reboot
+	// Unmet are conditions the running node never meets, so it is not ready: a node of a
+	// cluster without its CNI yet waits on {Name: "nodeReady", Reason: `node "NAME" is not
+	// ready`}. While it boots, a node waits on its last services and its Kubernetes node.
+	Unmet []runtime.UnmetCondition
 }
 
 // platformName is the platform a node of that mode reports: a nocloud VM, bare metal,
@@ -185,7 +189,8 @@ func nodeResources(n Node, mc *config.MachineConfig) []resource.Resource {
 
 	status := runtime.NewMachineStatus()
 	status.TypedSpec().Stage = runtime.MachineStageRunning
-	status.TypedSpec().Status.Ready = true
+	status.TypedSpec().Status.Ready = len(n.Unmet) == 0
+	status.TypedSpec().Status.UnmetConditions = n.Unmet
 
 	// Talos lists every extension; the schematic one is only there for factory images.
 	ext := runtime.NewExtensionStatus(runtime.NamespaceName, "0")

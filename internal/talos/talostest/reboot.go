@@ -2,6 +2,7 @@ package talostest
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"sync"
 	"time"
@@ -121,7 +122,7 @@ func (m *machineService) reboot() {
 		defer m.mu.Unlock()
 
 		m.rebooting = false
-		_ = m.setStage(context.Background(), runtime.MachineStageRunning, true) //nolint:errcheck // in-memory state
+		_ = m.setStage(context.Background(), runtime.MachineStageRunning) //nolint:errcheck // in-memory state
 	})
 }
 
@@ -135,14 +136,37 @@ func (m *machineService) sleep(d time.Duration) bool {
 	}
 }
 
-func (m *machineService) setStage(ctx context.Context, stage runtime.MachineStage, ready bool) error {
+// setStage sets the machine's stage: booting waits on the services a boot starts last and
+// on the Kubernetes node; running is ready unless the node has conditions it never meets.
+func (m *machineService) setStage(ctx context.Context, stage runtime.MachineStage) error {
 	ms, err := safe.StateGetByID[*runtime.MachineStatus](ctx, m.state, runtime.MachineStatusID)
 	if err != nil {
 		return err
 	}
 
+	unmet := m.node.Unmet
+	if stage == runtime.MachineStageBooting {
+		unmet = bootingConditions(m.node.Name, m.controlPlane)
+	}
+
 	ms.TypedSpec().Stage = stage
-	ms.TypedSpec().Status.Ready = ready
+	ms.TypedSpec().Status.Ready = len(unmet) == 0
+	ms.TypedSpec().Status.UnmetConditions = unmet
 
 	return m.state.Update(ctx, ms)
+}
+
+// bootingConditions are what a booting node waits for, worded as machined's
+// MachineStatusController does (servicesCheck and nodeReadyCheck of
+// internal/app/machined/pkg/controllers/runtime/machine_status.go, v1.14.1).
+func bootingConditions(name string, controlPlane bool) []runtime.UnmetCondition {
+	services := "kubelet not running"
+	if controlPlane {
+		services += ", etcd not running"
+	}
+
+	return []runtime.UnmetCondition{
+		{Name: "services", Reason: services},
+		{Name: "nodeReady", Reason: fmt.Sprintf("node %q is not ready", name)},
+	}
 }

@@ -201,3 +201,49 @@ func TestLegacyUpgrade_AControlPlaneChecksEtcdOnlyWhenNeitherForcedNorPreserving
 		})
 	}
 }
+
+func TestMachineStatus_UnmetConditionsWhileBootingAndForGood(t *testing.T) {
+	t.Parallel()
+
+	ctx := context.Background()
+	noCNI := []runtime.UnmetCondition{{Name: "nodeReady", Reason: `node "w1" is not ready`}}
+
+	s, c := started(t, talostest.Node{Name: "w1", Version: "v1.14.1", Unmet: noCNI, Reboot: talostest.Reboot{Booting: 800 * time.Millisecond}})
+
+	status := func() *runtime.MachineStatusSpec {
+		ms, err := safe.StateGetByID[*runtime.MachineStatus](ctx, c.COSI, runtime.MachineStatusID)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		return ms.TypedSpec()
+	}
+
+	if st := status(); st.Stage != runtime.MachineStageRunning || st.Status.Ready || !slices.Equal(st.Status.UnmetConditions, noCNI) {
+		t.Errorf("before: %+v", st)
+	}
+
+	if err := c.Reboot(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	booting := []runtime.UnmetCondition{{Name: "services", Reason: "kubelet not running"}, {Name: "nodeReady", Reason: `node "w1" is not ready`}}
+
+	deadline := time.Now().Add(5 * time.Second)
+	for s.Boots() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	// The boot counts once the node is down; a moment later it answers in stage booting.
+	time.Sleep(100 * time.Millisecond)
+
+	if st := status(); st.Stage != runtime.MachineStageBooting || st.Status.Ready || !slices.Equal(st.Status.UnmetConditions, booting) {
+		t.Errorf("booting: %+v", st)
+	}
+
+	s.WaitRunning(t)
+
+	if st := status(); st.Stage != runtime.MachineStageRunning || st.Status.Ready || !slices.Equal(st.Status.UnmetConditions, noCNI) {
+		t.Errorf("after: %+v", st)
+	}
+}

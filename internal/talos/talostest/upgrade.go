@@ -68,7 +68,7 @@ func (m *machineService) boot(ctx context.Context) error {
 	m.applyRebooted = false
 	m.cancelRollback()
 
-	if err := m.setStage(ctx, runtime.MachineStageBooting, false); err != nil {
+	if err := m.setStage(ctx, runtime.MachineStageBooting); err != nil {
 		return err
 	}
 
