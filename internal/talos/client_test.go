@@ -15,10 +15,13 @@ import (
 	"github.com/talops/talops/internal/talos/talostest"
 )
 
+// workerConfig is the least config machined's validation takes (it wants a CA).
 const workerConfig = `version: v1alpha1
 machine:
   type: worker
   token: fake-machine-token
+  ca:
+    crt: ZmFrZQ==
 cluster:
   clusterName: fake
 `
