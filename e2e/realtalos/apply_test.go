@@ -103,7 +103,10 @@ func TestApply_SysctlChangeIsAppliedLiveThroughTheGates(t *testing.T) {
 	}
 
 	rep, code := l.apply(t)
-	if got := rep.Nodes[0]; code != 0 || got.Outcome != "applied" || got.Rebooted || got.Detail != "applied live, healthy" {
+	// The sandboxed node never runs kubelet: it was not ready before and is not after, which
+	// the gate accepts and the report says.
+	if got := rep.Nodes[0]; code != 0 || got.Outcome != "applied" || got.Rebooted ||
+		!strings.HasPrefix(got.Detail, "applied live; not ready, as before the change; unmet: ") || !strings.Contains(got.Detail, "nodeReady") {
 		t.Fatalf("apply: exit %d, %+v", code, got)
 	}
 

@@ -110,3 +110,17 @@ func TestPoll_TimedOutNamesTheGateTimeout(t *testing.T) {
 		t.Errorf("poll timed out: %v", err)
 	}
 }
+
+func TestNotReady_ANodeNoBetterThanBeforeIsNotCalledHealthy(t *testing.T) {
+	if got := notReady("applied live, healthy", health{status: ready}); got != "applied live, healthy" {
+		t.Errorf("a ready node: %q", got)
+	}
+
+	if got := notReady("applied live, healthy", health{status: noCNI}); got != "applied live; not ready, as before the change; unmet: nodeReady (node not ready)" {
+		t.Errorf("a node without its CNI: %q", got)
+	}
+
+	if got := notReady("applied, rebooted, healthy", health{status: talos.Status{Stage: "booting"}}); got != "applied, rebooted; not ready, as before the change" {
+		t.Errorf("a booting node: %q", got)
+	}
+}

@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/talos"
@@ -64,7 +65,7 @@ func (st *stepper) run() NodeResult {
 		st.s.Version = st.s.Upgrade.Version
 
 		if !st.s.Node.ConfigChanged {
-			return st.finish(st.upgraded+", healthy", "upgraded ("+st.upgraded+"), then")
+			return st.finish(notReady(st.upgraded+", healthy", before), "upgraded ("+st.upgraded+"), then")
 		}
 	}
 
@@ -129,16 +130,33 @@ func (st *stepper) apply(before health) NodeResult {
 		want.config = st.s.Config
 	}
 
-	if _, err := gate(st.ctx, st.d, st.s, st.o, before, want); err != nil {
+	after, err := gate(st.ctx, st.d, st.s, st.o, before, want)
+	if err != nil {
 		return st.fail(st.done("config applied ("+describe(applied.Mode)+"), then the health gate"), err)
 	}
 
-	detail := st.appliedDetail(rebooted)
+	detail := notReady(st.appliedDetail(rebooted), after)
+
 	if st.upgraded != "" {
 		detail = st.upgraded + "; config " + detail
 	}
 
 	return st.finish(detail, st.done("config applied ("+describe(applied.Mode)+"), then"))
+}
+
+// notReady rewords a detail for a node the gate let pass although it is not ready,
+// because it was no better before the change: it is not called healthy.
+func notReady(detail string, after health) string {
+	if after.status.Running() {
+		return detail
+	}
+
+	detail = strings.TrimSuffix(detail, ", healthy") + "; not ready, as before the change"
+	if len(after.status.Unmet) > 0 {
+		detail += ";" + unmet(after.status.Unmet)
+	}
+
+	return detail
 }
 
 // talopsReboots reports whether talops must reboot the node itself after the apply.

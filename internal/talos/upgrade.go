@@ -94,8 +94,10 @@ func (n *clientNode) Upgrade(ctx context.Context, image string) error {
 }
 
 func (n *clientNode) LegacyUpgrade(ctx context.Context, image string) error {
-	// Not forced: the node checks etcd itself before it leaves. Preserve keeps the
-	// EPHEMERAL partition on releases that would otherwise wipe it.
+	// Preserve keeps the EPHEMERAL partition on releases that would otherwise wipe it. With
+	// it, machined 1.12/1.13 skip their own etcd check (ValidateForUpgrade runs only when
+	// neither forced nor preserving): the rollout's etcd gate before a control plane is the
+	// check.
 	//nolint:staticcheck // the legacy call is the only one nodes before 1.13 serve
 	_, err := n.c.UpgradeWithOptions(n.with(ctx),
 		client.WithUpgradeImage(image), client.WithUpgradePreserve(true), client.WithUpgradeRebootMode(machine.UpgradeRequest_DEFAULT))
