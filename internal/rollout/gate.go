@@ -31,6 +31,9 @@ type gateWant struct {
 	version string
 	// config, when set, is the machine config it must run.
 	config []byte
+	// newNode: the node had no state before (it was in maintenance mode): it must be
+	// booting or running, whatever conditions it still waits for.
+	newNode bool
 }
 
 // observe is the look before a change: it waits until the node's API answers with the
@@ -65,6 +68,14 @@ func gate(ctx context.Context, d talos.Dialer, s Step, o Options, before health,
 
 		if want.rebooted && h.boot == before.boot {
 			return errSameBoot
+		}
+
+		if want.newNode {
+			if stageRank[h.status.Stage] == 0 {
+				return fmt.Errorf("machine stage %s%s", h.status.Stage, unmet(h.status.Unmet))
+			}
+
+			return nil
 		}
 
 		return noWorse(before.status, h.status)
@@ -232,6 +243,11 @@ func poll(ctx context.Context, o Options, try func(context.Context) error) error
 			return nil
 		}
 
+		var p permanent
+		if errors.As(err, &p) {
+			return p.err
+		}
+
 		// A try cut short by the deadline says less than the one before it.
 		if last == nil || !deadline(err) {
 			last = err
@@ -248,6 +264,14 @@ func poll(ctx context.Context, o Options, try func(context.Context) error) error
 		}
 	}
 }
+
+// permanent is an error that waiting longer does not mend: poll returns it at once.
+type permanent struct{ err error }
+
+func (p permanent) Error() string { return p.err.Error() }
+
+// stop marks err as permanent for poll.
+func stop(err error) error { return permanent{err} }
 
 // deadline reports whether err is a call cut short by its context's deadline.
 func deadline(err error) bool {

@@ -7,6 +7,7 @@ package rollout
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,10 +38,14 @@ type Step struct {
 	Address string
 	// Config is the desired machine config.
 	Config []byte
-	// Version is the Talos version the node runs now.
+	// Version is the Talos version the node runs now (for a new node: the one it must
+	// answer with once configured, "" for any).
 	Version string
 	// Upgrade is set when the node's installer image changes: talops upgrades it first.
 	Upgrade *Target
+	// Bootstrap is set on the first control plane of a new cluster: once it runs its
+	// config, talops starts etcd on it.
+	Bootstrap bool
 }
 
 // Target is the image a node is upgraded to and what it must report once it runs it.
@@ -157,12 +162,13 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 
 	r := &Report{Cluster: cluster, PlanHash: hash, Mode: o.Mode, DryRun: o.DryRun, Nodes: make([]NodeResult, len(steps))}
 
+	// The control planes in etcd: the running ones, then each new one once it joined.
 	var members []Step
 
 	for i, s := range steps {
 		r.Nodes[i] = NodeResult{Name: s.Node.Name, Role: s.Node.Role, Action: s.Node.Action, Outcome: NotAttempted}
 
-		if s.Node.Role == "controlplane" {
+		if s.Node.Role == "controlplane" && s.Node.Action != plan.Create {
 			members = append(members, s)
 		}
 	}
@@ -201,7 +207,7 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 				}
 			}()
 
-			r.Nodes[i] = step(ctx, d, s, o, members, r.Nodes[i])
+			r.Nodes[i] = step(ctx, d, s, o, slices.Clone(members), r.Nodes[i])
 			if r.Nodes[i].Outcome == Failed {
 				stopped.Store(true)
 			}
@@ -209,6 +215,10 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 
 		if s.Node.Role == "controlplane" {
 			wg.Wait()
+
+			if s.Node.Action == plan.Create && r.Nodes[i].Outcome == Applied {
+				members = append(members, s)
+			}
 		}
 	}
 

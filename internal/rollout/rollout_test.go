@@ -2,6 +2,7 @@ package rollout_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +27,10 @@ func (d *healthyNodes) Dial(ctx context.Context, address string) (talos.Node, er
 	}
 
 	return &healthyNode{d: d, address: address}, nil
+}
+
+func (d *healthyNodes) DialMaintenance(context.Context, string) (talos.Maintenance, error) {
+	return nil, errors.New("no node is in maintenance mode")
 }
 
 type healthyNode struct {

@@ -31,8 +31,11 @@ func step(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step
 }
 
 func (st *stepper) run() NodeResult {
-	if st.s.Node.Action == plan.Noop {
+	switch st.s.Node.Action {
+	case plan.Noop:
 		return st.outcome(Skipped, "already in the desired state")
+	case plan.Create:
+		return st.create()
 	}
 
 	before, err := observe(st.ctx, st.d, st.s, st.o)
@@ -182,7 +185,13 @@ func (st *stepper) appliedDetail(rebooted bool) string {
 // finish checks etcd once a control plane is back, and records the outcome.
 func (st *stepper) finish(detail, failedAfter string) NodeResult {
 	if st.controlPlane() {
-		if err := etcdGate(st.ctx, st.d, st.members, st.o); err != nil {
+		members := st.members
+		if st.s.Node.Action == plan.Create {
+			// A new control plane has joined: etcd lists it too.
+			members = append(members, st.s)
+		}
+
+		if err := etcdGate(st.ctx, st.d, members, st.o); err != nil {
 			st.res.Outcome, st.res.Detail = Failed, failedAfter+" etcd did not become healthy: "+talos.OneLine(err)
 
 			return st.res

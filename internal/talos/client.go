@@ -215,6 +215,10 @@ func (n *clientNode) Status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 
+	return machineStatus(ms), nil
+}
+
+func machineStatus(ms *runtime.MachineStatus) Status {
 	spec := ms.TypedSpec()
 	st := Status{Stage: spec.Stage.String(), Ready: spec.Status.Ready}
 
@@ -222,7 +226,7 @@ func (n *clientNode) Status(ctx context.Context) (Status, error) {
 		st.Unmet = append(st.Unmet, Condition{Name: c.Name, Reason: c.Reason})
 	}
 
-	return st, nil
+	return st
 }
 
 // bootIDPath is read rather than the BootID resource, which older Talos releases lack.
@@ -254,6 +258,10 @@ func (n *clientNode) Apply(ctx context.Context, config []byte, mode Mode, dryRun
 		return Applied{}, err
 	}
 
+	return applied(resp), nil
+}
+
+func applied(resp *machine.ApplyConfigurationResponse) Applied {
 	var a Applied
 
 	for _, m := range resp.GetMessages() {
@@ -263,7 +271,7 @@ func (n *clientNode) Apply(ctx context.Context, config []byte, mode Mode, dryRun
 		a.Warnings = append(a.Warnings, m.GetWarnings()...)
 	}
 
-	return a, nil
+	return a
 }
 
 func (n *clientNode) Reboot(ctx context.Context) error { return n.c.Reboot(n.with(ctx)) }

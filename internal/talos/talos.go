@@ -66,12 +66,16 @@ type Node interface {
 	EtcdMembers(ctx context.Context) ([]EtcdMember, error)
 	// EtcdErrors returns the errors the node's etcd member reports (control planes only).
 	EtcdErrors(ctx context.Context) ([]string, error)
+	// Bootstrap starts etcd on the first control plane of a new cluster.
+	Bootstrap(ctx context.Context) error
 	Close() error
 }
 
-// Dialer opens the Talos API of the node at an address.
+// Dialer opens the Talos API of the node at an address: over mTLS, or the maintenance API
+// of a node that has no config yet.
 type Dialer interface {
 	Dial(ctx context.Context, address string) (Node, error)
+	DialMaintenance(ctx context.Context, address string) (Maintenance, error)
 }
 
 // ReadAll reads every target concurrently, each within timeout (DefaultTimeout when 0).
