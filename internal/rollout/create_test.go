@@ -51,7 +51,7 @@ type maintenanceNode struct {
 }
 
 func (m *maintenanceNode) Version(context.Context) (string, error) { return "v1.14.1", nil }
-func (m *maintenanceNode) Close() error                           { return nil }
+func (m *maintenanceNode) Close() error                            { return nil }
 
 func (m *maintenanceNode) Status(context.Context) (talos.Status, error) {
 	stage := m.d.stage[m.address]
