@@ -29,6 +29,9 @@ type Running struct {
 	// SchematicID is the Image Factory schematic of the installed image ("" when the node
 	// was not installed from the Image Factory).
 	SchematicID string
+	// Maintenance is true for a node that answers only the maintenance API: it waits for
+	// its first config (a new node, or one reinstalled). Config is then empty.
+	Maintenance bool
 }
 
 // Result is the outcome of reading one node.
@@ -118,6 +121,12 @@ func read(ctx context.Context, d Dialer, address string) (Running, error) {
 	var r Running
 
 	if r.Version, err = n.Version(ctx); err != nil {
+		// A node without a config has no certificate the cluster's CA signed: it may be
+		// waiting in maintenance mode. Only a node that says so is read as such.
+		if m, ok := maintenance(ctx, d, address); ok {
+			return m, nil
+		}
+
 		return Running{}, fmt.Errorf("read Talos version: %w", err)
 	}
 
@@ -130,6 +139,28 @@ func read(ctx context.Context, d Dialer, address string) (Running, error) {
 	}
 
 	return r, nil
+}
+
+// maintenance reads the node at address over the maintenance API: ok when it answers
+// there in stage maintenance.
+func maintenance(ctx context.Context, d Dialer, address string) (Running, bool) {
+	m, err := d.DialMaintenance(ctx, address)
+	if err != nil {
+		return Running{}, false
+	}
+	defer m.Close() //nolint:errcheck // read-only
+
+	st, err := m.Status(ctx)
+	if err != nil || st.Stage != StageMaintenance {
+		return Running{}, false
+	}
+
+	v, err := m.Version(ctx)
+	if err != nil {
+		return Running{}, false
+	}
+
+	return Running{Version: v, Maintenance: true}, true
 }
 
 // OneLine is the first line of an error's message, for a reason in a plan.
