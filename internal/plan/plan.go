@@ -95,6 +95,9 @@ type Plan struct {
 	Hash string `json:"hash"`
 	// Blocked is true when the desired state has errors and no plan was computed.
 	Blocked bool `json:"blocked,omitempty"`
+	// Bootstrap names the control plane etcd is started on: set when every control plane
+	// is new (a new cluster), "" otherwise.
+	Bootstrap string `json:"bootstrap,omitempty"`
 }
 
 // BlockedPlan is the plan of a desired state with errors: there is nothing to apply.
@@ -151,9 +154,38 @@ func Compute(cluster string, current, desired State, masker *mask.Masker) (*Plan
 		})
 	}
 
+	p.bootstrap()
 	p.Hash = hash(p)
 
 	return p, nil
+}
+
+// bootstrap marks the first control plane of a new cluster: when every control plane is
+// created, none has etcd yet, so apply starts it on that one.
+func (p *Plan) bootstrap() {
+	first := -1
+
+	for i, n := range p.Nodes {
+		if n.Role != "controlplane" {
+			continue
+		}
+
+		// A control plane that runs (or is being removed) has etcd: not a new cluster.
+		if n.Action != Create {
+			return
+		}
+
+		if first < 0 {
+			first = i
+		}
+	}
+
+	if first < 0 {
+		return
+	}
+
+	p.Bootstrap = p.Nodes[first].Name
+	p.Nodes[first].Reasons = append(p.Nodes[first].Reasons, "bootstrap: etcd is started on "+p.Bootstrap)
 }
 
 func created(n NodeState, masker *mask.Masker) (Node, error) {
@@ -164,7 +196,7 @@ func created(n NodeState, masker *mask.Masker) (Node, error) {
 
 	return Node{
 		Name: n.Name, Role: n.Role, Action: Create, Diff: diff, ConfigChanged: true,
-		Reasons: []string{fmt.Sprintf("new %s node: apply its config in maintenance mode", n.Role)},
+		Reasons: []string{fmt.Sprintf("new %s node: talops sends its config over the maintenance API once the node waits in maintenance mode", n.Role)},
 	}, nil
 }
 
