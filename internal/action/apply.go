@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -26,9 +25,6 @@ const (
 	InputRequireReviewedPlan = "require-reviewed-plan"
 	InputReviewedAgainst     = "reviewed-against"
 )
-
-// hashLine finds the reviewed plan's hash in its comment (report.HashMarker).
-var hashLine = regexp.MustCompile(`(?m)^<!-- talops:plan-hash ([0-9a-f]{64}) -->$`)
 
 // reviewed is what the merged pull request says was reviewed.
 type reviewed struct {
@@ -56,8 +52,9 @@ func (a *runner) apply(ctx context.Context) error {
 		name string
 	)
 
-	// On a pull request apply refuses before reading anything; GitHub is not asked either.
-	if ev := a.d.Getenv("GITHUB_EVENT_NAME"); ev != "pull_request" && ev != "pull_request_target" {
+	// For an event apply does not run for, it refuses before reading anything; GitHub is
+	// not asked either.
+	if rollout.EventRefusal(a.d.Getenv("GITHUB_EVENT_NAME")) == "" {
 		if name, err = a.clusterName(opts.Dir); err != nil {
 			return err
 		}
@@ -239,12 +236,12 @@ func (a *runner) reviewedPlan(ctx context.Context, name string, require bool) (g
 			continue
 		}
 
-		m := hashLine.FindStringSubmatch(c.Body)
-		if m == nil {
+		hash, ok := report.ParseHashMarker(c.Body)
+		if !ok {
 			return refuse(fmt.Sprintf("the plan comment of %s on %s carries no plan hash (was the desired state blocked by errors?)", name, rev.pr))
 		}
 
-		rev.hash = m[1]
+		rev.hash = hash
 
 		return api, rev, nil
 	}
@@ -279,7 +276,7 @@ func mergedPull(pulls []github.Pull, sha string) *github.Pull {
 func (a *runner) planCheck(opts *cli.ApplyOptions, rev *reviewed, require bool) []string {
 	if rev == nil || rev.hash == "" {
 		if require {
-			return nil // only a pull request event gets here: apply refuses it
+			return nil // only an event apply refuses gets here
 		}
 
 		return []string{"No reviewed plan was checked (require-reviewed-plan: false): the live plan was applied."}

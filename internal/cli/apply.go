@@ -9,13 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/rollout"
-	"github.com/talops/talops/internal/schematic"
 	"github.com/talops/talops/internal/talos"
 )
 
@@ -136,10 +134,8 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*ApplyResult, error) {
 	// Only events that run the default branch's own code may reach the nodes: an allowlist,
 	// since pull requests arrive under several names (pull_request_target, issue_comment,
 	// workflow_run, merge_group…).
-	switch ev := d.Getenv("GITHUB_EVENT_NAME"); ev {
-	case "", "push", "workflow_dispatch", "schedule":
-	default:
-		return nil, &RefusedError{Reasons: []string{"apply does not run for " + ev + " events: it runs on the merged commit (push, workflow_dispatch or schedule)"}}
+	if why := rollout.EventRefusal(d.Getenv("GITHUB_EVENT_NAME")); why != "" {
+		return nil, &RefusedError{Reasons: []string{why}}
 	}
 
 	res, err := Plan(ctx, &PlanOptions{
@@ -192,8 +188,11 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*ApplyResult, error) {
 		}
 	}
 
-	reasons := refusals(res, reviewedHash, opts)
-	reasons = append(reasons, beyondReview(res.Plan, reviewedPlan)...)
+	reasons := rollout.Refusals(rollout.Preflight{
+		Live: res.Plan, Running: res.current.Nodes, TargetVersion: res.head.Cluster.Spec.TalosVersion,
+		Mode: rollout.Mode(opts.Mode), PlanHash: opts.PlanHash, ReviewedHash: reviewedHash,
+		ReviewedAgainst: opts.ReviewedBase + opts.ReviewedAgainst, Reviewed: reviewedPlan,
+	})
 
 	if len(reasons) > 0 {
 		return nil, &RefusedError{Reasons: reasons}
@@ -289,138 +288,6 @@ func prepare(ctx context.Context, opts *ApplyOptions, c *cluster.Cluster) (*Appl
 	return out, nil
 }
 
-// refusals are the reasons to touch no node at all, one line each.
-func refusals(res *PlanResult, reviewedHash string, opts *ApplyOptions) []string {
-	var out []string
-
-	if opts.PlanHash != "" && opts.PlanHash != reviewedHash {
-		against := "the running nodes"
-		if reviewed := opts.ReviewedBase + opts.ReviewedAgainst; reviewed != "" {
-			against = reviewed
-		}
-
-		out = append(out, fmt.Sprintf("the plan differs from the one reviewed: its hash against %s is %s, --plan-hash is %s", against, reviewedHash, opts.PlanHash))
-	}
-
-	for _, n := range res.current.Nodes {
-		if n.Broken != "" {
-			out = append(out, fmt.Sprintf("node %s: %s", n.Name, n.Broken))
-		}
-	}
-
-	if len(out) > 0 {
-		// The plan of an unreadable node says nothing true; its actions are not worth judging.
-		return out
-	}
-
-	desiredRole := map[string]string{}
-	for _, n := range res.Plan.Nodes {
-		desiredRole[n.Name] = n.Role
-	}
-
-	// What each node runs must be able to reach the target release in one upgrade, in
-	// the role it has: Talos cannot turn a control plane into a worker (or back) in place.
-	target := res.head.Cluster.Spec.TalosVersion
-	for _, n := range res.current.Nodes {
-		if want := desiredRole[n.Name]; n.Role != "" && want != "" && n.Role != want {
-			out = append(out, fmt.Sprintf("node %s runs as %s and talops.yaml makes it a %s: Talos cannot change a node's role in place; reset and re-create it by hand", n.Name, n.Role, want))
-		}
-
-		if n.TalosVersion == "" || n.TalosVersion == target {
-			continue
-		}
-
-		if v, err := catalog.CanUpgrade(n.TalosVersion, target); err == nil && v.Kind.Blocking() {
-			out = append(out, fmt.Sprintf("node %s runs %s: %s", n.Name, n.TalosVersion, v.Message()))
-		}
-	}
-
-	for _, n := range res.Plan.Nodes {
-		switch {
-		case n.Action == plan.Create:
-			out = append(out, fmt.Sprintf("node %s is new: talops does not yet apply configs in maintenance mode; apply it by hand (talosctl apply-config --insecure)", n.Name))
-		case n.Action == plan.Remove:
-			out = append(out, fmt.Sprintf("node %s was removed from talops.yaml: talops does not reset nodes; remove it by hand, or put it back", n.Name))
-		case n.Action == plan.Upgrade && opts.Mode != string(talos.ModeAuto):
-			out = append(out, fmt.Sprintf("node %s needs an upgrade, which reboots it: --mode %s does not; use --mode auto", n.Name, opts.Mode))
-		case n.Action == plan.Upgrade:
-			if _, err := upgradeTarget(n); err != nil {
-				out = append(out, err.Error())
-			}
-		case n.NeedsReboot && (opts.Mode == string(talos.ModeNoReboot) || opts.Mode == string(talos.ModeTry)):
-			out = append(out, fmt.Sprintf("node %s: its change needs a reboot, which --mode %s cannot do; use --mode auto or staged", n.Name, opts.Mode))
-		}
-	}
-
-	return out
-}
-
-// steps pairs every planned node with its address, desired config and running version.
-func steps(res *PlanResult) ([]rollout.Step, error) {
-	running := map[string]plan.NodeState{}
-	for _, n := range res.current.Nodes {
-		running[n.Name] = n
-	}
-
-	rendered := map[string][]byte{}
-
-	for _, n := range res.head.Nodes {
-		if n.Err != nil {
-			return nil, fmt.Errorf("node %s does not render: %w", n.Name, n.Err)
-		}
-
-		data, err := n.Node.Bytes()
-		if err != nil {
-			return nil, fmt.Errorf("encode the config of node %s: %w", n.Name, err)
-		}
-
-		rendered[n.Name] = data
-	}
-
-	address := map[string]string{}
-	for _, n := range res.head.Cluster.Spec.Nodes {
-		address[n.Name] = n.Address
-	}
-
-	out := make([]rollout.Step, 0, len(res.Plan.Nodes))
-
-	for _, n := range res.Plan.Nodes {
-		s := rollout.Step{Node: n, Address: address[n.Name], Config: rendered[n.Name], Version: running[n.Name].TalosVersion}
-
-		if n.Action == plan.Upgrade {
-			t, err := upgradeTarget(n)
-			if err != nil {
-				return nil, err
-			}
-
-			s.Upgrade = t
-		}
-
-		out = append(out, s)
-	}
-
-	return out, nil
-}
-
-// upgradeTarget is what an upgraded node must run: the version and schematic of its
-// desired installer image.
-func upgradeTarget(n plan.Node) (*rollout.Target, error) {
-	if n.Upgrade == nil {
-		return nil, fmt.Errorf("node %s: the plan upgrades it but names no installer", n.Name)
-	}
-
-	ref, err := schematic.ParseInstallerImage(n.Upgrade.ToInstaller)
-	if err != nil {
-		return nil, fmt.Errorf("node %s: installer: %w", n.Name, err)
-	}
-
-	if ref.Tag == "" {
-		return nil, fmt.Errorf("node %s: installer %s names no Talos version tag", n.Name, n.Upgrade.ToInstaller)
-	}
-
-	return &rollout.Target{Image: n.Upgrade.ToInstaller, Version: ref.Tag, SchematicID: ref.ID}, nil
-}
-
 // applyDialer dials the nodes with the talosconfig Plan has already read and masked.
 func applyDialer(d *Deps, path string) (talos.Dialer, error) {
 	cfg, err := loadTalosconfig(d, path)
@@ -439,35 +306,27 @@ func orDefault(v, def time.Duration) time.Duration {
 	return v
 }
 
-// strength orders what an action does to a node, least disruptive first.
-var strength = map[plan.Action]int{plan.Noop: 0, plan.Update: 1, plan.Reboot: 2, plan.Upgrade: 3}
-
-// beyondReview refuses nodes whose live action is more disruptive than the reviewed plan
-// said (the node drifted since): the hash proved the review, not what the nodes need now.
-func beyondReview(live, reviewed *plan.Plan) []string {
-	if reviewed == nil {
-		return nil
+// steps pairs every planned node with its address, desired config and running version.
+func steps(res *PlanResult) ([]rollout.Step, error) {
+	address := map[string]string{}
+	for _, n := range res.head.Cluster.Spec.Nodes {
+		address[n.Name] = n.Address
 	}
 
-	said := map[string]plan.Action{}
-	for _, n := range reviewed.Nodes {
-		said[n.Name] = n.Action
-	}
+	desired := make([]rollout.Desired, 0, len(res.head.Nodes))
 
-	var out []string
-
-	for _, n := range live.Nodes {
-		r, ok := said[n.Name]
-		if !ok {
-			continue
+	for _, n := range res.head.Nodes {
+		if n.Err != nil {
+			return nil, fmt.Errorf("node %s does not render: %w", n.Name, n.Err)
 		}
 
-		if ls, lok := strength[n.Action]; lok {
-			if rs, rok := strength[r]; rok && ls > rs {
-				out = append(out, fmt.Sprintf("node %s needs %s now, but the reviewed plan said %s: it drifted since; review a new plan (talops plan --live)", n.Name, n.Action, r))
-			}
+		data, err := n.Node.Bytes()
+		if err != nil {
+			return nil, fmt.Errorf("encode the config of node %s: %w", n.Name, err)
 		}
+
+		desired = append(desired, rollout.Desired{Name: n.Name, Address: address[n.Name], Config: data})
 	}
 
-	return out
+	return rollout.Steps(res.Plan, res.current.Nodes, desired)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"text/template"
 
@@ -209,6 +210,19 @@ func Marker(cluster string) string {
 // HashMarker carries the reviewed plan's hash, so apply can check it.
 func HashMarker(hash string) string {
 	return "<!-- talops:plan-hash " + hash + " -->"
+}
+
+// hashLine finds a HashMarker line in a comment body.
+var hashLine = regexp.MustCompile(`(?m)^<!-- talops:plan-hash ([0-9a-f]{64}) -->$`)
+
+// ParseHashMarker is the plan hash a comment body carries in its HashMarker line.
+func ParseHashMarker(body string) (string, bool) {
+	m := hashLine.FindStringSubmatch(body)
+	if m == nil {
+		return "", false
+	}
+
+	return m[1], true
 }
 
 // openDiffLines is the diff length up to which a node's details start open.
