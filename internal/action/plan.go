@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/github"
@@ -113,7 +114,7 @@ func (a *runner) plan(ctx context.Context) error {
 		return err
 	}
 
-	full, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{Version: cli.Version, Limit: report.SummaryLimit, Sections: res.Sections()})
+	full, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{Version: cli.Version, Limit: report.SummaryLimit, Bump: res.Bump})
 	if err != nil {
 		return err
 	}
@@ -139,7 +140,7 @@ func (a *runner) plan(ctx context.Context) error {
 
 // postPlan updates the sticky comment and the labels. A token that may not write (a
 // fork's) degrades to the job summary with a notice; it does not fail the check.
-func (a *runner) postPlan(ctx context.Context, ev *event, res *cli.PlanResult) {
+func (a *runner) postPlan(ctx context.Context, ev *event, res *app.PlanResult) {
 	token := a.gha.GetInput(InputGitHubToken)
 	if token == "" {
 		token = a.d.Getenv("GITHUB_TOKEN")
@@ -155,7 +156,7 @@ func (a *runner) postPlan(ctx context.Context, ev *event, res *cli.PlanResult) {
 	body, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{
 		Version:     cli.Version,
 		SummaryNote: "the job summary of this run",
-		Sections:    res.Sections(),
+		Bump:        res.Bump,
 	})
 	if err != nil {
 		a.gha.Warningf("render the plan comment: %s", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/images"
 	"github.com/talops/talops/internal/report"
 )
 
@@ -45,7 +46,7 @@ func (a *runner) schematics(ctx context.Context) error {
 
 // schematicsOutputs are the whole view as JSON, the IDs and installers as JSON objects for
 // fromJSON(), and one id-<name> per schematic for workflows that want a plain string.
-func schematicsOutputs(s *report.Schematics) (map[string]string, error) {
+func schematicsOutputs(s *images.Schematics) (map[string]string, error) {
 	installers := map[string]string{}
 	for _, n := range s.Nodes {
 		installers[n.Name] = n.Installer

@@ -12,7 +12,7 @@ import (
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/factory/factorytest"
-	"github.com/talops/talops/internal/report"
+	"github.com/talops/talops/internal/images"
 	"github.com/talops/talops/internal/schematic"
 	"github.com/talops/talops/internal/testlab"
 )
@@ -47,7 +47,7 @@ func TestSchematics_SummaryTableAndOutputs(t *testing.T) {
 		t.Errorf("log: %s", r.stdout.String())
 	}
 
-	var s report.Schematics
+	var s images.Schematics
 	if err := json.Unmarshal([]byte(output(t, r, "schematics")), &s); err != nil {
 		t.Fatal(err)
 	}

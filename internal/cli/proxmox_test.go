@@ -10,10 +10,10 @@ import (
 
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/images"
 	"github.com/talops/talops/internal/proxmox"
 	"github.com/talops/talops/internal/proxmox/proxmoxtest"
 	"github.com/talops/talops/internal/render"
-	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/testlab"
 )
 
@@ -67,11 +67,11 @@ func labISOs(t *testing.T, files cluster.MapFiles) (base, gpu string) {
 		t.Fatal(err)
 	}
 
-	return cli.ISOName("v1.13.9", ids["base"], "nocloud-amd64.iso"), cli.ISOName("v1.13.9", ids["gpu"], "nocloud-amd64.iso")
+	return images.ISOName("v1.13.9", ids["base"], "nocloud-amd64.iso"), images.ISOName("v1.13.9", ids["gpu"], "nocloud-amd64.iso")
 }
 
 func TestISOName_VersionSchematicPrefixAndFactoryFile(t *testing.T) {
-	got := cli.ISOName("1.13.9", "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba", "nocloud-amd64-secureboot.iso")
+	got := images.ISOName("1.13.9", "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba", "nocloud-amd64-secureboot.iso")
 	if want := "talos-v1.13.9-376567988ad3-nocloud-amd64-secureboot.iso"; got != want {
 		t.Errorf("ISOName = %q, want %q", got, want)
 	}
@@ -142,7 +142,7 @@ func TestProxmoxImages_DryRunDownloadsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var got report.ProxmoxImages
+	var got images.ProxmoxImages
 	if err := json.Unmarshal(h.stdout.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, h.stdout.String())
 	}
@@ -266,7 +266,7 @@ func TestProxmoxVMs_StartStartsAStoppedVM(t *testing.T) {
 		t.Errorf("start task not awaited: %v", u)
 	}
 
-	var got report.ProxmoxVMs
+	var got images.ProxmoxVMs
 	if err := json.Unmarshal(h.stdout.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+
+	"github.com/talops/talops/internal/app"
 )
 
 // RenderOptions are render's inputs.
@@ -37,7 +39,7 @@ func runRender(ctx context.Context, d *Deps, args []string) error {
 func Render(ctx context.Context, opts *RenderOptions) error {
 	d := opts.Deps
 
-	r, err := loadRepo(ctx, d, opts.Dir)
+	r, err := app.Load(ctx, d.App(), opts.Dir)
 	if err != nil {
 		return err
 	}

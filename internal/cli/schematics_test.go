@@ -12,6 +12,7 @@ import (
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/factory/factorytest"
+	"github.com/talops/talops/internal/images"
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/schematic"
 	"github.com/talops/talops/internal/testlab"
@@ -28,10 +29,10 @@ func readLabFiles(h *harness, files cluster.MapFiles) {
 	}
 }
 
-func schematicsJSON(t *testing.T, h *harness) report.Schematics {
+func schematicsJSON(t *testing.T, h *harness) images.Schematics {
 	t.Helper()
 
-	var s report.Schematics
+	var s images.Schematics
 	if err := json.Unmarshal(h.stdout.Bytes(), &s); err != nil {
 		t.Fatalf("schematics --format json: %v\n%s", err, h.stdout.String())
 	}
@@ -190,7 +191,7 @@ func TestSchematics_SecureBootVanillaNodesAndACustomFactory(t *testing.T) {
 
 	s := schematicsJSON(t, h)
 
-	want := report.NodeImage{
+	want := images.NodeImage{
 		Name: "k8s-node4", ID: schematic.VanillaID, SecureBoot: true,
 		Installer: "tif.example.org:8443/metal-installer-secureboot/" + schematic.VanillaID + ":v1.13.9",
 		ISO:       "https://tif.example.org:8443/image/" + schematic.VanillaID + "/v1.13.9/metal-amd64-secureboot.iso",
