@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/talops/talops/internal/cli"
-	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/github"
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/rollout"
@@ -33,43 +32,46 @@ type reviewed struct {
 	base, hash string
 }
 
-func (a *runner) apply(ctx context.Context) error {
+func (a *runner) apply(ctx context.Context) (*result, error) {
 	opts, err := a.applyOptions()
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	require := true
 	if a.gha.GetInput(InputRequireReviewedPlan) != "" {
 		if require, err = boolInput(a.gha, InputRequireReviewedPlan); err != nil {
-			return err
+			return nil, err
 		}
 	}
 
 	var (
-		rev  *reviewed
-		api  github.API
-		name string
+		rev   *reviewed
+		api   github.API
+		name  string
+		notes []string
 	)
 
-	// For an event apply does not run for, it refuses before reading anything; GitHub is
-	// not asked either.
+	// apply refuses an event it does not run for before reading anything: the review is
+	// only looked up, on GitHub, for the others.
 	if rollout.EventRefusal(a.d.Getenv("GITHUB_EVENT_NAME")) == "" {
-		if name, err = a.clusterName(opts.Dir); err != nil {
-			return err
-		}
+		opts.Review = func(ctx context.Context, cluster string) (string, string, error) {
+			name = cluster
 
-		if err := a.defaultBranchOnly(); err != nil {
-			return err
-		}
+			if err := a.defaultBranchOnly(); err != nil {
+				return "", "", err
+			}
 
-		api, rev, err = a.reviewedPlan(ctx, name, require)
-		if err != nil {
-			return err
+			if api, rev, err = a.reviewedPlan(ctx, name, require); err != nil {
+				return "", "", err
+			}
+
+			hash, base := a.planCheck(opts, rev)
+			notes = a.planNotes(rev, require)
+
+			return hash, base, nil
 		}
 	}
-
-	notes := a.planCheck(opts, rev, require)
 
 	res, err := cli.Apply(ctx, opts)
 
@@ -81,33 +83,37 @@ func (a *runner) apply(ctx context.Context) error {
 			a.postApply(ctx, api, *rev.pr, name, report.ApplyRefusedMarkdown(name, a.d.Masker().String(err.Error())))
 		}
 
-		return err
+		return nil, err
 	}
 
-	if serr := a.summary(report.ApplyMarkdown(res.Report, report.ApplyView{Commit: a.d.Getenv("GITHUB_SHA"), Notes: notes})); serr != nil && err == nil {
-		err = serr
+	out := &result{
+		summary: report.ApplyMarkdown(res.Report, report.ApplyView{Commit: a.d.Getenv("GITHUB_SHA"), Notes: notes}),
+		err:     err,
 	}
 
 	if rev != nil && rev.pr != nil {
-		a.postApply(ctx, api, *rev.pr, name, report.ApplyMarkdown(res.Report, report.ApplyView{Marker: true, Commit: a.d.Getenv("GITHUB_SHA"), Notes: notes}))
+		out.post = func() {
+			a.postApply(ctx, api, *rev.pr, name, report.ApplyMarkdown(res.Report, report.ApplyView{Marker: true, Commit: a.d.Getenv("GITHUB_SHA"), Notes: notes}))
+		}
 	}
 
-	if oerr := a.applyOutputs(res.Report); oerr != nil && err == nil {
-		err = oerr
+	if out.outputs, err = applyOutputs(res.Report); err != nil {
+		return nil, err
 	}
 
-	return err
+	return out, nil
 }
 
 // applyOptions maps the inputs onto apply's options.
 func (a *runner) applyOptions() (*cli.ApplyOptions, error) {
 	opts := &cli.ApplyOptions{
 		Deps:            a.d,
-		Dir:             orDefault(a.gha.GetInput(InputDir), "."),
+		Dir:             a.dir(),
 		Mode:            orDefault(a.gha.GetInput(InputMode), "auto"),
 		ReviewedAgainst: a.gha.GetInput(InputReviewedAgainst),
 		Parallel:        1,
 		Format:          report.FormatText,
+		Talosconfig:     a.talosconfig(),
 	}
 
 	if v := a.gha.GetInput(InputParallel); v != "" {
@@ -127,54 +133,19 @@ func (a *runner) applyOptions() (*cli.ApplyOptions, error) {
 		}
 	}
 
-	opts.Talosconfig = a.talosconfig()
-
 	return opts, nil
-}
-
-// clusterName reads the cluster's name: it names the plan comment to look for.
-func (a *runner) clusterName(dir string) (string, error) {
-	files, closeDir, err := a.d.OpenDir(dir)
-	if err != nil {
-		return "", fmt.Errorf("open repository directory %s: %w", dir, err)
-	}
-	defer closeDir() //nolint:errcheck // read-only
-
-	c, err := cluster.Load(dir, files)
-	if err != nil {
-		return "", err
-	}
-
-	return c.Spec.Cluster.Name, nil
 }
 
 // defaultBranchOnly refuses a run on a ref other than the repository's default branch,
 // when the event payload names both: only what was merged there was reviewed.
 func (a *runner) defaultBranchOnly() error {
-	path := a.d.Getenv("GITHUB_EVENT_PATH")
-	if path == "" {
-		return nil
-	}
-
-	data, err := a.d.ReadFile(path)
+	ev, err := a.event()
 	if err != nil {
-		return fmt.Errorf("read the event payload: %w", err)
+		return err
 	}
 
-	var payload struct {
-		Ref        string `json:"ref"`
-		Repository struct {
-			DefaultBranch string `json:"default_branch"`
-		} `json:"repository"`
-	}
-
-	if err := json.Unmarshal(data, &payload); err != nil {
-		return fmt.Errorf("parse the event payload %s: %w", path, err)
-	}
-
-	ref := orDefault(payload.Ref, a.d.Getenv("GITHUB_REF"))
-	if def := payload.Repository.DefaultBranch; def != "" && ref != "" && ref != "refs/heads/"+def {
-		return &cli.RefusedError{Reasons: []string{fmt.Sprintf("apply runs on the default branch (%s), not on %s", def, ref)}}
+	if def := ev.DefaultBranch; def != "" && ev.Ref != "" && ev.Ref != "refs/heads/"+def {
+		return &cli.RefusedError{Reasons: []string{fmt.Sprintf("apply runs on the default branch (%s), not on %s", def, ev.Ref)}}
 	}
 
 	return nil
@@ -271,28 +242,33 @@ func mergedPull(pulls []github.Pull, sha string) *github.Pull {
 	return first
 }
 
-// planCheck puts the reviewed plan's hash and base into opts, and says in notes how the
-// plan was checked.
-func (a *runner) planCheck(opts *cli.ApplyOptions, rev *reviewed, require bool) []string {
+// planCheck is the reviewed plan's hash and the base it was computed against ("", "":
+// none was found to check).
+func (a *runner) planCheck(opts *cli.ApplyOptions, rev *reviewed) (hash, base string) {
 	if rev == nil || rev.hash == "" {
-		if require {
-			return nil // only an event apply refuses gets here
-		}
-
-		return []string{"No reviewed plan was checked (require-reviewed-plan: false): the live plan was applied."}
+		return "", ""
 	}
-
-	opts.PlanHash = rev.hash
 
 	against := opts.ReviewedAgainst
 	if against == "" {
-		opts.ReviewedBase = rev.base
 		against = rev.base
 	}
 
 	a.gha.Infof("checking the plan reviewed on %s (hash %s, against %s)", rev.pr, rev.hash, against)
 
-	return []string{fmt.Sprintf("The plan reviewed on %s (hash `%s`) matched.", rev.pr, rev.hash[:12])}
+	return rev.hash, rev.base
+}
+
+// planNotes say in the summary how the plan was checked.
+func (a *runner) planNotes(rev *reviewed, require bool) []string {
+	switch {
+	case rev != nil && rev.hash != "":
+		return []string{fmt.Sprintf("The plan reviewed on %s (hash `%s`) matched.", rev.pr, rev.hash[:12])}
+	case require:
+		return nil
+	default:
+		return []string{"No reviewed plan was checked (require-reviewed-plan: false): the live plan was applied."}
+	}
 }
 
 // token is the github-token input, else GITHUB_TOKEN.
@@ -315,22 +291,22 @@ func (a *runner) postApply(ctx context.Context, api github.API, pr github.PR, cl
 	}
 }
 
-func (a *runner) applyOutputs(r *rollout.Report) error {
+func applyOutputs(r *rollout.Report) (map[string]string, error) {
 	var buf, line bytes.Buffer
 	if err := report.ApplyJSON(&buf, r); err != nil {
-		return err
+		return nil, err
 	}
 
 	if err := json.Compact(&line, buf.Bytes()); err != nil {
-		return err
+		return nil, err
 	}
 
 	count := r.Count()
 
-	return a.outputs(map[string]string{
+	return map[string]string{
 		"applied": strconv.Itoa(count[rollout.Applied]),
 		"failed":  strconv.Itoa(count[rollout.Failed]),
 		"skipped": strconv.Itoa(count[rollout.Skipped]),
 		"report":  line.String(),
-	})
+	}, nil
 }

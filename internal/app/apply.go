@@ -44,6 +44,10 @@ type ApplyOptions struct {
 	Parallel      int
 	Mode          string
 	DryRun        bool
+	// Review, when set, is asked which plan was reviewed for the cluster (by name) before
+	// anything else is read: its hash and the base it was computed against become PlanHash
+	// and ReviewedBase (unless ReviewedAgainst names the base). An empty hash checks none.
+	Review func(ctx context.Context, cluster string) (hash, base string, err error)
 }
 
 // ApplyResult is what an apply did: the steps before the rollout, then the rollout.
@@ -64,6 +68,11 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, &RefusedError{Reasons: []string{why}}
 	}
 
+	c, err := review(ctx, d, &opts)
+	if err != nil {
+		return nil, err
+	}
+
 	live := PlanOptions{Dir: opts.Dir, Live: true, Talosconfig: opts.Talosconfig}
 
 	dialer, err := planDialer(d, live)
@@ -71,7 +80,13 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
-	head, err := Load(ctx, d, opts.Dir)
+	var head *Repo
+	if c != nil {
+		head, err = loadState(ctx, d, c, nil)
+	} else {
+		head, err = Load(ctx, d, opts.Dir)
+	}
+
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +104,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
-	reviewed, err := reviewedPlan(ctx, d, opts)
+	reviewed, err := reviewedPlan(ctx, d, opts, head)
 	if err != nil {
 		return nil, err
 	}
@@ -132,16 +147,44 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	return out, nil
 }
 
+// review asks opts.Review which plan was reviewed and puts it in opts. It returns the
+// cluster it loaded to name (nil without Review), so that it is loaded once.
+func review(ctx context.Context, d *Deps, opts *ApplyOptions) (*cluster.Cluster, error) {
+	if opts.Review == nil {
+		return nil, nil
+	}
+
+	c, err := LoadCluster(d, opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+
+	hash, base, err := opts.Review(ctx, c.Spec.Cluster.Name)
+	if err != nil {
+		return nil, err
+	}
+
+	if hash != "" {
+		opts.PlanHash = hash
+
+		if opts.ReviewedAgainst == "" {
+			opts.ReviewedBase = base
+		}
+	}
+
+	return c, nil
+}
+
 // reviewedPlan recomputes the reviewed plan, against the reviewed base, when one is named
 // (nil otherwise). Its findings include the version path (a skipped floor, a downgrade)
 // that the live plan cannot judge: a merge past them is still refused.
-func reviewedPlan(ctx context.Context, d *Deps, opts ApplyOptions) (*plan.Plan, error) {
+func reviewedPlan(ctx context.Context, d *Deps, opts ApplyOptions, head *Repo) (*plan.Plan, error) {
 	base := opts.ReviewedBase + opts.ReviewedAgainst
 	if base == "" {
 		return nil, nil
 	}
 
-	reviewed, err := Plan(ctx, d, PlanOptions{Dir: opts.Dir, Base: opts.ReviewedBase, Against: opts.ReviewedAgainst, Offline: true})
+	reviewed, _, err := planFrom(ctx, d, PlanOptions{Dir: opts.Dir, Base: opts.ReviewedBase, Against: opts.ReviewedAgainst, Offline: true}, head, nil)
 	if err != nil {
 		return nil, fmt.Errorf("the reviewed plan (against %s): %w", base, err)
 	}

@@ -72,6 +72,11 @@ func openAndLoad(ctx context.Context, d *Deps, open func(string) (cluster.Files,
 		return nil, err
 	}
 
+	return loadState(ctx, d, c, fallback)
+}
+
+// loadState loads the secrets of a loaded cluster and renders every node.
+func loadState(ctx context.Context, d *Deps, c *cluster.Cluster, fallback *secrets.Bundle) (*Repo, error) {
 	b, err := d.Secrets.Load(c)
 	if err != nil {
 		return nil, err

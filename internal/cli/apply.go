@@ -38,6 +38,8 @@ type ApplyOptions struct {
 	Mode          string
 	DryRun        bool
 	Format        string
+	// Review, when set, says which plan was reviewed (see app.ApplyOptions.Review).
+	Review func(ctx context.Context, cluster string) (hash, base string, err error)
 }
 
 func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
@@ -102,7 +104,7 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		Dir: opts.Dir, Talosconfig: opts.Talosconfig, PlanHash: opts.PlanHash,
 		ReviewedBase: opts.ReviewedBase, ReviewedAgainst: opts.ReviewedAgainst,
 		Register: opts.Register, ProxmoxImages: opts.ProxmoxImages,
-		Parallel: opts.Parallel, Mode: opts.Mode, DryRun: opts.DryRun,
+		Parallel: opts.Parallel, Mode: opts.Mode, DryRun: opts.DryRun, Review: opts.Review,
 	})
 	if err != nil {
 		return nil, err
