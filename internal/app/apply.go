@@ -226,7 +226,7 @@ func steps(p *plan.Plan, st *planned) ([]rollout.Step, error) {
 			return nil, fmt.Errorf("node %s does not render: %w", n.Name, n.Err)
 		}
 
-		data, err := n.Node.Bytes()
+		data, err := n.Machine.Bytes()
 		if err != nil {
 			return nil, fmt.Errorf("encode the config of node %s: %w", n.Name, err)
 		}

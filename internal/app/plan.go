@@ -175,10 +175,10 @@ func planState(r *Repo, current bool) (plan.State, error) {
 
 		s.Nodes = append(s.Nodes, plan.NodeState{
 			Name:      n.Name,
-			Role:      n.Node.Node.Role,
-			Schematic: n.Node.Node.Schematic,
-			Installer: n.Node.Installer,
-			Config:    n.Node.Config,
+			Role:      n.Machine.Node.Role,
+			Schematic: n.Machine.Node.Schematic,
+			Installer: n.Machine.Installer,
+			Config:    n.Machine.Config,
 		})
 	}
 

@@ -63,7 +63,7 @@ func Render(ctx context.Context, opts *RenderOptions) error {
 	for _, n := range r.Nodes {
 		path := filepath.Join(opts.Out, n.Name+".yaml")
 
-		data, err := n.Node.Bytes()
+		data, err := n.Machine.Bytes()
 		if err != nil {
 			return err
 		}
