@@ -68,49 +68,18 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, &RefusedError{Reasons: []string{why}}
 	}
 
-	c, err := review(ctx, d, &opts)
+	res, st, dialer, err := livePlan(ctx, d, &opts)
 	if err != nil {
 		return nil, err
 	}
 
-	live := PlanOptions{Dir: opts.Dir, Live: true, Talosconfig: opts.Talosconfig}
-
-	dialer, err := planDialer(d, live)
-	if err != nil {
-		return nil, err
-	}
-
-	var head *Repo
-	if c != nil {
-		head, err = loadState(ctx, d, c, nil)
-	} else {
-		head, err = Load(ctx, d, opts.Dir)
-	}
-
-	if err != nil {
-		return nil, err
-	}
-
-	if head.Bundle.Throwaway {
-		return nil, &RefusedError{Reasons: []string{"apply needs the cluster's real secrets bundle, and only a throwaway one is available (" + head.Bundle.Why + ")"}}
-	}
-
-	res, st, err := planFrom(ctx, d, live, head, dialer)
-	if err != nil {
-		return nil, err
-	}
-
-	if err := refuseErrors(d, res, "the desired state has errors (listed above)"); err != nil {
-		return nil, err
-	}
-
-	reviewed, err := reviewedPlan(ctx, d, opts, head)
+	reviewed, err := reviewedPlan(ctx, d, opts, st.head)
 	if err != nil {
 		return nil, err
 	}
 
 	pre := rollout.Preflight{
-		Live: res.Plan, Running: st.current.Nodes, TargetVersion: head.Cluster.Spec.TalosVersion,
+		Live: res.Plan, Running: st.current.Nodes, TargetVersion: st.head.Cluster.Spec.TalosVersion,
 		Mode: rollout.Mode(opts.Mode), PlanHash: opts.PlanHash, ReviewedHash: res.Plan.Hash,
 		ReviewedAgainst: opts.ReviewedBase + opts.ReviewedAgainst,
 	}
@@ -128,7 +97,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
-	out, err := prepare(ctx, d, opts, head.Cluster)
+	out, err := prepare(ctx, d, opts, st.head.Cluster)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +114,48 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	})
 
 	return out, nil
+}
+
+// livePlan plans the repository against the running nodes, refusing a throwaway bundle
+// before any node is read and a desired state with errors after; opts takes the review.
+func livePlan(ctx context.Context, d *Deps, opts *ApplyOptions) (*PlanResult, *planned, talos.Dialer, error) {
+	c, err := review(ctx, d, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
+	live := PlanOptions{Dir: opts.Dir, Live: true, Talosconfig: opts.Talosconfig}
+
+	dialer, err := planDialer(d, live)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
+	var head *Repo
+	if c != nil {
+		head, err = loadState(ctx, d, c, nil)
+	} else {
+		head, err = Load(ctx, d, opts.Dir)
+	}
+
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
+	if head.Bundle.Throwaway {
+		return nil, nil, nil, &RefusedError{Reasons: []string{"apply needs the cluster's real secrets bundle, and only a throwaway one is available (" + head.Bundle.Why + ")"}}
+	}
+
+	res, st, err := planFrom(ctx, d, live, head, dialer)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
+	if err := refuseErrors(d, res, "the desired state has errors (listed above)"); err != nil {
+		return nil, nil, nil, err
+	}
+
+	return res, st, dialer, nil
 }
 
 // review asks opts.Review which plan was reviewed and puts it in opts. It returns the
