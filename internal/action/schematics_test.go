@@ -35,6 +35,8 @@ func output(t *testing.T, r *runner, name string) string {
 }
 
 func TestSchematics_SummaryTableAndOutputs(t *testing.T) {
+	t.Parallel()
+
 	r := newRunner(t, testlab.Files(t), map[string]string{"dir": "examples/homelab"})
 
 	if err := action.Run(context.Background(), r.deps, []string{"schematics"}); err != nil {
@@ -77,6 +79,8 @@ func TestSchematics_SummaryTableAndOutputs(t *testing.T) {
 }
 
 func TestSchematics_RegisterInputAndAMismatchFailsTheStep(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 
 	load := func(name string) *schematic.Schematic {
@@ -117,6 +121,8 @@ func TestSchematics_RegisterInputAndAMismatchFailsTheStep(t *testing.T) {
 }
 
 func TestSchematics_ActionYAMLDeclaresWhatTheCommandReadsAndWrites(t *testing.T) {
+	t.Parallel()
+
 	meta := readMeta(t, "actions", "schematics", "action.yml")
 
 	if got := slices.Sorted(maps.Keys(meta.Inputs)); !slices.Equal(got, []string{action.InputDir, action.InputRegister}) {

@@ -41,6 +41,8 @@ func schematicsJSON(t *testing.T, h *harness) images.Schematics {
 }
 
 func TestSchematicID_OneFilePrintsTheIDAloneSeveralPrintIDAndFile(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 
 	h := newHarness(t, files, nil)
@@ -70,6 +72,8 @@ func TestSchematicID_OneFilePrintsTheIDAloneSeveralPrintIDAndFile(t *testing.T) 
 }
 
 func TestSchematicID_ErrorsNameFileLineAndFieldAndTheGoodFilesStillPrint(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 	files["schematics/typo.yaml"] = []byte("customization:\n  systemExtension:\n    officialExtensions: [siderolabs/zfs]\n")
 	files["schematics/type.yaml"] = []byte("customization:\n  systemExtensions:\n    officialExtensions: siderolabs/zfs\n")
@@ -96,6 +100,8 @@ func TestSchematicID_ErrorsNameFileLineAndFieldAndTheGoodFilesStillPrint(t *test
 }
 
 func TestSchematicID_UsageErrors(t *testing.T) {
+	t.Parallel()
+
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -119,6 +125,8 @@ func TestSchematicID_UsageErrors(t *testing.T) {
 }
 
 func TestSchematics_LabInEachFormat(t *testing.T) {
+	t.Parallel()
+
 	for _, format := range report.SchematicFormats {
 		t.Run(format, func(t *testing.T) {
 			h := newHarness(t, testlab.Files(t), nil)
@@ -137,6 +145,8 @@ func TestSchematics_LabInEachFormat(t *testing.T) {
 }
 
 func TestSchematics_LabHasTwoSchematicsAndFiveInstallersWithTheIDsOfSchematicID(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 
 	h := newHarness(t, files, nil)
@@ -180,6 +190,8 @@ func TestSchematics_LabHasTwoSchematicsAndFiveInstallersWithTheIDsOfSchematicID(
 }
 
 func TestSchematics_SecureBootVanillaNodesAndACustomFactory(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 	testlab.Edit(t, files, "talops.yaml", "platform: nocloud\n", "platform: metal\nimageFactory: https://tif.example.org:8443/\n")
 	testlab.Edit(t, files, "talops.yaml", "    schematic: base\n    installDisk: /dev/sda\n    patches: [nodes/k8s-node4.yaml]", "    installDisk: /dev/sda\n    secureBoot: true\n    patches: [nodes/k8s-node4.yaml]")
@@ -235,6 +247,8 @@ func labSchematic(t *testing.T, files cluster.MapFiles, name string) *schematic.
 }
 
 func TestSchematics_RegisterPostsEverySchematicAndConfirmsTheIDs(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 
 	h := newHarness(t, files, nil)
@@ -258,6 +272,8 @@ func TestSchematics_RegisterPostsEverySchematicAndConfirmsTheIDs(t *testing.T) {
 }
 
 func TestSchematics_RegisterFailsWhenTheFactoryGivesAnotherID(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 	other := strings.Repeat("0", 64)
 
@@ -287,6 +303,8 @@ func TestSchematics_RegisterFailsWhenTheFactoryGivesAnotherID(t *testing.T) {
 }
 
 func TestSchematics_RegisterStopsWhenTheFactoryIsDown(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 
 	h := newHarness(t, files, nil)
@@ -306,6 +324,8 @@ func TestSchematics_RegisterStopsWhenTheFactoryIsDown(t *testing.T) {
 }
 
 func TestSchematics_NoNetworkWithoutRegister(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, testlab.Files(t), nil)
 	h.deps.ImageFactory = func(string) (*factory.Client, error) {
 		t.Error("the factory was asked for without --register")
@@ -319,6 +339,8 @@ func TestSchematics_NoNetworkWithoutRegister(t *testing.T) {
 }
 
 func TestSchematics_BrokenSchematicIsOneLineNamingFileLineAndField(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 	testlab.Edit(t, files, "schematics/gpu.yaml", "    officialExtensions:", "    officialExtension:")
 
