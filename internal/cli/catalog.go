@@ -22,9 +22,9 @@ type CatalogUpdateOptions struct {
 	File string
 }
 
-func runCatalog(ctx context.Context, d *Deps, args []string) error {
+func catalogFlags(d *Deps, args []string) (*CatalogUpdateOptions, error) {
 	if len(args) == 0 || args[0] != "update" {
-		return &UsageError{Msg: "usage: talops catalog update [--factory URL] [--file PATH]"}
+		return nil, &UsageError{Msg: "usage: talops catalog update [--factory URL] [--file PATH]"}
 	}
 
 	opts := &CatalogUpdateOptions{Deps: d}
@@ -34,6 +34,15 @@ func runCatalog(ctx context.Context, d *Deps, args []string) error {
 	fs.StringVar(&opts.File, "file", DefaultCatalogFile, "release data file to refresh (run from the talops repository root)")
 
 	if err := parseNoArgs(fs, args[1:]); err != nil {
+		return nil, err
+	}
+
+	return opts, nil
+}
+
+func runCatalog(ctx context.Context, d *Deps, args []string) error {
+	opts, err := catalogFlags(d, args)
+	if err != nil {
 		return err
 	}
 

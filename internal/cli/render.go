@@ -17,7 +17,7 @@ type RenderOptions struct {
 	Out string
 }
 
-func runRender(ctx context.Context, d *Deps, args []string) error {
+func renderFlags(d *Deps, args []string) (*RenderOptions, error) {
 	opts := &RenderOptions{Deps: d}
 
 	fs := newFlags(d, "render", "render [--dir D] --out O")
@@ -25,11 +25,20 @@ func runRender(ctx context.Context, d *Deps, args []string) error {
 	fs.StringVar(&opts.Out, "out", "", "directory to write one <node>.yaml per node into (mode 0600)")
 
 	if err := parseNoArgs(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 
 	if opts.Out == "" {
-		return &UsageError{Msg: "--out is required"}
+		return nil, &UsageError{Msg: "--out is required"}
+	}
+
+	return opts, nil
+}
+
+func runRender(ctx context.Context, d *Deps, args []string) error {
+	opts, err := renderFlags(d, args)
+	if err != nil {
+		return err
 	}
 
 	return Render(ctx, opts)

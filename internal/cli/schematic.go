@@ -21,31 +21,40 @@ type FileID = app.FileID
 
 const schematicSynopsis = "schematic id FILE..."
 
-func runSchematic(_ context.Context, d *Deps, args []string) error {
+func schematicFlags(d *Deps, args []string) (*SchematicIDOptions, error) {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		d.errf("Usage: talops %s\n\nPrints the Image Factory schematic ID of each file: with one file the ID alone,\nwith several one \"ID  FILE\" line each.\n", schematicSynopsis)
 
 		if len(args) == 0 {
-			return &UsageError{Msg: "schematic: a subcommand is required (id)"}
+			return nil, &UsageError{Msg: "schematic: a subcommand is required (id)"}
 		}
 
-		return flag.ErrHelp
+		return nil, flag.ErrHelp
 	}
 
 	if args[0] != "id" {
-		return &UsageError{Msg: fmt.Sprintf("schematic: unknown subcommand %q (known: id)", args[0])}
+		return nil, &UsageError{Msg: fmt.Sprintf("schematic: unknown subcommand %q (known: id)", args[0])}
 	}
 
 	opts := &SchematicIDOptions{Deps: d}
 
 	fs := newFlags(d, "schematic id", schematicSynopsis)
 	if err := parseFlags(fs, args[1:]); err != nil {
-		return err
+		return nil, err
 	}
 
 	opts.Files = fs.Args()
 	if len(opts.Files) == 0 {
-		return &UsageError{Msg: "schematic id: at least one FILE is required"}
+		return nil, &UsageError{Msg: "schematic id: at least one FILE is required"}
+	}
+
+	return opts, nil
+}
+
+func runSchematic(_ context.Context, d *Deps, args []string) error {
+	opts, err := schematicFlags(d, args)
+	if err != nil {
+		return err
 	}
 
 	ids, err := SchematicID(opts)
