@@ -144,8 +144,8 @@ func (a *runner) defaultBranchOnly() error {
 		return err
 	}
 
-	if def := ev.DefaultBranch; def != "" && ev.Ref != "" && ev.Ref != "refs/heads/"+def {
-		return &cli.RefusedError{Reasons: []string{fmt.Sprintf("apply runs on the default branch (%s), not on %s", def, ev.Ref)}}
+	if why := rollout.BranchRefusal(ev.Ref, ev.DefaultBranch); why != "" {
+		return &cli.RefusedError{Reasons: []string{why}}
 	}
 
 	return nil

@@ -31,6 +31,17 @@ func EventRefusal(event string) string {
 	return "apply does not run for " + event + " events: it runs on the merged commit (push, workflow_dispatch or schedule)"
 }
 
+// BranchRefusal is the reason apply refuses to run on ref, "" when it may: only what was
+// merged on the repository's default branch was reviewed. Either being unknown ("") says
+// nothing.
+func BranchRefusal(ref, defaultBranch string) string {
+	if defaultBranch == "" || ref == "" || ref == "refs/heads/"+defaultBranch {
+		return ""
+	}
+
+	return fmt.Sprintf("apply runs on the default branch (%s), not on %s", defaultBranch, ref)
+}
+
 // Preflight is what apply knows before it touches a node: the live plan, what the nodes
 // run, and what was reviewed.
 type Preflight struct {

@@ -44,6 +44,24 @@ func TestEventRefusal_OnlyEventsRunningTheDefaultBranch(t *testing.T) {
 	}
 }
 
+func TestBranchRefusal_OnlyTheDefaultBranch(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		ref, def, want string
+	}{
+		{"refs/heads/main", "main", ""},
+		{"", "main", ""},
+		{"refs/heads/wip", "", ""},
+		{"refs/heads/wip", "main", "apply runs on the default branch (main), not on refs/heads/wip"},
+		{"refs/tags/v1", "main", "apply runs on the default branch (main), not on refs/tags/v1"},
+	} {
+		if got := rollout.BranchRefusal(tc.ref, tc.def); got != tc.want {
+			t.Errorf("ref %q, default %q: %q, want %q", tc.ref, tc.def, got, tc.want)
+		}
+	}
+}
+
 func TestModes_MatchTheTalosAdapter(t *testing.T) {
 	t.Parallel()
 
