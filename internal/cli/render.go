@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -44,40 +43,24 @@ func runRender(ctx context.Context, d *Deps, args []string) error {
 	return Render(ctx, opts)
 }
 
-// Render writes the final machine config of every node. It prints only the files it wrote.
+// Render writes the final machine config of every node (see app.Render). It prints only
+// the files it wrote.
 func Render(ctx context.Context, opts *RenderOptions) error {
 	d := opts.Deps
 
-	r, err := app.Load(ctx, d.App(), opts.Dir)
+	res, err := app.Render(ctx, d.App(), opts.Dir)
 	if err != nil {
 		return err
-	}
-
-	var errs []error
-
-	for _, n := range r.Nodes {
-		if n.Err != nil {
-			errs = append(errs, n.Err)
-		}
-	}
-
-	if len(errs) > 0 {
-		return errors.Join(errs...)
 	}
 
 	if err := d.MkdirAll(opts.Out, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", opts.Out, err)
 	}
 
-	for _, n := range r.Nodes {
-		path := filepath.Join(opts.Out, n.Name+".yaml")
+	for _, c := range res.Configs {
+		path := filepath.Join(opts.Out, c.Node+".yaml")
 
-		data, err := n.Machine.Bytes()
-		if err != nil {
-			return err
-		}
-
-		if err := d.WriteFile(path, data, 0o600); err != nil {
+		if err := d.WriteFile(path, c.Data, 0o600); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 
@@ -86,8 +69,8 @@ func Render(ctx context.Context, opts *RenderOptions) error {
 		}
 	}
 
-	if r.Bundle.Throwaway {
-		d.errf("talops: note: rendered with a throwaway secrets bundle (%s): these configs cannot join a real cluster\n", r.Bundle.Why)
+	if res.Throwaway {
+		d.errf("talops: note: rendered with a throwaway secrets bundle (%s): these configs cannot join a real cluster\n", res.Why)
 	}
 
 	return nil
