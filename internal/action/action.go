@@ -1,6 +1,7 @@
 // Package action runs talops as a GitHub Action. It only maps the runner's world
-// (INPUT_* variables, the event payload, the GITHUB_* files) onto the options the
-// CLI fills, calls the same functions, and writes annotations, the job summary and outputs.
+// (INPUT_* variables, the event payload, the GITHUB_* files) onto the options of the same
+// use cases the CLI runs (internal/app), and writes the log, annotations, the job summary,
+// pull request comments and outputs.
 package action
 
 import (
