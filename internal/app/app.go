@@ -49,6 +49,8 @@ type Deps struct {
 	Proxmox func(cfg proxmox.Config) (proxmox.API, error)
 	// UserAgent names talops to the APIs it calls.
 	UserAgent string
+	// Now reads the clock (nil: the rollout's default).
+	Now func() time.Time
 
 	// Mask registers secret values with the masker everything printed goes through, before
 	// anything that could quote them runs; Masker is that masker.

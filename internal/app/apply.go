@@ -111,6 +111,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		GateInterval: orDefault(d.GateInterval, defaultGateInterval),
 		// Pulling and installing an image takes as long as a node may take to come back.
 		UpgradeTimeout: orDefault(d.GateTimeout, defaultGateTimeout),
+		Now:            d.Now,
 	})
 
 	return out, nil

@@ -140,12 +140,15 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.S
 // runningInstaller is the installer image of what a node runs, named as talops names the
 // desired one so that equal images compare equal.
 func runningInstaller(r *Repo, secureBoot bool, v talos.Running) string {
-	if v.SchematicID == "" {
-		// Not installed from the Image Factory: the stock installer.
-		return "ghcr.io/siderolabs/installer:" + schematic.VersionTag(v.Version)
+	id := v.SchematicID
+	if id == "" {
+		// Installed from an image that is not the factory's (the stock installer, a
+		// container): it has no extensions, which is the vanilla schematic's content. Named
+		// as the factory names that one, it is no upgrade to a vanilla target.
+		id = schematic.VanillaID
 	}
 
-	return schematic.InstallerImage(r.Cluster.ImageFactory(), r.Cluster.Platform(), v.SchematicID, v.Version, secureBoot)
+	return schematic.InstallerImage(r.Cluster.ImageFactory(), r.Cluster.Platform(), id, v.Version, secureBoot)
 }
 
 // schematicName is the name talops.yaml gives the schematic id ("" for the vanilla one).

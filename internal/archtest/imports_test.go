@@ -29,7 +29,7 @@ var (
 )
 
 // tools are packages outside the layers: test helpers and repository tooling.
-var tools = []string{"internal/archtest", "internal/testlab", "renovate"}
+var tools = []string{"e2e", "internal/archtest", "internal/testlab", "renovate"}
 
 // throughRollout are the packages allowed to reach an adapter only through the rollout
 // engine: rollout.Report, which the apply views format, lives beside the step logic that

@@ -234,8 +234,8 @@ func (d *Deps) App() *app.Deps {
 		OpenDir: d.OpenDir, OpenExported: openExported, Git: d.Git, TempDir: d.TempDir,
 		ImageFactory: d.ImageFactory, TalosEndpoint: d.TalosEndpoint, TalosTimeout: d.TalosTimeout,
 		GateTimeout: d.GateTimeout, GateInterval: d.GateInterval, Proxmox: d.Proxmox,
-		UserAgent: "talops/" + Version,
-		Mask:      d.Mask, Masker: d.Masker, Secrets: d.Secrets(), Releases: &d.state().releases,
+		UserAgent: "talops/" + Version, Now: d.Now,
+		Mask: d.Mask, Masker: d.Masker, Secrets: d.Secrets(), Releases: &d.state().releases,
 		Note: func(text string) { d.errf("%s", text) },
 	}
 }

@@ -21,6 +21,8 @@ type changes struct {
 	paths []string
 	// removedFromLists holds list paths that lost an item (not only gained ones).
 	removedFromLists map[string]bool
+	// oneSided holds sections present in one config only.
+	oneSided map[string]bool
 	// otherDocs counts other documents added, removed or changed.
 	otherDocs int
 	// docKinds are the kinds of those documents, with how they changed.
@@ -32,7 +34,7 @@ type docChange struct {
 }
 
 func changedPaths(old, new coreconfig.Provider) (changes, error) {
-	ch := changes{removedFromLists: map[string]bool{}}
+	ch := changes{removedFromLists: map[string]bool{}, oneSided: map[string]bool{}}
 
 	oldV1, oldDocs, err := split(old)
 	if err != nil {
@@ -123,8 +125,10 @@ func walkDiff(a, b any, path string, ch *changes) {
 	switch {
 	case aok && b == nil:
 		bm, bok = map[string]any{}, true
+		ch.oneSided[path] = true
 	case bok && a == nil:
 		am, aok = map[string]any{}, true
+		ch.oneSided[path] = true
 	}
 
 	if aok && bok {
@@ -167,134 +171,138 @@ func walkDiff(a, b any, path string, ch *changes) {
 	}
 }
 
-// liveUpTo113 are the v1alpha1 fields Talos up to 1.13 applies without a reboot in AUTO mode.
-var liveUpTo113 = []string{
-	"debug", "cluster", "machine.ca", "machine.acceptedCAs", "machine.time", "machine.certSANs",
-	"machine.install", "machine.network", "machine.sysfs", "machine.sysctls", "machine.logging",
-	"machine.controlPlane", "machine.kubelet", "machine.kernel", "machine.registries", "machine.pods",
-	"machine.seccompProfiles", "machine.nodeAnnotations", "machine.nodeLabels", "machine.nodeTaints",
-	"machine.features.kubernetesTalosAPIAccess", "machine.features.kubePrism", "machine.features.hostDNS",
-	"machine.features.imageCache", "machine.features.nodeAddressSortAlgorithm",
-}
-
-func under(path string, prefixes []string) bool {
-	for _, p := range prefixes {
-		if path == p || strings.HasPrefix(path, p+".") {
-			return true
-		}
-	}
-
-	return false
+// under says whether path is prefix or a field below it.
+func under(path, prefix string) bool {
+	return path == prefix || strings.HasPrefix(path, prefix+".")
 }
 
 // needsReboot predicts whether applying the change needs a reboot on the target Talos
 // release, with the reasons to show.
 func needsReboot(talosVersion string, ch changes) (bool, []string) {
-	if upTo113(talosVersion) {
-		return rebootUpTo113(ch)
+	rel := releaseFor(talosVersion)
+
+	var upgrading, rebooting, applying []string
+
+	for _, p := range ch.paths {
+		f := rel.lookup(p)
+
+		switch f.effectOf(p, ch) {
+		case nextUpgrade:
+			upgrading = appendUnique(upgrading, section(p)+" changed"+upgradeTakesEffect)
+		case live, liveWhenOnlyAdded:
+			applying = appendUnique(applying, section(p)+" changed: applied live")
+		default:
+			why := f.reason
+			if why == "" {
+				why = section(p) + " changed" + rel.rebootSuffix
+			}
+
+			rebooting = appendUnique(rebooting, why)
+		}
 	}
 
-	return rebootFrom114(ch)
+	out := slices.Concat(upgrading, rebooting, applying)
+	docsReboot := false
+
+	for _, d := range ch.docKinds {
+		why, r := rel.document(d)
+		out = append(out, why)
+		docsReboot = docsReboot || r
+	}
+
+	needs := len(rebooting) > 0 || docsReboot
+	if needs && rel.rebootNote != "" {
+		out = append(out, rel.rebootNote)
+	}
+
+	return needs, out
 }
 
-func upTo113(v string) bool {
+// releaseFor picks the table of a Talos version; one that does not parse gets the newest.
+func releaseFor(v string) release {
 	sv, err := version.NewSemver(v)
 	if err != nil {
-		return false
+		return releases[len(releases)-1]
 	}
 
-	seg := sv.Segments()
+	for _, r := range releases {
+		if r.upTo == "" {
+			return r
+		}
 
-	return seg[0] < 1 || (seg[0] == 1 && seg[1] <= 13)
+		upTo := version.Must(version.NewVersion(r.upTo)).Segments()
+		if seg := sv.Segments(); seg[0] < upTo[0] || (seg[0] == upTo[0] && seg[1] <= upTo[1]) {
+			return r
+		}
+	}
+
+	return releases[len(releases)-1]
 }
 
-func rebootUpTo113(ch changes) (bool, []string) {
-	var live, reboot []string
+// lookup finds the row with the longest path covering p; a field no row names needs a
+// reboot.
+func (r release) lookup(p string) field {
+	var best field
 
-	var out []string
-
-	for _, p := range ch.paths {
-		switch {
-		case under(p, []string{"machine.install"}):
-			out = appendUnique(out, installChanged)
-		case under(p, liveUpTo113):
-			live = appendUnique(live, section(p))
-		default:
-			reboot = appendUnique(reboot, section(p))
+	for _, f := range r.fields {
+		if under(p, f.path) && len(f.path) > len(best.path) {
+			best = f
 		}
 	}
 
-	for _, r := range reboot {
-		out = append(out, r+" changed: needs a reboot on Talos ≤ 1.13")
-	}
-
-	for _, l := range live {
-		out = append(out, l+" changed: applied live")
-	}
-
-	for _, d := range ch.docKinds {
-		out = append(out, d.String()+": applied live")
-	}
-
-	return len(reboot) > 0, out
+	return best
 }
 
-func rebootFrom114(ch changes) (bool, []string) {
-	var (
-		out    []string
-		reboot bool
-	)
+func (f field) effectOf(p string, ch changes) effect {
+	switch {
+	case f.within != "" && ch.oneSided[f.within]:
+		return afterReboot
+	case f.effect == liveWhenOnlyAdded && ch.removedFromLists[p]:
+		return afterReboot
+	default:
+		return f.effect
+	}
+}
 
-	for _, p := range ch.paths {
-		switch {
-		case under(p, []string{"cluster.etcd"}):
-			reboot = true
-			out = appendUnique(out, section(p)+" changed: takes effect after a reboot")
-		case under(p, []string{"machine.env"}):
-			reboot = true
-			out = appendUnique(out, "machine.env changed: environment variables take effect after a reboot")
-		case under(p, []string{"machine.kernel.modules"}) && ch.removedFromLists[p]:
-			reboot = true
-			out = appendUnique(out, "machine.kernel.modules lost or changed a module: takes effect after a reboot")
-		case under(p, []string{"machine.systemDiskEncryption"}):
-			reboot = true
-			out = appendUnique(out, "machine.systemDiskEncryption changed: volume encryption takes effect after a reboot")
-		case under(p, []string{"machine.install"}):
-			out = appendUnique(out, installChanged)
-		default:
-			out = appendUnique(out, section(p)+" changed: applied live")
+// document says when a changed document other than v1alpha1 takes effect, and whether
+// that needs a reboot.
+func (r release) document(d docChange) (string, bool) {
+	row := document{effect: r.otherDocuments}
+
+	for _, doc := range r.documents {
+		if slices.Contains(doc.kinds, d.kind) {
+			row = doc
+
+			break
 		}
 	}
 
-	for _, d := range ch.docKinds {
-		switch {
-		case d.kind == unattendedInstallKind:
-			// From 1.14 the installer lives in this document; like machine.install, it
-			// only matters to the next upgrade.
-			out = append(out, d.String()+upgradeTakesEffect)
-		case d.kind == "KernelModuleConfig" && d.how != "added", d.kind == "EnvironmentConfig":
-			reboot = true
-			out = append(out, d.String()+": takes effect after a reboot")
-		case strings.Contains(d.kind, "VolumeConfig") && d.how == "changed":
-			reboot = true
-			out = append(out, d.String()+": volume changes (such as encryption keys) take effect after a reboot")
-		default:
-			out = append(out, d.String()+": applied live")
+	eff := row.effect
+
+	switch {
+	case eff == liveWhenOnlyAdded && d.how != "added", eff == liveUnlessChanged && d.how == "changed":
+		eff = afterReboot
+	case eff == liveWhenOnlyAdded, eff == liveUnlessChanged:
+		eff = live
+	}
+
+	switch eff {
+	case live:
+		return d.String() + ": applied live", false
+	case nextUpgrade:
+		return d.String() + upgradeTakesEffect, false
+	default:
+		suffix := row.rebootSuffix
+		if suffix == "" {
+			suffix = ": takes effect after a reboot"
 		}
-	}
 
-	if reboot {
-		out = append(out, "Talos ≥ 1.14 never reboots on apply: talops reboots the node")
+		return d.String() + suffix, true
 	}
-
-	return reboot, out
 }
 
 // upgradeTakesEffect ends the reasons of changes that wait for an upgrade.
 const upgradeTakesEffect = ": takes effect with the next upgrade"
-
-// installChanged: a new installer in the config never upgrades a node by itself.
-const installChanged = "machine.install changed" + upgradeTakesEffect
 
 // unattendedInstallKind is the document that holds the installer from Talos 1.14.
 const unattendedInstallKind = "UnattendedInstallConfig"

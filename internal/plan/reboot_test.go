@@ -74,13 +74,13 @@ func TestCompute_RebootPredictionPerRelease(t *testing.T) {
 			wantReason: "machine.sysctls changed: applied live",
 		},
 		{
-			name:  "a file is applied live from 1.14",
+			name:  "a file needs a reboot from 1.14: Talos writes files only at boot",
 			talos: "v1.14.0-rc.1",
 			edit: func(t *testing.T, _, desired cluster.MapFiles) {
 				desired["nodes/k8s-node2.yaml"] = append([]byte("machine:\n  files:\n    - path: /var/etc/motd\n      permissions: 0o644\n      op: create\n      content: hello\n---\n"), desired["nodes/k8s-node2.yaml"]...)
 			},
-			node: "k8s-node2", wantAction: plan.Update,
-			wantReason: "machine.files changed: applied live",
+			node: "k8s-node2", wantAction: plan.Reboot,
+			wantReason: "machine.files changed: Talos writes files only at boot, so the change takes effect after a reboot",
 		},
 		{
 			name:  "disk encryption keys take effect after a reboot from 1.14",

@@ -65,6 +65,10 @@ func ApplyText(r *rollout.Report) string {
 		}
 
 		b.WriteString("\n")
+
+		for _, w := range n.Warnings {
+			b.WriteString("    the node warns: " + oneLine(w) + "\n")
+		}
 	}
 
 	return b.String()

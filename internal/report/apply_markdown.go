@@ -61,6 +61,10 @@ func ApplyMarkdown(r *rollout.Report, v ApplyView) string {
 
 	for _, n := range r.Nodes {
 		detail := oneLine(n.Detail)
+		for _, w := range n.Warnings {
+			detail += "; the node warns: " + oneLine(w)
+		}
+
 		if runes := []rune(detail); len(runes) > detailLimit {
 			detail = string(runes[:detailLimit]) + "…"
 		}

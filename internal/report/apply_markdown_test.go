@@ -39,3 +39,18 @@ func TestApplyMarkdown_CommentOpensWithItsMarkerAndListsEveryNode(t *testing.T) 
 		t.Error("the summary view carries the comment's marker")
 	}
 }
+
+func TestApplyViews_ShowTheNodesWarnings(t *testing.T) {
+	r := &rollout.Report{Cluster: "lab", Mode: "auto", Nodes: []rollout.NodeResult{{
+		Name: "m", Role: "controlplane", Action: plan.Update, Outcome: rollout.Applied, Detail: "applied live, healthy",
+		Warnings: []string{"IOMMU is not enabled, this config change might not have any effect"},
+	}}}
+
+	if got := report.ApplyText(r); !strings.Contains(got, "  m (controlplane, update): applied — applied live, healthy\n    the node warns: IOMMU is not enabled, this config change might not have any effect\n") {
+		t.Errorf("text view:\n%s", got)
+	}
+
+	if got := report.ApplyMarkdown(r, report.ApplyView{}); !strings.Contains(got, "| applied live, healthy; the node warns: IOMMU is not enabled, this config change might not have any effect |") {
+		t.Errorf("markdown view:\n%s", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/talops/talops/internal/schematic"
 	"github.com/talops/talops/internal/talos"
 )
 
@@ -40,16 +41,16 @@ func upgradePlan(s Step) string {
 }
 
 // upgrade installs the target image, has the node boot it and checks that it runs it. It
-// returns the node's new boot ID.
-func upgrade(ctx context.Context, d talos.Dialer, s Step, o Options, bootBefore string) (string, error) {
+// returns what the node showed once it runs the new image.
+func upgrade(ctx context.Context, d talos.Dialer, s Step, o Options, before health) (health, error) {
 	if err := install(ctx, d, s, o); err != nil {
-		return "", err
+		return health{}, err
 	}
 
 	// Any version: a node that fell back to its old image is told apart below.
-	boot, err := check(ctx, d, s, o, bootBefore, "")
+	after, err := gate(ctx, d, s, o, before, gateWant{rebooted: true})
 	if err != nil {
-		return "", fmt.Errorf("waiting for the node to boot the new image: %w", err)
+		return health{}, fmt.Errorf("waiting for the node to boot the new image: %w", err)
 	}
 
 	cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
@@ -57,27 +58,34 @@ func upgrade(ctx context.Context, d talos.Dialer, s Step, o Options, bootBefore 
 
 	n, err := d.Dial(cctx, s.Address)
 	if err != nil {
-		return "", err
+		return health{}, err
 	}
 	defer n.Close() //nolint:errcheck // read-only
 
 	v, err := n.Version(cctx)
 	if err != nil {
-		return "", fmt.Errorf("read version after the upgrade: %w", err)
+		return health{}, fmt.Errorf("read version after the upgrade: %w", err)
 	}
 
 	id, err := n.SchematicID(cctx)
 	if err != nil {
-		return "", fmt.Errorf("read schematic after the upgrade: %w", err)
+		return health{}, fmt.Errorf("read schematic after the upgrade: %w", err)
 	}
 
-	if v != s.Upgrade.Version || id != s.Upgrade.SchematicID {
+	if v != s.Upgrade.Version || !sameSchematic(id, s.Upgrade.SchematicID) {
 		got := Target{Version: v, SchematicID: id}
 
-		return "", fmt.Errorf("%w: it came back on %s, not %s", ErrOldImage, got.describe(), s.Upgrade.describe())
+		return health{}, fmt.Errorf("%w: it came back on %s, not %s", ErrOldImage, got.describe(), s.Upgrade.describe())
 	}
 
-	return boot, nil
+	return after, nil
+}
+
+// sameSchematic compares what a node reports with the target's schematic: a node
+// installed from an image that is not the factory's reports none, which is the vanilla
+// schematic's content.
+func sameSchematic(reported, target string) bool {
+	return reported == target || reported == "" && target == schematic.VanillaID
 }
 
 // install has the node install the target image and reboot into it: LifecycleService
@@ -100,27 +108,36 @@ func install(ctx context.Context, d talos.Dialer, s Step, o Options) error {
 
 	image := s.Upgrade.Image
 
+	// The install runs on the node: cut short here, it may still finish there.
+	unfinished := func(what string, err error) error {
+		if uctx.Err() != nil && ctx.Err() == nil {
+			return fmt.Errorf("%s did not finish within %s (--install-timeout): the node may still install %s, which its next reboot would boot: %w", what, timeout, s.Upgrade.describe(), err)
+		}
+
+		return fmt.Errorf("%s: %w", what, err)
+	}
+
 	if !talos.LifecycleAPI(s.Version) {
 		if err := n.LegacyUpgrade(uctx, image); err != nil {
-			return fmt.Errorf("MachineService.Upgrade: %w", err)
+			return unfinished("MachineService.Upgrade", err)
 		}
 
 		return nil
 	}
 
 	if err := n.PullImage(uctx, image); err != nil {
-		return fmt.Errorf("pull the installer: %w", err)
+		return unfinished("the pull of the installer", err)
 	}
 
 	if err := n.Upgrade(uctx, image); err != nil {
-		return fmt.Errorf("LifecycleService.Upgrade: %w", err)
+		return unfinished("LifecycleService.Upgrade", err)
 	}
 
 	cctx, cancel2 := context.WithTimeout(ctx, o.CallTimeout)
 	defer cancel2()
 
 	if err := n.Reboot(cctx); err != nil {
-		return fmt.Errorf("installed, then the reboot: %w", err)
+		return fmt.Errorf("installed, not booted: the next reboot boots %s; the reboot: %w", s.Upgrade.describe(), err)
 	}
 
 	return nil

@@ -36,6 +36,10 @@ type Applied struct {
 	Rebooting bool
 	// Mode is the mode the node chose (AUTO resolves to REBOOT or NO_REBOOT).
 	Mode string
+	// Details is the node's own account of what it did (ModeDetails), e.g. a dry run's diff.
+	Details string
+	// Warnings are the node's validation warnings about the config it took.
+	Warnings []string
 }
 
 // request builds the API request. The mode is always set: its zero value is the REBOOT
@@ -60,10 +64,19 @@ func request(config []byte, mode Mode, dryRun bool) (*machine.ApplyConfiguration
 	return req, nil
 }
 
-// Status is a machine's stage ("running", "booting", …) and readiness.
+// Status is a machine's stage ("running", "booting", …), its readiness and what keeps
+// it from being ready.
 type Status struct {
 	Stage string
 	Ready bool
+	// Unmet are the conditions the machine waits for, as MachineStatus lists them.
+	Unmet []Condition
+}
+
+// Condition is one unmet readiness condition: a name ("network", "services", …) and why.
+type Condition struct {
+	Name   string
+	Reason string
 }
 
 // Running reports whether the machine is up and ready.

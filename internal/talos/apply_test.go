@@ -72,6 +72,8 @@ func TestApply_StagedTakesEffectOnRebootWhichChangesTheBootID(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	s.WaitRunning(t)
+
 	after, _ := node.BootID(ctx)
 	if running, _ := node.MachineConfig(ctx); !strings.Contains(string(running), "staged") || after == before || s.Reboots() != 1 {
 		t.Errorf("after the reboot: boot id %s → %s, config %s", before, after, running)

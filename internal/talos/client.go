@@ -2,6 +2,9 @@ package talos
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +19,7 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/constants"
 	"github.com/siderolabs/talos/pkg/machinery/resources/config"
 	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
+	"github.com/siderolabs/talos/pkg/machinery/role"
 )
 
 // SchematicExtension is the extension whose version is the schematic ID of the image.
@@ -30,6 +34,54 @@ type Options struct {
 	// Endpoint maps a node address to the endpoint dialled when the context names no
 	// endpoints (nil: the address itself, on the Talos API port).
 	Endpoint func(address string) string
+}
+
+// RequiredRole is the Talos role talops' client certificate needs: Talos serves the running
+// machine config (a sensitive resource), Read (the boot ID), ApplyConfiguration and
+// LifecycleService.Upgrade to os:admin only.
+const RequiredRole = role.Admin
+
+// requireRole refuses a client certificate without want before any call is made, so that
+// an apply never stops halfway on a permission error. The certificate is public; only its
+// roles are named.
+func requireRole(context, crt string, want role.Role) error {
+	der, err := base64.StdEncoding.DecodeString(crt)
+	if err != nil {
+		return fmt.Errorf("talosconfig context %q: crt is not base64", context)
+	}
+
+	block, _ := pem.Decode(der)
+	if block == nil {
+		return fmt.Errorf("talosconfig context %q: crt is not a PEM certificate", context)
+	}
+
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return fmt.Errorf("talosconfig context %q: crt is not an X.509 certificate", context)
+	}
+
+	roles, _ := role.Parse(cert.Subject.Organization)
+	if roles.Includes(want) {
+		return nil
+	}
+
+	has := strings.Join(roles.Strings(), ", ")
+	if has == "" {
+		has = "no Talos role"
+	}
+
+	return &RoleError{Context: context, Has: has, Want: want}
+}
+
+// RoleError says the talosconfig's client certificate lacks the role talops needs.
+type RoleError struct {
+	Context string
+	Has     string
+	Want    role.Role
+}
+
+func (e *RoleError) Error() string {
+	return fmt.Sprintf("talosconfig context %q has a client certificate with %s: talops needs %s to read running configs and apply them (talosctl config new --roles %s)", e.Context, e.Has, e.Want, e.Want)
 }
 
 // ClientDialer dials nodes with machinery's client.
@@ -60,6 +112,10 @@ func NewDialer(o Options) (*ClientDialer, error) {
 		return nil, fmt.Errorf("talosconfig context %q has no ca: talops only speaks mTLS to nodes", name)
 	case c.Crt == "" || c.Key == "":
 		return nil, fmt.Errorf("talosconfig context %q has no client certificate (crt and key): talops only speaks mTLS to nodes", name)
+	}
+
+	if err := requireRole(name, c.Crt, RequiredRole); err != nil {
+		return nil, err
 	}
 
 	endpoint := o.Endpoint
@@ -159,7 +215,14 @@ func (n *clientNode) Status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 
-	return Status{Stage: ms.TypedSpec().Stage.String(), Ready: ms.TypedSpec().Status.Ready}, nil
+	spec := ms.TypedSpec()
+	st := Status{Stage: spec.Stage.String(), Ready: spec.Status.Ready}
+
+	for _, c := range spec.Status.UnmetConditions {
+		st.Unmet = append(st.Unmet, Condition{Name: c.Name, Reason: c.Reason})
+	}
+
+	return st, nil
 }
 
 // bootIDPath is read rather than the BootID resource, which older Talos releases lack.
@@ -196,6 +259,8 @@ func (n *clientNode) Apply(ctx context.Context, config []byte, mode Mode, dryRun
 	for _, m := range resp.GetMessages() {
 		a.Mode = m.GetMode().String()
 		a.Rebooting = m.GetMode() == machine.ApplyConfigurationRequest_REBOOT
+		a.Details = m.GetModeDetails()
+		a.Warnings = append(a.Warnings, m.GetWarnings()...)
 	}
 
 	return a, nil

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/base64"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/siderolabs/talos/pkg/machinery/role"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -15,10 +17,13 @@ import (
 	"github.com/talops/talops/internal/talos/talostest"
 )
 
+// workerConfig is the least config machined's validation takes (it wants a CA).
 const workerConfig = `version: v1alpha1
 machine:
   type: worker
   token: fake-machine-token
+  ca:
+    crt: ZmFrZQ==
 cluster:
   clusterName: fake
 `
@@ -127,5 +132,36 @@ func TestNewDialer_RefusesAContextWithoutClientCertificateAndNeverShowsTheKey(t 
 
 	if _, err = talos.NewDialer(talos.Options{Talosconfig: cfg, Context: "other"}); err == nil || strings.Contains(err.Error(), key) {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestNewDialer_RefusesACertificateWithoutOSAdminBeforeAnyCall(t *testing.T) {
+	ca := talostest.NewCA(t)
+
+	for _, tc := range []struct {
+		name  string
+		roles []role.Role
+		want  string // "" when the dialer is made
+	}{
+		{"Admin", []role.Role{role.Admin}, ""},
+		{"AdminAmongOthers", []role.Role{role.Reader, role.Admin}, ""},
+		{"Reader", []role.Role{role.Reader}, `talosconfig context "fake" has a client certificate with os:reader: talops needs os:admin to read running configs and apply them (talosctl config new --roles os:admin)`},
+		{"Operator", []role.Role{role.Operator}, `talosconfig context "fake" has a client certificate with os:operator: talops needs os:admin`},
+		{"NoRole", nil, `talosconfig context "fake" has a client certificate with no Talos role: talops needs os:admin`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := talostest.Talosconfig(t, "fake", ca.PEM, ca.ClientCertRole(t, tc.roles...))
+
+			_, err := talos.NewDialer(talos.Options{Talosconfig: cfg})
+
+			var re *talos.RoleError
+
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("NewDialer: %v", err)
+			case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want) || !errors.As(err, &re)):
+				t.Errorf("NewDialer: %v, want a RoleError %q", err, tc.want)
+			}
+		})
 	}
 }

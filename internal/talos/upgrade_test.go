@@ -22,6 +22,8 @@ const (
 machine:
   type: controlplane
   token: fake-machine-token
+  ca:
+    crt: ZmFrZQ==
 cluster:
   clusterName: fake
 `
@@ -49,6 +51,8 @@ func TestUpgrade_LifecycleInstallsTheImageAndTheNodeRunsItAfterTheReboot(t *test
 	if err := node.Reboot(ctx); err != nil {
 		t.Fatal(err)
 	}
+
+	s.WaitRunning(t)
 
 	v, _ := node.Version(ctx)
 	id, _ := node.SchematicID(ctx)
@@ -88,6 +92,8 @@ func TestUpgrade_NodesBefore113OnlyServeTheLegacyCallWhichRebootsByItself(t *tes
 		t.Fatal(err)
 	}
 
+	s.WaitRunning(t)
+
 	if v, _ := node.Version(ctx); v != "v1.14.1" || s.Reboots() != 0 || s.Upgrades()[0].API != "legacy" {
 		t.Errorf("version %s, reboots %d, upgrades %+v", v, s.Reboots(), s.Upgrades())
 	}
@@ -99,7 +105,7 @@ func TestUpgrade_NodesBefore113OnlyServeTheLegacyCallWhichRebootsByItself(t *tes
 
 func TestUpgrade_ANodeCanComeBackOnItsOldVersion(t *testing.T) {
 	ctx := context.Background()
-	node, _ := dialOne(t, talostest.Node{Name: "a", Config: []byte(workerConfig), Version: "v1.13.9", SchematicID: oldSchematic, BootsOldVersion: true})
+	node, s := dialOne(t, talostest.Node{Name: "a", Config: []byte(workerConfig), Version: "v1.13.9", SchematicID: oldSchematic, BootsOldVersion: true})
 
 	if err := node.Upgrade(ctx, newInstaller); err != nil {
 		t.Fatal(err)
@@ -108,6 +114,8 @@ func TestUpgrade_ANodeCanComeBackOnItsOldVersion(t *testing.T) {
 	if err := node.Reboot(ctx); err != nil {
 		t.Fatal(err)
 	}
+
+	s.WaitRunning(t)
 
 	if v, _ := node.Version(ctx); v != "v1.13.9" {
 		t.Errorf("version %s", v)

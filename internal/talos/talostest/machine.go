@@ -2,13 +2,16 @@ package talostest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/cosi-project/runtime/pkg/safe"
 	"github.com/cosi-project/runtime/pkg/state"
 	"github.com/siderolabs/talos/pkg/machinery/api/common"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
+	configbase "github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
 	"github.com/siderolabs/talos/pkg/machinery/resources/config"
 
@@ -27,14 +30,30 @@ type machineService struct {
 	// controlPlane is true when the node's config makes it one: it runs etcd.
 	controlPlane bool
 
+	// applyMu is machined's applyConfigMu: one apply at a time.
+	applyMu sync.Mutex
+
 	mu      sync.Mutex
 	applied []Applied
 	dryRuns int
 	reboots int
 	boots   int
 	bootID  string
-	// staged waits for the next reboot.
-	staged []byte
+	// active is the running config, current the same loaded; persisted is the config
+	// the node boots with (a staged one, or the active one).
+	active, persisted []byte
+	current           configbase.Provider
+	// applyRebooted is set when an apply made a Talos ≤ 1.13 node reboot.
+	applyRebooted bool
+	// rollback reverts a config applied in try mode.
+	rollback *time.Timer
+	// host serves the API; a reboot stops and starts it.
+	host *host
+	// rebooting is set from a reboot's start until the node runs again.
+	rebooting bool
+	// wg waits for a reboot under way, done ends it when the test ends.
+	wg   sync.WaitGroup
+	done chan struct{}
 	// version and schematic are what the node runs now.
 	version, schematic string
 	// installed is the image an upgrade wrote to disk, booted on the next reboot.
@@ -63,7 +82,7 @@ func (m *machineService) fails(call string) error {
 func (m *machineService) Version(context.Context, *emptypb.Empty) (*machine.VersionResponse, error) {
 	return &machine.VersionResponse{Messages: []*machine.Version{{
 		Version:  &machine.VersionInfo{Tag: m.currentVersion(), Arch: "amd64"},
-		Platform: &machine.PlatformInfo{Name: "nocloud", Mode: "cloud"},
+		Platform: &machine.PlatformInfo{Name: m.node.platformName(), Mode: m.node.platformMode()},
 	}}}, nil
 }
 
@@ -74,52 +93,13 @@ func (m *machineService) currentVersion() string {
 	return m.version
 }
 
-// ApplyConfiguration behaves as Talos 1.14 does: AUTO never reboots, and the removed
-// REBOOT mode (the request's zero value) is refused.
-func (m *machineService) ApplyConfiguration(ctx context.Context, req *machine.ApplyConfigurationRequest) (*machine.ApplyConfigurationResponse, error) {
-	if err := m.fails("ApplyConfiguration"); err != nil {
-		return nil, err
-	}
-
-	if req.GetMode() == machine.ApplyConfigurationRequest_REBOOT {
-		return nil, status.Error(codes.InvalidArgument, "apply mode REBOOT is not supported")
-	}
-
-	mc, err := machineConfig(req.GetData())
+// activate makes data, which loaded before, the running config; m.mu is held.
+func (m *machineService) activate(ctx context.Context, data []byte) error {
+	mc, err := machineConfig(data)
 	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "the config does not load: %v", err)
+		return err
 	}
 
-	chosen := req.GetMode()
-	if chosen == machine.ApplyConfigurationRequest_AUTO {
-		chosen = machine.ApplyConfigurationRequest_NO_REBOOT
-	}
-
-	resp := &machine.ApplyConfigurationResponse{Messages: []*machine.ApplyConfiguration{{Mode: chosen, ModeDetails: "Applied configuration without a reboot"}}}
-
-	m.mu.Lock()
-	defer m.mu.Unlock()
-
-	if req.GetDryRun() {
-		m.dryRuns++
-
-		return resp, nil
-	}
-
-	m.applied = append(m.applied, Applied{Mode: req.GetMode().String(), Config: req.GetData()})
-	m.node.Journal.add("%s ApplyConfiguration %s", m.node.Name, req.GetMode())
-
-	if req.GetMode() == machine.ApplyConfigurationRequest_STAGED {
-		m.staged = req.GetData()
-
-		return resp, nil
-	}
-
-	return resp, m.activate(ctx, mc)
-}
-
-// activate makes mc the running config.
-func (m *machineService) activate(ctx context.Context, mc *config.MachineConfig) error {
 	cur, err := safe.StateGetByID[*config.MachineConfig](ctx, m.state, config.ActiveID)
 	if err != nil {
 		return err
@@ -127,11 +107,23 @@ func (m *machineService) activate(ctx context.Context, mc *config.MachineConfig)
 
 	mc.Metadata().SetVersion(cur.Metadata().Version())
 
-	return m.state.Update(ctx, mc)
+	if err := m.state.Update(ctx, mc); err != nil {
+		return err
+	}
+
+	m.active, m.current = data, mc.Provider()
+
+	return nil
 }
 
-func (m *machineService) Reboot(ctx context.Context, _ *machine.RebootRequest) (*machine.RebootResponse, error) {
+// Reboot answers at once and reboots the node a moment later, as machined runs its
+// reboot sequence in the background.
+func (m *machineService) Reboot(context.Context, *machine.RebootRequest) (*machine.RebootResponse, error) {
 	if err := m.fails("Reboot"); err != nil {
+		return nil, err
+	}
+
+	if err := m.supported(); err != nil {
 		return nil, err
 	}
 
@@ -140,25 +132,9 @@ func (m *machineService) Reboot(ctx context.Context, _ *machine.RebootRequest) (
 
 	m.reboots++
 	m.node.Journal.add("%s Reboot", m.node.Name)
+	m.reboot()
 
-	if err := m.boot(ctx); err != nil {
-		return nil, err
-	}
-
-	if m.staged != nil {
-		mc, err := machineConfig(m.staged)
-		if err != nil {
-			return nil, err
-		}
-
-		m.staged = nil
-
-		if err := m.activate(ctx, mc); err != nil {
-			return nil, err
-		}
-	}
-
-	return &machine.RebootResponse{Messages: []*machine.Reboot{{}}}, nil
+	return &machine.RebootResponse{Messages: []*machine.Reboot{{ActorId: fmt.Sprintf("reboot-%d", m.reboots)}}}, nil
 }
 
 // Read serves the kernel's boot ID, the only file talops reads.
@@ -172,4 +148,14 @@ func (m *machineService) Read(req *machine.ReadRequest, srv grpc.ServerStreaming
 	m.mu.Unlock()
 
 	return srv.Send(&common.Data{Bytes: []byte(id + "\n")})
+}
+
+// supported refuses what container mode cannot do (reboot, upgrade), as checkSupported of
+// machined's server and of the lifecycle service (v1.14.1) do.
+func (m *machineService) supported() error {
+	if mode := m.node.platformMode(); mode == "container" {
+		return status.Errorf(codes.FailedPrecondition, "method is not supported in %s mode", mode)
+	}
+
+	return nil
 }

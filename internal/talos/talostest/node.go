@@ -2,7 +2,14 @@
 // serve MachineService (Version, ApplyConfiguration, Reboot, Read of the boot ID, the
 // legacy Upgrade, EtcdMemberList, EtcdStatus), LifecycleService.Upgrade and
 // ImageService.Pull (from Talos 1.13, as real nodes do) and the COSI state service, backed
-// by an in-memory state holding the node's machine config, machine status and extensions.
+// by an in-memory state holding the node's machine config, machine type and status,
+// extensions and cluster member, with their resource definitions.
+//
+// A node answers as the real one of its release does where talops can tell: the apply
+// modes and their messages (up to 1.13 AUTO reboots by itself when a change needs it and
+// NO_REBOOT refuses such a change; 1.14 never reboots on apply), machined's validation,
+// the roles of the client certificate and machined's method → role table, and reboots
+// that take time (the old boot ID answers, then nothing listens, then the node boots).
 // An upgrade switches the node's version and schematic when it next boots.
 package talostest
 
@@ -14,13 +21,17 @@ import (
 	"net"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cosi-project/runtime/api/v1alpha1"
+	"github.com/cosi-project/runtime/pkg/resource"
 	"github.com/cosi-project/runtime/pkg/state"
 	"github.com/cosi-project/runtime/pkg/state/impl/inmem"
 	"github.com/cosi-project/runtime/pkg/state/impl/namespaced"
 	"github.com/cosi-project/runtime/pkg/state/protobuf/server"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
+	"github.com/siderolabs/talos/pkg/machinery/resources/cluster"
+	"github.com/siderolabs/talos/pkg/machinery/resources/config"
 	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -43,12 +54,43 @@ type Node struct {
 	// BootsOldVersion makes the node come back on the version and schematic it ran before
 	// an upgrade, as a node whose new image failed to boot does.
 	BootsOldVersion bool
-	// EtcdUnhealthy makes a control plane's etcd member report an error.
+	// EtcdUnhealthy makes a control plane's etcd member report an error (and refuse a
+	// legacy upgrade that is neither forced nor preserving).
 	EtcdUnhealthy bool
 	// EtcdMembers are the member hostnames a control plane lists (nil: itself alone).
 	EtcdMembers []string
 	// Journal, when set, records the node's changing calls in order with other nodes'.
 	Journal *Journal
+	// Mode is the platform mode the node reports and validates configs with: "cloud"
+	// (the default, as a nocloud VM), "metal" or "container".
+	Mode string
+	// Reboot sets how long a reboot's phases last (zero: DefaultRebootPhase each).
+	Reboot Reboot
+	// Unmet are conditions the running node never meets, so it is not ready: a node of a
+	// cluster without its CNI yet waits on {Name: "nodeReady", Reason: `node "NAME" is not
+	// ready`}. While it boots, a node waits on its last services and its Kubernetes node.
+	Unmet []runtime.UnmetCondition
+}
+
+// platformName is the platform a node of that mode reports: a nocloud VM, bare metal,
+// or a container.
+func (n Node) platformName() string {
+	switch n.platformMode() {
+	case "container":
+		return "container"
+	case "metal":
+		return "metal"
+	default:
+		return "nocloud"
+	}
+}
+
+func (n Node) platformMode() string {
+	if n.Mode == "" {
+		return "cloud"
+	}
+
+	return n.Mode
 }
 
 // Server is a running fake node.
@@ -60,12 +102,16 @@ type Server struct {
 }
 
 // Start serves n on 127.0.0.1 until the test ends. Only clients with a certificate
-// signed by ca get past the TLS handshake.
+// signed by ca get past the TLS handshake; the roles in that certificate decide the rest.
 func Start(t testing.TB, ca *CA, n Node) *Server {
 	t.Helper()
 
 	st := state.WrapCore(namespaced.NewState(inmem.Build))
 	ctx := context.Background()
+
+	if err := register(ctx, st); err != nil {
+		t.Fatal(err)
+	}
 
 	mc, err := machineConfig(n.Config)
 	if err != nil {
@@ -76,26 +122,18 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 		t.Fatal(err)
 	}
 
-	status := runtime.NewMachineStatus()
-	status.TypedSpec().Stage = runtime.MachineStageRunning
-	status.TypedSpec().Status.Ready = true
+	controlPlane := mc.Provider().Machine() != nil && mc.Provider().Machine().Type().IsControlPlane()
 
-	if err := st.Create(ctx, status); err != nil {
-		t.Fatal(err)
-	}
-
-	// Talos lists every extension; the schematic one is only there for factory images.
-	ext := runtime.NewExtensionStatus(runtime.NamespaceName, "0")
-	ext.TypedSpec().Metadata.Name = "iscsi-tools"
-	ext.TypedSpec().Metadata.Version = "v0.2.0"
-
-	if err := st.Create(ctx, ext); err != nil {
-		t.Fatal(err)
+	for _, r := range nodeResources(n, mc) {
+		if err := st.Create(ctx, r); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	m := &machineService{
 		node: n, state: st, bootID: bootID(n.Name, 0), version: n.Version, schematic: n.SchematicID,
-		controlPlane: mc.Provider().Machine() != nil && mc.Provider().Machine().Type().IsControlPlane(),
+		controlPlane: controlPlane, active: n.Config, persisted: n.Config, current: mc.Provider(),
+		done: make(chan struct{}),
 	}
 
 	if err := m.setSchematic(ctx); err != nil {
@@ -112,22 +150,59 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 		MinVersion:   tls.VersionTLS13,
 	})
 
-	srv := grpc.NewServer(grpc.Creds(creds))
-	machine.RegisterMachineServiceServer(srv, m)
-	machine.RegisterLifecycleServiceServer(srv, &lifecycleService{m: m})
-	machine.RegisterImageServiceServer(srv, &imageService{m: m})
-	v1alpha1.RegisterStateServer(srv, server.NewState(st))
+	// Clients read the state through machined's access policy; the fake writes it directly.
+	served := state.WrapCore(state.Filter(st, accessPolicy(st)))
 
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	m.host = &host{addr: "127.0.0.1:0", newServer: func() *grpc.Server {
+		srv := grpc.NewServer(grpc.Creds(creds), grpc.ChainUnaryInterceptor(unaryAuthz), grpc.ChainStreamInterceptor(streamAuthz))
+		machine.RegisterMachineServiceServer(srv, m)
+		machine.RegisterLifecycleServiceServer(srv, &lifecycleService{m: m})
+		machine.RegisterImageServiceServer(srv, &imageService{m: m})
+		v1alpha1.RegisterStateServer(srv, server.NewState(served))
+
+		return srv
+	}}
+
+	if err := m.host.up(); err != nil {
 		t.Fatal(err)
 	}
 
-	go srv.Serve(lis) //nolint:errcheck // ends with Stop
+	t.Cleanup(func() {
+		close(m.done)
+		m.wg.Wait()
+		m.host.close()
 
-	t.Cleanup(srv.Stop)
+		m.mu.Lock()
+		m.cancelRollback()
+		m.mu.Unlock()
+	})
 
-	return &Server{Addr: lis.Addr().String(), m: m}
+	return &Server{Addr: m.host.addr, m: m}
+}
+
+// nodeResources are the resources a node starts with besides its machine config.
+func nodeResources(n Node, mc *config.MachineConfig) []resource.Resource {
+	machineType := config.NewMachineType()
+	if mc.Provider().Machine() != nil {
+		machineType.SetMachineType(mc.Provider().Machine().Type())
+	}
+
+	status := runtime.NewMachineStatus()
+	status.TypedSpec().Stage = runtime.MachineStageRunning
+	status.TypedSpec().Status.Ready = len(n.Unmet) == 0
+	status.TypedSpec().Status.UnmetConditions = n.Unmet
+
+	// Talos lists every extension; the schematic one is only there for factory images.
+	ext := runtime.NewExtensionStatus(runtime.NamespaceName, "0")
+	ext.TypedSpec().Metadata.Name = "iscsi-tools"
+	ext.TypedSpec().Metadata.Version = "v0.2.0"
+
+	member := cluster.NewMember(cluster.NamespaceName, n.Name)
+	member.TypedSpec().Hostname = n.Name
+	member.TypedSpec().MachineType = machineType.MachineType()
+	member.TypedSpec().OperatingSystem = "Talos (" + n.Version + ")"
+
+	return []resource.Resource{machineType, status, ext, member}
 }
 
 // Applied is one config a node took (dry runs are not recorded).
@@ -151,6 +226,38 @@ func (s *Server) DryRuns() int {
 	defer s.m.mu.Unlock()
 
 	return s.m.dryRuns
+}
+
+// Boots counts the node's boots after the first: asked for, or by itself (a Talos ≤ 1.13
+// apply in AUTO mode that needs a reboot, the legacy upgrade).
+func (s *Server) Boots() int {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+
+	return s.m.boots
+}
+
+// WaitRunning waits until a reboot under way is over and the node runs again.
+func (s *Server) WaitRunning(t testing.TB) {
+	t.Helper()
+
+	deadline := time.Now().Add(10 * time.Second)
+
+	for {
+		s.m.mu.Lock()
+		rebooting := s.m.rebooting
+		s.m.mu.Unlock()
+
+		if !rebooting {
+			return
+		}
+
+		if time.Now().After(deadline) {
+			t.Fatalf("node %s still rebooting after 10s", s.m.node.Name)
+		}
+
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // Reboots counts the reboots asked of the node.

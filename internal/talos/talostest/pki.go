@@ -14,6 +14,7 @@ import (
 	"time"
 
 	clientconfig "github.com/siderolabs/talos/pkg/machinery/client/config"
+	"github.com/siderolabs/talos/pkg/machinery/role"
 )
 
 // CA is a certificate authority for fake nodes and their clients, as the OS CA of a
@@ -66,8 +67,16 @@ type KeyPair struct {
 func (ca *CA) ClientCert(t testing.TB) KeyPair {
 	t.Helper()
 
+	return ca.ClientCertRole(t, role.Admin)
+}
+
+// ClientCertRole issues a client certificate with these roles, in its organization as
+// talosctl config new writes them; none gives a certificate with no role.
+func (ca *CA) ClientCertRole(t testing.TB, roles ...role.Role) KeyPair {
+	t.Helper()
+
 	return ca.issue(t, &x509.Certificate{
-		Subject:     pkix.Name{Organization: []string{"os:admin"}},
+		Subject:     pkix.Name{Organization: role.MakeSet(roles...).Strings()},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	})
 }

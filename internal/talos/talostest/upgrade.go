@@ -1,8 +1,13 @@
 package talostest
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/cosi-project/runtime/pkg/safe"
 	"github.com/cosi-project/runtime/pkg/state"
@@ -32,11 +37,21 @@ func lifecycle(tag string) bool {
 	return seg[0] > 1 || (seg[0] == 1 && seg[1] >= 13)
 }
 
-// install puts image on the node's disk: it runs after the next boot.
-func (m *machineService) install(image string) error {
+// installerRef reads an installer image reference.
+func installerRef(image string) (schematic.InstallerRef, error) {
 	ref, err := schematic.ParseInstallerImage(image)
 	if err != nil || ref.Tag == "" {
-		return status.Errorf(codes.InvalidArgument, "%q is not an installer image", image)
+		return ref, status.Errorf(codes.InvalidArgument, "%q is not an installer image", image)
+	}
+
+	return ref, nil
+}
+
+// install puts image on the node's disk: it runs after the next boot.
+func (m *machineService) install(image string) error {
+	ref, err := installerRef(image)
+	if err != nil {
+		return err
 	}
 
 	m.installed = &ref
@@ -44,11 +59,24 @@ func (m *machineService) install(image string) error {
 	return nil
 }
 
-// boot starts the node again: on the installed image, unless the node is set to fall
-// back to the one it ran before.
+// boot starts the node again, in stage booting: with the persisted config (a try is
+// rolled back, a staged config runs) and on the installed image, unless the node is set
+// to fall back to the one it ran before; m.mu is held.
 func (m *machineService) boot(ctx context.Context) error {
 	m.boots++
 	m.bootID = bootID(m.node.Name, m.boots)
+	m.applyRebooted = false
+	m.cancelRollback()
+
+	if err := m.setStage(ctx, runtime.MachineStageBooting); err != nil {
+		return err
+	}
+
+	if !bytes.Equal(m.active, m.persisted) {
+		if err := m.activate(ctx, m.persisted); err != nil {
+			return err
+		}
+	}
 
 	ref := m.installed
 	m.installed = nil
@@ -86,36 +114,63 @@ func (m *machineService) setSchematic(ctx context.Context) error {
 	}
 }
 
-// Upgrade is the legacy upgrade: the node checks etcd unless forced, installs the image
-// and reboots into it by itself.
-func (m *machineService) Upgrade(ctx context.Context, req *machine.UpgradeRequest) (*machine.UpgradeResponse, error) {
+// Upgrade is the legacy upgrade as machined v1.12.9 and v1.13.9 serve it: the image is
+// checked first, then a control plane checks etcd (ValidateForUpgrade) unless the request
+// is forced or preserves the node's data (!in.GetForce() && !in.GetPreserve() there), and
+// the node installs the image and reboots into it by itself, a moment after it answers.
+func (m *machineService) Upgrade(_ context.Context, req *machine.UpgradeRequest) (*machine.UpgradeResponse, error) {
 	if err := m.fails("Upgrade"); err != nil {
+		return nil, err
+	}
+
+	if err := m.supported(); err != nil {
 		return nil, err
 	}
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 
-	if m.node.EtcdUnhealthy && m.controlPlane && !req.GetForce() {
-		return nil, status.Error(codes.FailedPrecondition, "etcd is not healthy: refusing to upgrade")
-	}
-
-	if err := m.install(req.GetImage()); err != nil {
+	ref, err := installerRef(req.GetImage())
+	if err != nil {
 		return nil, err
 	}
 
+	if m.controlPlane && !req.GetForce() && !req.GetPreserve() {
+		if err := m.validateEtcdForUpgrade(); err != nil {
+			// A plain error on the real node: the client sees codes.Unknown.
+			return nil, fmt.Errorf("error validating etcd for upgrade: %w", err)
+		}
+	}
+
+	m.installed = &ref
 	m.upgrades = append(m.upgrades, Upgrade{API: "legacy", Image: req.GetImage()})
 	m.node.Journal.add("%s Upgrade", m.node.Name)
+	m.reboot()
 
-	if err := m.boot(ctx); err != nil {
-		return nil, err
+	return &machine.UpgradeResponse{Messages: []*machine.Upgrade{{Ack: "Upgrade request received", ActorId: fmt.Sprintf("upgrade-%d", len(m.upgrades))}}}, nil
+}
+
+// validateEtcdForUpgrade is etcd's Client.ValidateForUpgrade (internal/pkg/etcd/etcd.go,
+// v1.12.9) over the members the node lists.
+func (m *machineService) validateEtcdForUpgrade() error {
+	members := m.node.EtcdMembers
+	if members == nil {
+		members = []string{m.node.Name}
 	}
 
-	return &machine.UpgradeResponse{Messages: []*machine.Upgrade{{Ack: "Upgrade request received"}}}, nil
+	if len(members) == 2 {
+		return fmt.Errorf("etcd member count(%d) is insufficient to maintain quorum if upgrade commences", len(members))
+	}
+
+	if m.node.EtcdUnhealthy {
+		return fmt.Errorf("etcd member %016x is not healthy; all members must be healthy to perform an upgrade: %s", 1, "etcdserver: no leader")
+	}
+
+	return nil
 }
 
 func (m *machineService) EtcdMemberList(context.Context, *machine.EtcdMemberListRequest) (*machine.EtcdMemberListResponse, error) {
-	if err := m.etcd("EtcdMemberList"); err != nil {
+	if err := m.etcd("EtcdMemberList", "member list"); err != nil {
 		return nil, err
 	}
 
@@ -133,7 +188,7 @@ func (m *machineService) EtcdMemberList(context.Context, *machine.EtcdMemberList
 }
 
 func (m *machineService) EtcdStatus(context.Context, *emptypb.Empty) (*machine.EtcdStatusResponse, error) {
-	if err := m.etcd("EtcdStatus"); err != nil {
+	if err := m.etcd("EtcdStatus", "etcd status"); err != nil {
 		return nil, err
 	}
 
@@ -145,10 +200,12 @@ func (m *machineService) EtcdStatus(context.Context, *emptypb.Empty) (*machine.E
 	return &machine.EtcdStatusResponse{Messages: []*machine.EtcdStatus{{MemberStatus: st}}}, nil
 }
 
-// etcd refuses etcd calls where Talos does: on workers, and where the test says they fail.
-func (m *machineService) etcd(call string) error {
+// etcd refuses etcd calls where Talos does: on workers, as machinehelper.CheckControlplane
+// does (internal/app/internal/machinehelper, v1.14.1; api names the API in its message),
+// and where the test says they fail.
+func (m *machineService) etcd(call, api string) error {
 	if !m.controlPlane {
-		return status.Error(codes.FailedPrecondition, "etcd is not running on a worker")
+		return status.Errorf(codes.Unimplemented, "%s is only available on control plane nodes", api)
 	}
 
 	return m.fails(call)
@@ -172,7 +229,14 @@ func (l *lifecycleService) Upgrade(req *machine.LifecycleServiceUpgradeRequest, 
 		return status.Error(codes.Unimplemented, "unknown service machine.LifecycleService")
 	}
 
+	if err := m.supported(); err != nil {
+		return err
+	}
+
 	image := req.GetSource().GetImageName()
+	if image == "" {
+		return status.Error(codes.InvalidArgument, "installer image name is required")
+	}
 	m.node.Journal.add("%s LifecycleUpgrade", m.node.Name)
 
 	if err := srv.Send(progress(&machine.LifecycleServiceInstallProgress{Response: &machine.LifecycleServiceInstallProgress_Message{Message: "installing " + image}})); err != nil {
@@ -201,7 +265,8 @@ type imageService struct {
 	m *machineService
 }
 
-// Pull pulls nothing: it records the image and answers with its name.
+// Pull pulls nothing: it records the image and answers with its name pinned to a digest,
+// as Service.Pull of internal/app/images/images.go (v1.14.1) does.
 func (i *imageService) Pull(req *machine.ImageServicePullRequest, srv grpc.ServerStreamingServer[machine.ImageServicePullResponse]) error {
 	m := i.m
 
@@ -219,5 +284,22 @@ func (i *imageService) Pull(req *machine.ImageServicePullRequest, srv grpc.Serve
 	m.pulls = append(m.pulls, req.GetImageRef())
 	m.node.Journal.add("%s Pull", m.node.Name)
 
-	return srv.Send(&machine.ImageServicePullResponse{Response: &machine.ImageServicePullResponse_Name{Name: req.GetImageRef()}})
+	return srv.Send(&machine.ImageServicePullResponse{Response: &machine.ImageServicePullResponse_Name{Name: pinned(req.GetImageRef())}})
+}
+
+// pinned is ref without its tag, at a digest made from ref ("name@sha256:…"); a ref with
+// a digest stays as it is. Real nodes answer with the digest of the image they pulled.
+func pinned(ref string) string {
+	if strings.Contains(ref, "@") {
+		return ref
+	}
+
+	name := ref
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		name = ref[:i]
+	}
+
+	sum := sha256.Sum256([]byte(ref))
+
+	return name + "@sha256:" + hex.EncodeToString(sum[:])
 }

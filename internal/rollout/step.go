@@ -1,0 +1,211 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/talos"
+)
+
+// stepper brings one node to its desired state: each phase of a step is one method, and
+// the node's result is filled in as the phases go.
+type stepper struct {
+	ctx     context.Context
+	d       talos.Dialer
+	s       Step
+	o       Options
+	members []Step
+	res     NodeResult
+	// upgraded says what an upgrade did before the config is applied ("" for none).
+	upgraded string
+}
+
+// step brings one node to its desired state and waits until it is no less healthy than it
+// was. On a control plane, etcd must be healthy before anything is touched and again after.
+func step(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step, res NodeResult) NodeResult {
+	st := &stepper{ctx: ctx, d: d, s: s, o: o, members: members, res: res}
+
+	return st.run()
+}
+
+func (st *stepper) run() NodeResult {
+	if st.s.Node.Action == plan.Noop {
+		return st.outcome(Skipped, "already in the desired state")
+	}
+
+	before, err := observe(st.ctx, st.d, st.s, st.o)
+	if err != nil {
+		return st.fail("not healthy before the apply", err)
+	}
+
+	if st.controlPlane() {
+		if err := etcdGate(st.ctx, st.d, st.members, st.o); err != nil {
+			return st.fail("etcd not healthy before touching this control plane", err)
+		}
+	}
+
+	if st.s.Upgrade != nil {
+		if st.o.DryRun {
+			detail := "talops would " + upgradePlan(st.s)
+			if st.s.Node.ConfigChanged {
+				detail += ", then apply its config"
+			}
+
+			return st.outcome(DryRun, detail)
+		}
+
+		if before, err = upgrade(st.ctx, st.d, st.s, st.o, before); err != nil {
+			return st.fail("upgrade", err)
+		}
+
+		st.res.Rebooted = true
+		st.upgraded = "upgraded to " + st.s.Upgrade.describe() + ", rebooted"
+		st.s.Version = st.s.Upgrade.Version
+
+		if !st.s.Node.ConfigChanged {
+			return st.finish(st.upgraded+", healthy", "upgraded ("+st.upgraded+"), then")
+		}
+	}
+
+	return st.apply(before)
+}
+
+// apply sends the config, reboots the node where the plan says the change needs it and
+// the node did not reboot by itself, and waits for the node's health gate.
+func (st *stepper) apply(before health) NodeResult {
+	n, err := st.d.Dial(st.ctx, st.s.Address)
+	if err != nil {
+		return st.fail(st.done("connect"), err)
+	}
+	defer n.Close() //nolint:errcheck // the calls' errors matter
+
+	cctx, cancel := context.WithTimeout(st.ctx, st.o.CallTimeout)
+	applied, err := n.Apply(cctx, st.s.Config, st.o.Mode, st.o.DryRun)
+
+	cancel()
+
+	if err != nil {
+		return st.fail(st.done("apply the config"), err)
+	}
+
+	st.res.Warnings = applied.Warnings
+
+	if st.o.DryRun {
+		detail := "the node accepts the config (" + describe(applied.Mode) + ")"
+		if st.talopsReboots(applied) {
+			detail += "; talops would reboot it"
+		}
+
+		if summary := dryRunSummary(applied.Details); summary != "" {
+			detail += "; the node says: " + summary
+		}
+
+		return st.outcome(DryRun, detail)
+	}
+
+	rebooted := applied.Rebooting
+
+	// From Talos 1.14 the node never reboots on apply: talops reboots it where the plan
+	// says the change needs one.
+	if st.talopsReboots(applied) {
+		cctx, cancel := context.WithTimeout(st.ctx, st.o.CallTimeout)
+		err := n.Reboot(cctx)
+
+		cancel()
+
+		if err != nil {
+			return st.fail(st.done("config applied ("+describe(applied.Mode)+"), then the reboot"), err)
+		}
+
+		rebooted = true
+	}
+
+	st.res.Rebooted = st.res.Rebooted || rebooted
+
+	want := gateWant{rebooted: rebooted, version: st.s.Version}
+	if st.o.Mode != talos.ModeStaged {
+		// A staged config is not the running one until the next boot.
+		want.config = st.s.Config
+	}
+
+	if _, err := gate(st.ctx, st.d, st.s, st.o, before, want); err != nil {
+		return st.fail(st.done("config applied ("+describe(applied.Mode)+"), then the health gate"), err)
+	}
+
+	detail := st.appliedDetail(rebooted)
+	if st.upgraded != "" {
+		detail = st.upgraded + "; config " + detail
+	}
+
+	return st.finish(detail, st.done("config applied ("+describe(applied.Mode)+"), then"))
+}
+
+// talopsReboots reports whether talops must reboot the node itself after the apply.
+func (st *stepper) talopsReboots(applied talos.Applied) bool {
+	return st.s.Node.NeedsReboot && !applied.Rebooting && st.o.Mode == talos.ModeAuto
+}
+
+func (st *stepper) appliedDetail(rebooted bool) string {
+	switch {
+	case st.o.Mode == talos.ModeStaged:
+		return "staged: takes effect on the node's next reboot"
+	case st.o.Mode == talos.ModeTry:
+		return fmt.Sprintf("applied in try mode: the node rolls it back after %s", talos.TryTimeout)
+	case rebooted:
+		return "applied, rebooted, healthy"
+	case st.s.Node.NeedsReboot:
+		return "applied without a reboot (--mode " + string(st.o.Mode) + "): the change takes effect on the next reboot"
+	default:
+		return "applied live, healthy"
+	}
+}
+
+// finish checks etcd once a control plane is back, and records the outcome.
+func (st *stepper) finish(detail, failedAfter string) NodeResult {
+	if st.controlPlane() {
+		if err := etcdGate(st.ctx, st.d, st.members, st.o); err != nil {
+			st.res.Outcome, st.res.Detail = Failed, failedAfter+" etcd did not become healthy: "+talos.OneLine(err)
+
+			return st.res
+		}
+	}
+
+	return st.outcome(Applied, detail)
+}
+
+// done prefixes what a failed phase was with the upgrade that went before it.
+func (st *stepper) done(what string) string {
+	if st.upgraded == "" {
+		return what
+	}
+
+	return st.upgraded + "; " + what
+}
+
+func (st *stepper) controlPlane() bool { return st.s.Node.Role == "controlplane" }
+
+func (st *stepper) outcome(o Outcome, detail string) NodeResult {
+	st.res.Outcome, st.res.Detail = o, detail
+
+	return st.res
+}
+
+func (st *stepper) fail(what string, err error) NodeResult {
+	return st.outcome(Failed, what+": "+talos.OneLine(err))
+}
+
+func describe(mode string) string {
+	switch mode {
+	case "REBOOT":
+		return "with a reboot"
+	case "NO_REBOOT":
+		return "without a reboot"
+	case "STAGED":
+		return "staged for the next reboot"
+	case "TRY":
+		return "in try mode"
+	default:
+		return "mode " + mode
+	}
+}

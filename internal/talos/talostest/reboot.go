@@ -1,0 +1,172 @@
+package talostest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/cosi-project/runtime/pkg/safe"
+	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
+	"google.golang.org/grpc"
+)
+
+// Reboot is how long each phase of a reboot lasts on a fake node. A zero field takes
+// DefaultRebootPhase.
+type Reboot struct {
+	// Answering is how long the node keeps answering with its old boot ID once the
+	// reboot is triggered (its services stopping).
+	Answering time.Duration
+	// Down is how long nothing listens on the node's address.
+	Down time.Duration
+	// Booting is how long the node answers in machine stage booting, not ready, before
+	// it is running again.
+	Booting time.Duration
+}
+
+// DefaultRebootPhase is short, so that tests that reboot nodes stay fast.
+const DefaultRebootPhase = 20 * time.Millisecond
+
+func (r Reboot) withDefaults() Reboot {
+	for _, d := range []*time.Duration{&r.Answering, &r.Down, &r.Booting} {
+		if *d <= 0 {
+			*d = DefaultRebootPhase
+		}
+	}
+
+	return r
+}
+
+// host serves a node's API on one address, and stops and starts it as the node reboots.
+type host struct {
+	addr      string
+	newServer func() *grpc.Server
+
+	mu     sync.Mutex
+	srv    *grpc.Server
+	closed bool
+}
+
+func (h *host) up() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+
+	if h.closed || h.srv != nil {
+		return nil
+	}
+
+	lis, err := net.Listen("tcp", h.addr)
+	if err != nil {
+		return err
+	}
+
+	h.addr = lis.Addr().String()
+	h.srv = h.newServer()
+
+	go h.srv.Serve(lis) //nolint:errcheck // ends with Stop
+
+	return nil
+}
+
+func (h *host) down() {
+	h.mu.Lock()
+	srv := h.srv
+	h.srv = nil
+	h.mu.Unlock()
+
+	if srv != nil {
+		srv.Stop()
+	}
+}
+
+func (h *host) close() {
+	h.mu.Lock()
+	h.closed = true
+	h.mu.Unlock()
+
+	h.down()
+}
+
+// reboot starts a reboot unless one is under way; m.mu is held. The node answers for a
+// while, goes away, boots (new boot ID, the persisted config, an installed image) and
+// answers in stage booting, then running.
+func (m *machineService) reboot() {
+	if m.rebooting {
+		return
+	}
+
+	m.rebooting = true
+	timing := m.node.Reboot.withDefaults()
+
+	m.wg.Go(func() {
+		if !m.sleep(timing.Answering) {
+			return
+		}
+
+		m.host.down()
+
+		m.mu.Lock()
+		err := m.boot(context.Background())
+		m.mu.Unlock()
+
+		if err != nil || !m.sleep(timing.Down) {
+			return
+		}
+
+		if err := m.host.up(); err != nil || !m.sleep(timing.Booting) {
+			return
+		}
+
+		m.mu.Lock()
+		defer m.mu.Unlock()
+
+		m.rebooting = false
+		_ = m.setStage(context.Background(), runtime.MachineStageRunning) //nolint:errcheck // in-memory state
+	})
+}
+
+// sleep waits d, or less when the test ends; it reports whether the node still runs.
+func (m *machineService) sleep(d time.Duration) bool {
+	select {
+	case <-time.After(d):
+		return true
+	case <-m.done:
+		return false
+	}
+}
+
+// setStage sets the machine's stage: booting waits on the services a boot starts last and
+// on the Kubernetes node; running is ready unless the node has conditions it never meets.
+func (m *machineService) setStage(ctx context.Context, stage runtime.MachineStage) error {
+	ms, err := safe.StateGetByID[*runtime.MachineStatus](ctx, m.state, runtime.MachineStatusID)
+	if err != nil {
+		return err
+	}
+
+	unmet := m.node.Unmet
+	if stage == runtime.MachineStageBooting {
+		unmet = bootingConditions(m.node.Name, m.controlPlane)
+	}
+
+	ms.TypedSpec().Stage = stage
+	ms.TypedSpec().Status.Ready = len(unmet) == 0
+	ms.TypedSpec().Status.UnmetConditions = unmet
+
+	return m.state.Update(ctx, ms)
+}
+
+// bootingConditions are what a booting node waits for, worded as machined's
+// MachineStatusController does (servicesCheck and nodeReadyCheck of
+// internal/app/machined/pkg/controllers/runtime/machine_status.go, v1.14.1).
+func bootingConditions(name string, controlPlane bool) []runtime.UnmetCondition {
+	services := "kubelet not running"
+	if controlPlane {
+		services += ", etcd not running"
+	}
+
+	return []runtime.UnmetCondition{
+		{Name: "services", Reason: services},
+		{Name: "nodeReady", Reason: fmt.Sprintf("node %q is not ready", name)},
+	}
+}
