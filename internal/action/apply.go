@@ -52,25 +52,23 @@ func (a *runner) apply(ctx context.Context) (*result, error) {
 		notes []string
 	)
 
-	// apply refuses an event it does not run for before reading anything: the review is
-	// only looked up, on GitHub, for the others.
-	if rollout.EventRefusal(a.d.Getenv("GITHUB_EVENT_NAME")) == "" {
-		opts.Review = func(ctx context.Context, cluster string) (string, string, error) {
-			name = cluster
+	// Apply asks for the review once it knows the cluster's name, and only for an event it
+	// runs for: on a pull request, GitHub is not asked either.
+	opts.Review = func(ctx context.Context, cluster string) (string, string, error) {
+		name = cluster
 
-			if err := a.defaultBranchOnly(); err != nil {
-				return "", "", err
-			}
-
-			if api, rev, err = a.reviewedPlan(ctx, name, require); err != nil {
-				return "", "", err
-			}
-
-			hash, base := a.planCheck(opts, rev)
-			notes = a.planNotes(rev, require)
-
-			return hash, base, nil
+		if err := a.defaultBranchOnly(); err != nil {
+			return "", "", err
 		}
+
+		if api, rev, err = a.reviewedPlan(ctx, name, require); err != nil {
+			return "", "", err
+		}
+
+		hash, base := a.planCheck(opts, rev)
+		notes = a.planNotes(rev, require)
+
+		return hash, base, nil
 	}
 
 	res, err := cli.Apply(ctx, opts)
