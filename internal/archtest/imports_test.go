@@ -80,6 +80,20 @@ func TestLayers_ViewsImportNoAppOrDoor(t *testing.T) {
 	}
 }
 
+func TestLayers_EngineImportsTheCoreAndTheTalosAdapterOnly(t *testing.T) {
+	t.Parallel()
+
+	g := graph(t)
+
+	for _, pkg := range g.in(engine...) {
+		for _, imp := range g.imports[pkg] {
+			if !inLayer(imp, core) && !inLayer(imp, engine) && imp != "internal/talos" {
+				t.Errorf("%s imports %s: the rollout drives the nodes through the Talos adapter only", pkg, imp)
+			}
+		}
+	}
+}
+
 func TestLayers_AdaptersImportNothingAboveTheCore(t *testing.T) {
 	t.Parallel()
 
