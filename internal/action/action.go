@@ -1,6 +1,7 @@
 // Package action runs talops as a GitHub Action. It only maps the runner's world
-// (INPUT_* variables, the event payload, the GITHUB_* files) onto the options the
-// CLI fills, calls the same functions, and writes annotations, the job summary and outputs.
+// (INPUT_* variables, the event payload, the GITHUB_* files) onto the options of the same
+// use cases the CLI runs (internal/app), and writes the log, annotations, the job summary,
+// pull request comments and outputs.
 package action
 
 import (
@@ -45,27 +46,23 @@ func Run(ctx context.Context, d *cli.Deps, args []string) error {
 		command = args[0]
 	}
 
-	if err := a.secretInputs(); err != nil {
-		return err
-	}
+	a.d = a.secretInputs()
+	a.d = a.talosconfigInput()
+
+	run, known := commands[command]
 
 	var err error
 
-	switch command {
-	case "validate":
-		err = a.validate(ctx)
-	case "plan":
-		err = a.plan(ctx)
-	case "apply":
-		err = a.apply(ctx)
-	case "schematics":
-		err = a.schematics(ctx)
-	case "versions":
-		err = a.versions(ctx)
-	case "":
+	switch {
+	case command == "":
 		err = &cli.UsageError{Msg: "action: no command (pass one as an argument or the command input)"}
-	default:
+	case !known:
 		err = &cli.UsageError{Msg: fmt.Sprintf("action: unknown command %q", command)}
+	default:
+		var res *result
+		if res, err = run(a, ctx); err == nil {
+			err = a.finish(res)
+		}
 	}
 
 	a.reportError(err)
@@ -73,14 +70,70 @@ func Run(ctx context.Context, d *cli.Deps, args []string) error {
 	return err
 }
 
+// commands are the action's commands: each maps its inputs onto a use case and returns
+// what the step logs, summarises and sets as outputs.
+var commands = map[string]func(*runner, context.Context) (*result, error){
+	"validate":   (*runner).validate,
+	"plan":       (*runner).plan,
+	"apply":      (*runner).apply,
+	"schematics": (*runner).schematics,
+	"versions":   (*runner).versions,
+}
+
+// result is what a command leaves for the runner to write, in this order.
+type result struct {
+	// log is printed to the step's log; summary is appended to the job summary.
+	log, summary string
+	// post runs once the summary is written (the pull request's comment).
+	post    func()
+	outputs map[string]string
+	// err is the command's own failure, returned once everything is written; failed, when
+	// set, fails the step with findings already reported.
+	err    error
+	failed string
+}
+
+// finish writes what a command left: the log, the summary, the comment, the outputs.
+func (a *runner) finish(r *result) error {
+	if r.log != "" {
+		if _, err := a.d.Stdout.Write([]byte(a.d.Masker().String(r.log))); err != nil {
+			return err
+		}
+	}
+
+	if err := a.summary(r.summary); err != nil {
+		return errors.Join(r.err, err)
+	}
+
+	if r.post != nil {
+		r.post()
+	}
+
+	if err := a.outputs(r.outputs); err != nil {
+		return errors.Join(r.err, err)
+	}
+
+	switch {
+	case r.err != nil:
+		return r.err
+	case r.failed != "":
+		return &cli.FailedError{Msg: r.failed}
+	}
+
+	return nil
+}
+
 type runner struct {
 	d   *cli.Deps
 	gha *githubactions.Action
+	// ev is the event payload, read once (evErr: why it could not be).
+	ev    *event
+	evErr error
 }
 
-// secretInputs makes the secret inputs visible to the secrets loader as the
-// variables it reads, and masks them before anything else is printed.
-func (a *runner) secretInputs() error {
+// secretInputs makes the secret inputs visible to the secrets loader as the variables it
+// reads, and masks them before anything else is printed.
+func (a *runner) secretInputs() *cli.Deps {
 	overrides := map[string]string{}
 
 	if v := a.gha.GetInput(InputSOPSAgeKey); v != "" {
@@ -104,19 +157,10 @@ func (a *runner) secretInputs() error {
 	}
 
 	if len(overrides) == 0 {
-		return nil
+		return a.d
 	}
 
-	getenv := a.d.Getenv
-	a.d.Getenv = func(k string) string {
-		if v, ok := overrides[k]; ok {
-			return v
-		}
-
-		return getenv(k)
-	}
-
-	return nil
+	return a.d.WithEnv(overrides)
 }
 
 // maskSecrets registers every secret value talops knows with the runner's masking,
@@ -149,7 +193,7 @@ func MaskLines(v string) []string {
 // reportError turns a failure before any findings into an annotation and a summary line.
 func (a *runner) reportError(err error) {
 	var failed *cli.FailedError
-	if err == nil || asFailed(err, &failed) {
+	if err == nil || errors.As(err, &failed) {
 		return
 	}
 
@@ -187,7 +231,7 @@ func (a *runner) reportError(err error) {
 // summary appends markdown to the job summary; the runner's file may be missing when
 // run by hand, which is not an error worth failing for.
 func (a *runner) summary(markdown string) (err error) {
-	if a.d.Getenv("GITHUB_STEP_SUMMARY") == "" {
+	if markdown == "" || a.d.Getenv("GITHUB_STEP_SUMMARY") == "" {
 		return nil
 	}
 

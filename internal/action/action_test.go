@@ -102,6 +102,8 @@ func brokenLab(t *testing.T) cluster.MapFiles {
 }
 
 func TestValidate_AnnotationsSummaryAndOutputs(t *testing.T) {
+	t.Parallel()
+
 	r := newRunner(t, brokenLab(t), map[string]string{"dir": "examples/homelab", "strict": "false"})
 
 	err := action.Run(context.Background(), r.deps, []string{"validate"})
@@ -135,6 +137,8 @@ func TestValidate_AnnotationsSummaryAndOutputs(t *testing.T) {
 }
 
 func TestValidate_CleanLabPasses(t *testing.T) {
+	t.Parallel()
+
 	r := newRunner(t, testlab.Files(t), map[string]string{"dir": "examples/homelab"})
 
 	if err := action.Run(context.Background(), r.deps, []string{"validate"}); err != nil {
@@ -147,6 +151,8 @@ func TestValidate_CleanLabPasses(t *testing.T) {
 }
 
 func TestCommandInputSelectsTheCommand(t *testing.T) {
+	t.Parallel()
+
 	r := newRunner(t, testlab.Files(t), map[string]string{"dir": "examples/homelab", "command": "validate"})
 
 	if err := action.Run(context.Background(), r.deps, nil); err != nil {
@@ -164,6 +170,8 @@ func TestCommandInputSelectsTheCommand(t *testing.T) {
 }
 
 func TestInputsKeepTheirHyphensAndSecretInputsAreMasked(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 	bundle := string(files["secrets.THROWAWAY.yaml"])
 	testlab.Edit(t, files, "talops.yaml", "secrets: secrets.THROWAWAY.yaml\n", "")
@@ -208,6 +216,8 @@ func TestInputsKeepTheirHyphensAndSecretInputsAreMasked(t *testing.T) {
 }
 
 func TestInputErrorBecomesAnAnnotationOnItsFileAndLineAndTheSummary(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 	testlab.Edit(t, files, "talops.yaml", "schematic: gpu", "schematic: gpux")
 	testlab.Edit(t, files, "talops.yaml", "address: 10.0.20.104", "address: 10.0.20.103")
@@ -233,6 +243,8 @@ func TestInputErrorBecomesAnAnnotationOnItsFileAndLineAndTheSummary(t *testing.T
 }
 
 func TestBadBooleanInput(t *testing.T) {
+	t.Parallel()
+
 	r := newRunner(t, testlab.Files(t), map[string]string{"dir": "examples/homelab", "strict": "yes please"})
 
 	if err := action.Run(context.Background(), r.deps, []string{"validate"}); cli.ExitCode(err) != cli.ExitFailure {
@@ -257,6 +269,8 @@ func labValues(t *testing.T) []string {
 }
 
 func TestOutputs_FramedByARandomDelimiter(t *testing.T) {
+	t.Parallel()
+
 	frames := map[string]bool{}
 
 	for range 2 {

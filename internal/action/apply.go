@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/talops/talops/internal/cli"
-	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/github"
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/rollout"
@@ -27,9 +25,6 @@ const (
 	InputReviewedAgainst     = "reviewed-against"
 )
 
-// hashLine finds the reviewed plan's hash in its comment (report.HashMarker).
-var hashLine = regexp.MustCompile(`(?m)^<!-- talops:plan-hash ([0-9a-f]{64}) -->$`)
-
 // reviewed is what the merged pull request says was reviewed.
 type reviewed struct {
 	pr *github.PR
@@ -37,42 +32,44 @@ type reviewed struct {
 	base, hash string
 }
 
-func (a *runner) apply(ctx context.Context) error {
+func (a *runner) apply(ctx context.Context) (*result, error) {
 	opts, err := a.applyOptions()
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	require := true
 	if a.gha.GetInput(InputRequireReviewedPlan) != "" {
 		if require, err = boolInput(a.gha, InputRequireReviewedPlan); err != nil {
-			return err
+			return nil, err
 		}
 	}
 
 	var (
-		rev  *reviewed
-		api  github.API
-		name string
+		rev   *reviewed
+		api   github.API
+		name  string
+		notes []string
 	)
 
-	// On a pull request apply refuses before reading anything; GitHub is not asked either.
-	if ev := a.d.Getenv("GITHUB_EVENT_NAME"); ev != "pull_request" && ev != "pull_request_target" {
-		if name, err = a.clusterName(opts.Dir); err != nil {
-			return err
-		}
+	// Apply asks for the review once it knows the cluster's name, and only for an event it
+	// runs for: on a pull request, GitHub is not asked either.
+	opts.Review = func(ctx context.Context, cluster string) (string, string, error) {
+		name = cluster
 
 		if err := a.defaultBranchOnly(); err != nil {
-			return err
+			return "", "", err
 		}
 
-		api, rev, err = a.reviewedPlan(ctx, name, require)
-		if err != nil {
-			return err
+		if api, rev, err = a.reviewedPlan(ctx, name, require); err != nil {
+			return "", "", err
 		}
+
+		hash, base := a.planCheck(opts, rev)
+		notes = a.planNotes(rev, require)
+
+		return hash, base, nil
 	}
-
-	notes := a.planCheck(opts, rev, require)
 
 	res, err := cli.Apply(ctx, opts)
 
@@ -84,33 +81,37 @@ func (a *runner) apply(ctx context.Context) error {
 			a.postApply(ctx, api, *rev.pr, name, report.ApplyRefusedMarkdown(name, a.d.Masker().String(err.Error())))
 		}
 
-		return err
+		return nil, err
 	}
 
-	if serr := a.summary(report.ApplyMarkdown(res.Report, report.ApplyView{Commit: a.d.Getenv("GITHUB_SHA"), Notes: notes})); serr != nil && err == nil {
-		err = serr
+	out := &result{
+		summary: report.ApplyMarkdown(res.Report, report.ApplyView{Commit: a.d.Getenv("GITHUB_SHA"), Notes: notes}),
+		err:     err,
 	}
 
 	if rev != nil && rev.pr != nil {
-		a.postApply(ctx, api, *rev.pr, name, report.ApplyMarkdown(res.Report, report.ApplyView{Marker: true, Commit: a.d.Getenv("GITHUB_SHA"), Notes: notes}))
+		out.post = func() {
+			a.postApply(ctx, api, *rev.pr, name, report.ApplyMarkdown(res.Report, report.ApplyView{Marker: true, Commit: a.d.Getenv("GITHUB_SHA"), Notes: notes}))
+		}
 	}
 
-	if oerr := a.applyOutputs(res.Report); oerr != nil && err == nil {
-		err = oerr
+	if out.outputs, err = applyOutputs(res.Report); err != nil {
+		return nil, err
 	}
 
-	return err
+	return out, nil
 }
 
 // applyOptions maps the inputs onto apply's options.
 func (a *runner) applyOptions() (*cli.ApplyOptions, error) {
 	opts := &cli.ApplyOptions{
 		Deps:            a.d,
-		Dir:             orDefault(a.gha.GetInput(InputDir), "."),
+		Dir:             a.dir(),
 		Mode:            orDefault(a.gha.GetInput(InputMode), "auto"),
 		ReviewedAgainst: a.gha.GetInput(InputReviewedAgainst),
 		Parallel:        1,
 		Format:          report.FormatText,
+		Talosconfig:     a.talosconfig(),
 	}
 
 	if v := a.gha.GetInput(InputParallel); v != "" {
@@ -130,54 +131,19 @@ func (a *runner) applyOptions() (*cli.ApplyOptions, error) {
 		}
 	}
 
-	opts.Talosconfig = a.talosconfig()
-
 	return opts, nil
-}
-
-// clusterName reads the cluster's name: it names the plan comment to look for.
-func (a *runner) clusterName(dir string) (string, error) {
-	files, closeDir, err := a.d.OpenDir(dir)
-	if err != nil {
-		return "", fmt.Errorf("open repository directory %s: %w", dir, err)
-	}
-	defer closeDir() //nolint:errcheck // read-only
-
-	c, err := cluster.Load(dir, files)
-	if err != nil {
-		return "", err
-	}
-
-	return c.Spec.Cluster.Name, nil
 }
 
 // defaultBranchOnly refuses a run on a ref other than the repository's default branch,
 // when the event payload names both: only what was merged there was reviewed.
 func (a *runner) defaultBranchOnly() error {
-	path := a.d.Getenv("GITHUB_EVENT_PATH")
-	if path == "" {
-		return nil
-	}
-
-	data, err := a.d.ReadFile(path)
+	ev, err := a.event()
 	if err != nil {
-		return fmt.Errorf("read the event payload: %w", err)
+		return err
 	}
 
-	var payload struct {
-		Ref        string `json:"ref"`
-		Repository struct {
-			DefaultBranch string `json:"default_branch"`
-		} `json:"repository"`
-	}
-
-	if err := json.Unmarshal(data, &payload); err != nil {
-		return fmt.Errorf("parse the event payload %s: %w", path, err)
-	}
-
-	ref := orDefault(payload.Ref, a.d.Getenv("GITHUB_REF"))
-	if def := payload.Repository.DefaultBranch; def != "" && ref != "" && ref != "refs/heads/"+def {
-		return &cli.RefusedError{Reasons: []string{fmt.Sprintf("apply runs on the default branch (%s), not on %s", def, ref)}}
+	if why := rollout.BranchRefusal(ev.Ref, ev.DefaultBranch); why != "" {
+		return &cli.RefusedError{Reasons: []string{why}}
 	}
 
 	return nil
@@ -239,12 +205,12 @@ func (a *runner) reviewedPlan(ctx context.Context, name string, require bool) (g
 			continue
 		}
 
-		m := hashLine.FindStringSubmatch(c.Body)
-		if m == nil {
+		hash, ok := report.ParseHashMarker(c.Body)
+		if !ok {
 			return refuse(fmt.Sprintf("the plan comment of %s on %s carries no plan hash (was the desired state blocked by errors?)", name, rev.pr))
 		}
 
-		rev.hash = m[1]
+		rev.hash = hash
 
 		return api, rev, nil
 	}
@@ -274,28 +240,33 @@ func mergedPull(pulls []github.Pull, sha string) *github.Pull {
 	return first
 }
 
-// planCheck puts the reviewed plan's hash and base into opts, and says in notes how the
-// plan was checked.
-func (a *runner) planCheck(opts *cli.ApplyOptions, rev *reviewed, require bool) []string {
+// planCheck is the reviewed plan's hash and the base it was computed against ("", "":
+// none was found to check).
+func (a *runner) planCheck(opts *cli.ApplyOptions, rev *reviewed) (hash, base string) {
 	if rev == nil || rev.hash == "" {
-		if require {
-			return nil // only a pull request event gets here: apply refuses it
-		}
-
-		return []string{"No reviewed plan was checked (require-reviewed-plan: false): the live plan was applied."}
+		return "", ""
 	}
-
-	opts.PlanHash = rev.hash
 
 	against := opts.ReviewedAgainst
 	if against == "" {
-		opts.ReviewedBase = rev.base
 		against = rev.base
 	}
 
 	a.gha.Infof("checking the plan reviewed on %s (hash %s, against %s)", rev.pr, rev.hash, against)
 
-	return []string{fmt.Sprintf("The plan reviewed on %s (hash `%s`) matched.", rev.pr, rev.hash[:12])}
+	return rev.hash, rev.base
+}
+
+// planNotes say in the summary how the plan was checked.
+func (a *runner) planNotes(rev *reviewed, require bool) []string {
+	switch {
+	case rev != nil && rev.hash != "":
+		return []string{fmt.Sprintf("The plan reviewed on %s (hash `%s`) matched.", rev.pr, rev.hash[:12])}
+	case require:
+		return nil
+	default:
+		return []string{"No reviewed plan was checked (require-reviewed-plan: false): the live plan was applied."}
+	}
 }
 
 // token is the github-token input, else GITHUB_TOKEN.
@@ -318,22 +289,22 @@ func (a *runner) postApply(ctx context.Context, api github.API, pr github.PR, cl
 	}
 }
 
-func (a *runner) applyOutputs(r *rollout.Report) error {
+func applyOutputs(r *rollout.Report) (map[string]string, error) {
 	var buf, line bytes.Buffer
 	if err := report.ApplyJSON(&buf, r); err != nil {
-		return err
+		return nil, err
 	}
 
 	if err := json.Compact(&line, buf.Bytes()); err != nil {
-		return err
+		return nil, err
 	}
 
 	count := r.Count()
 
-	return a.outputs(map[string]string{
+	return map[string]string{
 		"applied": strconv.Itoa(count[rollout.Applied]),
 		"failed":  strconv.Itoa(count[rollout.Failed]),
 		"skipped": strconv.Itoa(count[rollout.Skipped]),
 		"report":  line.String(),
-	})
+	}, nil
 }

@@ -137,6 +137,8 @@ func (l *applyLab) applyComments() []string {
 }
 
 func TestApply_TheReviewedPlanIsAppliedAndReportedOnTheMergedPullRequest(t *testing.T) {
+	t.Parallel()
+
 	l := newApplyLab(t)
 	l.review(t)
 
@@ -193,6 +195,8 @@ func TestApply_TheReviewedPlanIsAppliedAndReportedOnTheMergedPullRequest(t *test
 }
 
 func TestApply_AnotherHashOnThePlanCommentRefusesWithoutTouchingANode(t *testing.T) {
+	t.Parallel()
+
 	l := newApplyLab(t)
 	l.gh.AddComment(report.Marker("homelab") + "\n### talops plan: homelab\n" + report.HashMarker(strings.Repeat("0", 64)) + "\n")
 
@@ -221,6 +225,8 @@ func TestApply_AnotherHashOnThePlanCommentRefusesWithoutTouchingANode(t *testing
 }
 
 func TestApply_NoMergedPullRequestRefusesUnlessAReviewIsNotRequired(t *testing.T) {
+	t.Parallel()
+
 	l := newApplyLab(t)
 
 	r := l.runner(t, nil)
@@ -248,6 +254,8 @@ func TestApply_NoMergedPullRequestRefusesUnlessAReviewIsNotRequired(t *testing.T
 }
 
 func TestApply_AMergedPullRequestWithoutAPlanCommentRefuses(t *testing.T) {
+	t.Parallel()
+
 	l := newApplyLab(t)
 	l.gh.AddComment("LGTM")
 
@@ -260,6 +268,8 @@ func TestApply_AMergedPullRequestWithoutAPlanCommentRefuses(t *testing.T) {
 }
 
 func TestApply_PullRequestEventsAreRefusedBeforeGitHubIsAsked(t *testing.T) {
+	t.Parallel()
+
 	l := newApplyLab(t)
 
 	r := l.runner(t, nil)
@@ -276,6 +286,8 @@ func TestApply_PullRequestEventsAreRefusedBeforeGitHubIsAsked(t *testing.T) {
 }
 
 func TestApply_APushToAnotherBranchIsRefused(t *testing.T) {
+	t.Parallel()
+
 	l := newApplyLab(t)
 
 	r := l.runner(t, nil)
@@ -290,6 +302,8 @@ func TestApply_APushToAnotherBranchIsRefused(t *testing.T) {
 }
 
 func TestApply_ReadOnlyTokenDegradesToTheSummary(t *testing.T) {
+	t.Parallel()
+
 	l := newApplyLab(t)
 	l.review(t)
 	l.gh.ReadOnly()
@@ -309,6 +323,8 @@ func TestApply_ReadOnlyTokenDegradesToTheSummary(t *testing.T) {
 }
 
 func TestApply_NoSecretOrTalosconfigKeyReachesGitHubTheSummaryTheOutputsOrTheLog(t *testing.T) {
+	t.Parallel()
+
 	l := newApplyLab(t)
 	l.review(t)
 
@@ -362,6 +378,8 @@ func TestApply_NoSecretOrTalosconfigKeyReachesGitHubTheSummaryTheOutputsOrTheLog
 }
 
 func TestApply_APlanCommentSomebodyElseWroteIsNotTrusted(t *testing.T) {
+	t.Parallel()
+
 	l := newApplyLab(t)
 	// Somebody copies the marker and a hash into a comment of their own.
 	l.gh.AddCommentBy("mallory", report.Marker("homelab")+"\n### talops plan: homelab\n"+report.HashMarker(strings.Repeat("0", 64))+"\n")

@@ -8,15 +8,27 @@ import (
 	"github.com/talops/talops/internal/github"
 )
 
-// event holds the pull request facts of the workflow's event payload.
+// event holds what talops reads from the workflow's event payload.
 type event struct {
 	PR *github.PR
 	// BaseSHA is the pull request's base commit: the current state a plan compares with.
 	BaseSHA string
+	// Ref is the ref the event ran on, DefaultBranch the repository's default branch
+	// (either may be empty).
+	Ref, DefaultBranch string
 }
 
+// event reads the event payload, once per run.
 func (a *runner) event() (*event, error) {
-	ev := &event{}
+	if a.ev == nil && a.evErr == nil {
+		a.ev, a.evErr = a.readEvent()
+	}
+
+	return a.ev, a.evErr
+}
+
+func (a *runner) readEvent() (*event, error) {
+	ev := &event{Ref: a.d.Getenv("GITHUB_REF")}
 
 	path := a.d.Getenv("GITHUB_EVENT_PATH")
 	if path == "" {
@@ -29,6 +41,7 @@ func (a *runner) event() (*event, error) {
 	}
 
 	var payload struct {
+		Ref         string `json:"ref"`
 		PullRequest *struct {
 			Number int `json:"number"`
 			Base   struct {
@@ -36,8 +49,9 @@ func (a *runner) event() (*event, error) {
 			} `json:"base"`
 		} `json:"pull_request"`
 		Repository struct {
-			Name  string `json:"name"`
-			Owner struct {
+			Name          string `json:"name"`
+			DefaultBranch string `json:"default_branch"`
+			Owner         struct {
 				Login string `json:"login"`
 			} `json:"owner"`
 		} `json:"repository"`
@@ -46,6 +60,9 @@ func (a *runner) event() (*event, error) {
 	if err := json.Unmarshal(data, &payload); err != nil {
 		return nil, fmt.Errorf("parse the event payload %s: %w", path, err)
 	}
+
+	ev.Ref = orDefault(payload.Ref, ev.Ref)
+	ev.DefaultBranch = payload.Repository.DefaultBranch
 
 	if payload.PullRequest == nil {
 		return ev, nil

@@ -56,6 +56,8 @@ func outputsSet(r *runner, t *testing.T) []string {
 }
 
 func TestActionYAML_ValidatePlanAndApplyDeclareWhatTheyReadAndWrite(t *testing.T) {
+	t.Parallel()
+
 	for _, tc := range []struct {
 		name   string
 		inputs []string
@@ -111,6 +113,8 @@ func TestActionYAML_ValidatePlanAndApplyDeclareWhatTheyReadAndWrite(t *testing.T
 }
 
 func TestActionYAML_RootDeclaresEveryInputAndOutputOfTheActions(t *testing.T) {
+	t.Parallel()
+
 	root := readMeta(t, "action.yml")
 
 	if root.Runs.Image != "Dockerfile" || !slices.Equal(root.Runs.Args, []string{"action"}) {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/github"
@@ -30,21 +31,20 @@ const (
 // touches the disk.
 const talosconfigInput = "(input talosconfig)"
 
-// talosconfig serves the talosconfig input, when given, as a file only the talosconfig
-// loader can read, and returns that file's name ("": the default talosconfig).
-func (a *runner) talosconfig() string {
-	tc := a.gha.GetInput(InputTalosconfig)
-	if tc == "" {
-		return ""
+// talosconfigInput serves the talosconfig input, when given, as a file only the
+// talosconfig loader asks for.
+func (a *runner) talosconfigInput() *cli.Deps {
+	if tc := a.gha.GetInput(InputTalosconfig); tc != "" {
+		return a.d.WithFile(talosconfigInput, []byte(tc))
 	}
 
-	readFile := a.d.ReadFile
-	a.d.ReadFile = func(name string) ([]byte, error) {
-		if name == talosconfigInput {
-			return []byte(tc), nil
-		}
+	return a.d
+}
 
-		return readFile(name)
+// talosconfig is the talosconfig file to read ("": the default talosconfig).
+func (a *runner) talosconfig() string {
+	if a.gha.GetInput(InputTalosconfig) == "" {
+		return ""
 	}
 
 	return talosconfigInput
@@ -57,89 +57,70 @@ var planLabels = []github.Label{
 	{Name: "talos:no-changes", Color: "0e8a16", Description: "talops: merging changes nothing on nodes"},
 }
 
-func (a *runner) plan(ctx context.Context) error {
+func (a *runner) plan(ctx context.Context) (*result, error) {
 	ev, err := a.event()
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	comment := true
 	if v := a.gha.GetInput(InputComment); v != "" {
 		if comment, err = boolInput(a.gha, InputComment); err != nil {
-			return err
+			return nil, err
 		}
 	}
 
 	offline, err := boolInput(a.gha, InputOffline)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	live, err := boolInput(a.gha, InputLive)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
-	opts := &cli.PlanOptions{
-		Offline: offline,
-		Deps:    a.d,
-		Dir:     orDefault(a.gha.GetInput(InputDir), "."),
-		Base:    a.gha.GetInput(InputBase),
-		Against: a.gha.GetInput(InputAgainst),
-		Live:    live,
-		Format:  report.FormatMarkdown,
+	opts := app.PlanOptions{
+		Dir: a.dir(), Base: a.gha.GetInput(InputBase), Against: a.gha.GetInput(InputAgainst),
+		Live: live, Talosconfig: a.talosconfig(), Offline: offline,
 	}
-
-	opts.Talosconfig = a.talosconfig()
 
 	if !live && opts.Base == "" && opts.Against == "" && ev.BaseSHA != "" {
 		opts.Base = ev.BaseSHA
 	}
 
-	res, err := cli.Plan(ctx, opts)
+	res, err := app.Plan(ctx, a.d.App(), opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	a.maskSecrets()
 
-	var b strings.Builder
-
-	b.WriteString(annotations(res.Findings))
-
-	b.WriteString(report.PlanText(res.Plan, nil, res.Nodes, false))
-
-	if _, err := a.d.Stdout.Write([]byte(a.d.Masker().String(b.String()))); err != nil {
-		return err
-	}
-
-	full, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{Version: cli.Version, Limit: report.SummaryLimit, Sections: res.Sections()})
+	full, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{Version: cli.Version, Limit: report.SummaryLimit, Bump: res.Bump})
 	if err != nil {
-		return err
+		return nil, err
 	}
 
-	if err := a.summary(full); err != nil {
-		return err
+	out := &result{
+		log:     annotations(res.Findings) + report.PlanText(res.Plan, nil, res.Nodes, false),
+		summary: full,
+		outputs: planOutputs(res.Plan),
 	}
 
 	if comment && ev.PR != nil {
-		a.postPlan(ctx, ev, res)
-	}
-
-	if err := a.outputs(planOutputs(res.Plan)); err != nil {
-		return err
+		out.post = func() { a.postPlan(ctx, ev, res, full) }
 	}
 
 	if finding.HasErrors(res.Findings) {
-		return &cli.FailedError{Msg: "the desired state has errors"}
+		out.failed = "the desired state has errors"
 	}
 
-	return nil
+	return out, nil
 }
 
 // postPlan updates the sticky comment and the labels. A token that may not write (a
 // fork's) degrades to the job summary with a notice; it does not fail the check.
-func (a *runner) postPlan(ctx context.Context, ev *event, res *cli.PlanResult) {
+func (a *runner) postPlan(ctx context.Context, ev *event, res *app.PlanResult, full string) {
 	token := a.gha.GetInput(InputGitHubToken)
 	if token == "" {
 		token = a.d.Getenv("GITHUB_TOKEN")
@@ -152,11 +133,7 @@ func (a *runner) postPlan(ctx context.Context, ev *event, res *cli.PlanResult) {
 		return
 	}
 
-	body, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{
-		Version:     cli.Version,
-		SummaryNote: "the job summary of this run",
-		Sections:    res.Sections(),
-	})
+	body, err := commentBody(res, full)
 	if err != nil {
 		a.gha.Warningf("render the plan comment: %s", err)
 
@@ -177,6 +154,21 @@ func (a *runner) postPlan(ctx context.Context, ev *event, res *cli.PlanResult) {
 	case err != nil:
 		a.gha.Warningf("could not post the plan on %s: %s", ev.PR, a.d.Masker().String(err.Error()))
 	}
+}
+
+// commentBody is the plan comment: the job summary's markdown when it fits a comment
+// (a body under the limit is the whole plan either way), else a shorter rendering that
+// points at the job summary.
+func commentBody(res *app.PlanResult, full string) (string, error) {
+	if len(full) < report.CommentLimit {
+		return full, nil
+	}
+
+	return report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{
+		Version:     cli.Version,
+		SummaryNote: "the job summary of this run",
+		Bump:        res.Bump,
+	})
 }
 
 func labelsFor(p *plan.Plan) []string {

@@ -22,6 +22,8 @@ func planRunner(t *testing.T, gh *githubtest.Server) *runner {
 }
 
 func TestPlan_PostsOneStickyCommentLabelsAndOutputs(t *testing.T) {
+	t.Parallel()
+
 	gh := githubtest.New(t, "lab", "infra", 7)
 	gh.AddComment("looks good to me")
 
@@ -69,6 +71,8 @@ func TestPlan_PostsOneStickyCommentLabelsAndOutputs(t *testing.T) {
 }
 
 func TestPlan_ReadOnlyTokenDegradesToTheSummary(t *testing.T) {
+	t.Parallel()
+
 	gh := githubtest.New(t, "lab", "infra", 7)
 	gh.ReadOnly()
 
@@ -88,6 +92,8 @@ func TestPlan_ReadOnlyTokenDegradesToTheSummary(t *testing.T) {
 }
 
 func TestPlan_NoSecretReachesGitHubTheSummaryOrTheLog(t *testing.T) {
+	t.Parallel()
+
 	gh := githubtest.New(t, "lab", "infra", 7)
 	r := planRunner(t, gh)
 
@@ -123,6 +129,8 @@ func TestPlan_NoSecretReachesGitHubTheSummaryOrTheLog(t *testing.T) {
 }
 
 func TestPlan_BlockedPlanIsNotLabelledNoChanges(t *testing.T) {
+	t.Parallel()
+
 	gh := githubtest.New(t, "lab", "infra", 7)
 
 	desired := testlab.Files(t)

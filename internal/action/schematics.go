@@ -4,48 +4,36 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/app"
+	"github.com/talops/talops/internal/images"
 	"github.com/talops/talops/internal/report"
 )
 
 // InputRegister asks the schematics action to register every schematic with the factory.
 const InputRegister = "register"
 
-func (a *runner) schematics(ctx context.Context) error {
+func (a *runner) schematics(ctx context.Context) (*result, error) {
 	register, err := boolInput(a.gha, InputRegister)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
-	s, err := cli.Schematics(ctx, &cli.SchematicsOptions{
-		Deps:     a.d,
-		Dir:      orDefault(a.gha.GetInput(InputDir), "."),
-		Format:   report.FormatText,
-		Register: register,
-	})
+	s, err := app.Schematics(ctx, a.d.App(), app.SchematicsOptions{Dir: a.dir(), Register: register})
 	if err != nil {
-		return err
-	}
-
-	if _, err := a.d.Stdout.Write([]byte(a.d.Masker().String(report.SchematicsText(s)))); err != nil {
-		return err
-	}
-
-	if err := a.summary(report.SchematicsMarkdown(s)); err != nil {
-		return err
+		return nil, err
 	}
 
 	outputs, err := schematicsOutputs(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
-	return a.outputs(outputs)
+	return &result{log: report.SchematicsText(s), summary: report.SchematicsMarkdown(s), outputs: outputs}, nil
 }
 
 // schematicsOutputs are the whole view as JSON, the IDs and installers as JSON objects for
 // fromJSON(), and one id-<name> per schematic for workflows that want a plain string.
-func schematicsOutputs(s *report.Schematics) (map[string]string, error) {
+func schematicsOutputs(s *images.Schematics) (map[string]string, error) {
 	installers := map[string]string{}
 	for _, n := range s.Nodes {
 		installers[n.Name] = n.Installer

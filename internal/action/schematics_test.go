@@ -12,7 +12,7 @@ import (
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/factory/factorytest"
-	"github.com/talops/talops/internal/report"
+	"github.com/talops/talops/internal/images"
 	"github.com/talops/talops/internal/schematic"
 	"github.com/talops/talops/internal/testlab"
 )
@@ -35,6 +35,8 @@ func output(t *testing.T, r *runner, name string) string {
 }
 
 func TestSchematics_SummaryTableAndOutputs(t *testing.T) {
+	t.Parallel()
+
 	r := newRunner(t, testlab.Files(t), map[string]string{"dir": "examples/homelab"})
 
 	if err := action.Run(context.Background(), r.deps, []string{"schematics"}); err != nil {
@@ -47,7 +49,7 @@ func TestSchematics_SummaryTableAndOutputs(t *testing.T) {
 		t.Errorf("log: %s", r.stdout.String())
 	}
 
-	var s report.Schematics
+	var s images.Schematics
 	if err := json.Unmarshal([]byte(output(t, r, "schematics")), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -77,6 +79,8 @@ func TestSchematics_SummaryTableAndOutputs(t *testing.T) {
 }
 
 func TestSchematics_RegisterInputAndAMismatchFailsTheStep(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 
 	load := func(name string) *schematic.Schematic {
@@ -117,6 +121,8 @@ func TestSchematics_RegisterInputAndAMismatchFailsTheStep(t *testing.T) {
 }
 
 func TestSchematics_ActionYAMLDeclaresWhatTheCommandReadsAndWrites(t *testing.T) {
+	t.Parallel()
+
 	meta := readMeta(t, "actions", "schematics", "action.yml")
 
 	if got := slices.Sorted(maps.Keys(meta.Inputs)); !slices.Equal(got, []string{action.InputDir, action.InputRegister}) {

@@ -3,71 +3,53 @@ package action
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"strconv"
-	"strings"
 
-	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/report"
 )
 
-func (a *runner) validate(ctx context.Context) error {
+func (a *runner) validate(ctx context.Context) (*result, error) {
 	strict, err := boolInput(a.gha, InputStrict)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
-	opts := &cli.ValidateOptions{
-		Deps:   a.d,
-		Dir:    orDefault(a.gha.GetInput(InputDir), "."),
-		Strict: strict,
-		Format: report.FormatGitHub,
-	}
-
-	res, err := cli.Validate(ctx, opts)
+	res, err := app.Validate(ctx, a.d.App(), app.ValidateOptions{Dir: a.dir(), Strict: strict})
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	a.maskSecrets()
-
-	var b strings.Builder
-
-	b.WriteString(annotations(res.Findings))
-
-	b.WriteString(report.Summary(res.Findings, res.Nodes) + "\n")
-
-	if _, err := a.d.Stdout.Write([]byte(a.d.Masker().String(b.String()))); err != nil {
-		return err
-	}
-
-	if err := a.summary(report.FindingsMarkdown(res.Findings, res.Nodes)); err != nil {
-		return err
-	}
 
 	errs, warns, notes := finding.Count(res.Findings)
 
 	compact, err := json.Marshal(res.Findings)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
-	if err := a.outputs(map[string]string{
-		"errors":   strconv.Itoa(errs),
-		"warnings": strconv.Itoa(warns),
-		"notes":    strconv.Itoa(notes),
-		"findings": string(compact),
-	}); err != nil {
-		return err
+	out := &result{
+		log:     annotations(res.Findings) + report.Summary(res.Findings, res.Nodes) + "\n",
+		summary: report.FindingsMarkdown(res.Findings, res.Nodes),
+		outputs: map[string]string{
+			"errors":   strconv.Itoa(errs),
+			"warnings": strconv.Itoa(warns),
+			"notes":    strconv.Itoa(notes),
+			"findings": string(compact),
+		},
 	}
 
 	if errs > 0 {
-		return &cli.FailedError{Msg: "validation failed"}
+		out.failed = "validation failed"
 	}
 
-	return nil
+	return out, nil
 }
+
+// dir is the repository directory input.
+func (a *runner) dir() string { return orDefault(a.gha.GetInput(InputDir), ".") }
 
 func orDefault(v, def string) string {
 	if v == "" {
@@ -75,8 +57,4 @@ func orDefault(v, def string) string {
 	}
 
 	return v
-}
-
-func asFailed(err error, target **cli.FailedError) bool {
-	return errors.As(err, target)
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
-	"strings"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/report"
@@ -17,74 +17,51 @@ const InputOffline = "offline"
 
 // versions explains the pull request's version bump: against the PR's base commit unless
 // the base or against input names another state.
-func (a *runner) versions(ctx context.Context) error {
+func (a *runner) versions(ctx context.Context) (*result, error) {
 	ev, err := a.event()
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	offline, err := boolInput(a.gha, InputOffline)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
-	opts := &cli.VersionsOptions{
-		Deps:    a.d,
-		Dir:     orDefault(a.gha.GetInput(InputDir), "."),
-		Base:    a.gha.GetInput(InputBase),
-		Against: a.gha.GetInput(InputAgainst),
-		Format:  report.FormatMarkdown,
-		Offline: offline,
-	}
+	opts := app.VersionsOptions{Dir: a.dir(), Base: a.gha.GetInput(InputBase), Against: a.gha.GetInput(InputAgainst), Offline: offline}
 
 	if opts.Base == "" && opts.Against == "" {
 		if ev.BaseSHA == "" {
-			return &cli.UsageError{Msg: "versions compares against the pull request's base: run it on pull_request, or set the base or against input"}
+			return nil, &cli.UsageError{Msg: "versions compares against the pull request's base: run it on pull_request, or set the base or against input"}
 		}
 
 		opts.Base = ev.BaseSHA
 	}
 
-	b, err := cli.Versions(ctx, opts)
+	b, err := app.Versions(ctx, a.d.App(), opts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	a.maskSecrets()
 
-	var out strings.Builder
-
-	out.WriteString(annotations(b.Findings))
-
-	out.WriteString(report.VersionsSummary(b) + "\n")
-
-	if _, err := a.d.Stdout.Write([]byte(a.d.Masker().String(out.String()))); err != nil {
-		return err
-	}
-
 	md, err := report.VersionsMarkdown(b)
 	if err != nil {
-		return err
-	}
-
-	if err := a.summary(md); err != nil {
-		return err
+		return nil, err
 	}
 
 	outputs, err := versionsOutputs(b)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
-	if err := a.outputs(outputs); err != nil {
-		return err
-	}
+	out := &result{log: annotations(b.Findings) + report.VersionsSummary(b) + "\n", summary: md, outputs: outputs}
 
 	if finding.HasErrors(b.Findings) {
-		return &cli.FailedError{Msg: "the version bump has errors"}
+		out.failed = "the version bump has errors"
 	}
 
-	return nil
+	return out, nil
 }
 
 func versionsOutputs(b *rules.Bump) (map[string]string, error) {

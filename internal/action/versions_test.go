@@ -29,6 +29,8 @@ func pinnedLab(t *testing.T, talos string) cluster.MapFiles {
 }
 
 func TestVersions_SummaryAnnotationsAndOutputs(t *testing.T) {
+	t.Parallel()
+
 	r := newRunner(t, pinnedLab(t, "v1.13.9"), map[string]string{"dir": "examples/homelab", "against": "base"})
 	r.dirs["base"] = pinnedLab(t, "v1.11.6")
 
@@ -60,6 +62,8 @@ func TestVersions_SummaryAnnotationsAndOutputs(t *testing.T) {
 // TestVersions_ComparesWithThePullRequestBase checks that, with neither base nor against,
 // the base commit comes from the event payload (aaaa in the test runner's event).
 func TestVersions_ComparesWithThePullRequestBase(t *testing.T) {
+	t.Parallel()
+
 	r := newRunner(t, testlab.Files(t), map[string]string{"dir": "examples/homelab"})
 
 	var asked []string
@@ -88,6 +92,8 @@ func TestVersions_ComparesWithThePullRequestBase(t *testing.T) {
 }
 
 func TestVersions_OutsideAPullRequestNeedsABase(t *testing.T) {
+	t.Parallel()
+
 	r := newRunner(t, testlab.Files(t), map[string]string{"dir": "examples/homelab"})
 	r.env["GITHUB_EVENT_PATH"] = ""
 	r.env["GITHUB_EVENT_NAME"] = "push"
@@ -102,6 +108,8 @@ func TestVersions_OutsideAPullRequestNeedsABase(t *testing.T) {
 }
 
 func TestVersions_ActionYAMLDeclaresWhatTheCommandReadsAndWrites(t *testing.T) {
+	t.Parallel()
+
 	meta := readMeta(t, "actions", "versions", "action.yml")
 
 	wantInputs := []string{action.InputAgainst, action.InputBase, action.InputDir, action.InputOffline, action.InputSOPSAgeKey, action.InputTalosSecrets}

@@ -1,28 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
-	"time"
 
-	"github.com/talops/talops/internal/catalog"
-	"github.com/talops/talops/internal/cluster"
-	"github.com/talops/talops/internal/finding"
-	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/report"
-	"github.com/talops/talops/internal/rollout"
-	"github.com/talops/talops/internal/schematic"
 	"github.com/talops/talops/internal/talos"
-)
-
-// Gate defaults: how long a node may take to come back, and how often to look.
-const (
-	defaultGateTimeout  = 10 * time.Minute
-	defaultGateInterval = 5 * time.Second
 )
 
 // ApplyOptions are apply's inputs.
@@ -52,18 +38,11 @@ type ApplyOptions struct {
 	Mode          string
 	DryRun        bool
 	Format        string
+	// Review, when set, says which plan was reviewed (see app.ApplyOptions.Review).
+	Review func(ctx context.Context, cluster string) (hash, base string, err error)
 }
 
-// ApplyResult is what an apply did: the steps before the rollout, then the rollout.
-type ApplyResult struct {
-	// Registered is true when every schematic was registered with the factory.
-	Registered bool
-	// Images is the boot image check (nil when not asked or skipped).
-	Images *report.ProxmoxImages
-	Report *rollout.Report
-}
-
-func runApply(ctx context.Context, d *Deps, args []string) error {
+func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	opts := &ApplyOptions{Deps: d}
 
 	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--format text|json]")
@@ -80,151 +59,56 @@ func runApply(ctx context.Context, d *Deps, args []string) error {
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text or json")
 
 	if err := parseNoArgs(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 
 	if err := oneOf("format", opts.Format, report.ApplyFormats); err != nil {
-		return err
+		return nil, err
 	}
 
 	if err := oneOf("mode", opts.Mode, talos.Modes); err != nil {
-		return err
+		return nil, err
 	}
 
 	if opts.Parallel < 1 {
-		return &UsageError{Msg: fmt.Sprintf("--parallel must be 1 or more, got %d", opts.Parallel)}
+		return nil, &UsageError{Msg: fmt.Sprintf("--parallel must be 1 or more, got %d", opts.Parallel)}
 	}
 
 	if opts.ReviewedBase != "" && opts.ReviewedAgainst != "" {
-		return &UsageError{Msg: "--reviewed-base and --reviewed-against cannot be used together"}
+		return nil, &UsageError{Msg: "--reviewed-base and --reviewed-against cannot be used together"}
 	}
 
 	if (opts.ReviewedBase != "" || opts.ReviewedAgainst != "") && opts.PlanHash == "" {
-		return &UsageError{Msg: "--reviewed-base and --reviewed-against go with --plan-hash"}
+		return nil, &UsageError{Msg: "--reviewed-base and --reviewed-against go with --plan-hash"}
 	}
 
-	_, err := Apply(ctx, opts)
+	return opts, nil
+}
+
+func runApply(ctx context.Context, d *Deps, args []string) error {
+	opts, err := applyFlags(d, args)
+	if err != nil {
+		return err
+	}
+
+	_, err = Apply(ctx, opts)
 
 	return err
 }
 
-// RefusedError says apply refused to act: no node was changed. Err, when set, is the
-// failure that made it refuse (kept for errors.As: an input error names its file).
-type RefusedError struct {
-	Reasons []string
-	Err     error
-}
-
-func (e *RefusedError) Error() string {
-	reasons := e.Reasons
-	if e.Err != nil {
-		reasons = append(slices.Clone(reasons), e.Err.Error())
-	}
-
-	return "apply refused, no node was changed:\n" + strings.Join(reasons, "\n")
-}
-
-func (e *RefusedError) Unwrap() error { return e.Err }
-
-// Apply plans against the running nodes, refuses what it must, prepares what was asked
-// (schematics, boot images), then rolls the plan out and prints the report. The result
-// is nil when it refused.
-func Apply(ctx context.Context, opts *ApplyOptions) (*ApplyResult, error) {
+// Apply runs apply (see app.Apply) and prints its report. The result is nil when it refused.
+func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 	d := opts.Deps
 
-	// Before anything is read: a pull request's code never reaches the nodes.
-	// Only events that run the default branch's own code may reach the nodes: an allowlist,
-	// since pull requests arrive under several names (pull_request_target, issue_comment,
-	// workflow_run, merge_group…).
-	switch ev := d.Getenv("GITHUB_EVENT_NAME"); ev {
-	case "", "push", "workflow_dispatch", "schedule":
-	default:
-		return nil, &RefusedError{Reasons: []string{"apply does not run for " + ev + " events: it runs on the merged commit (push, workflow_dispatch or schedule)"}}
-	}
-
-	res, err := Plan(ctx, &PlanOptions{
-		Deps: d, Dir: opts.Dir, Live: true, Talosconfig: opts.Talosconfig,
-		refuse: func(r *repo) error {
-			if r.Bundle.Throwaway {
-				return &RefusedError{Reasons: []string{"apply needs the cluster's real secrets bundle, and only a throwaway one is available (" + r.Bundle.Why + ")"}}
-			}
-
-			return nil
-		},
+	out, err := app.Apply(ctx, d.App(), app.ApplyOptions{
+		Dir: opts.Dir, Talosconfig: opts.Talosconfig, PlanHash: opts.PlanHash,
+		ReviewedBase: opts.ReviewedBase, ReviewedAgainst: opts.ReviewedAgainst,
+		Register: opts.Register, ProxmoxImages: opts.ProxmoxImages,
+		Parallel: opts.Parallel, Mode: opts.Mode, DryRun: opts.DryRun, Review: opts.Review,
 	})
 	if err != nil {
 		return nil, err
 	}
-
-	if finding.HasErrors(res.Findings) {
-		var buf bytes.Buffer
-		if err := report.FindingsText(&buf, res.Findings, res.Nodes); err != nil {
-			return nil, err
-		}
-
-		d.errf("%s", buf.String())
-
-		return nil, &RefusedError{Reasons: []string{"the desired state has errors (listed above)"}}
-	}
-
-	reviewedHash := res.Plan.Hash
-
-	var reviewedPlan *plan.Plan
-	if reviewedBase := opts.ReviewedBase + opts.ReviewedAgainst; reviewedBase != "" {
-		reviewed, err := Plan(ctx, &PlanOptions{Deps: d, Dir: opts.Dir, Base: opts.ReviewedBase, Against: opts.ReviewedAgainst, Offline: true})
-		if err != nil {
-			return nil, fmt.Errorf("the reviewed plan (against %s): %w", reviewedBase, err)
-		}
-
-		reviewedHash, reviewedPlan = reviewed.Plan.Hash, reviewed.Plan
-
-		// The reviewed plan's findings include the version path (a skipped floor, a
-		// downgrade) that the live plan cannot judge: a merge past them is still refused.
-		if finding.HasErrors(reviewed.Findings) {
-			var buf bytes.Buffer
-			if err := report.FindingsText(&buf, reviewed.Findings, reviewed.Nodes); err != nil {
-				return nil, err
-			}
-
-			d.errf("%s", buf.String())
-
-			return nil, &RefusedError{Reasons: []string{"the reviewed plan (against " + reviewedBase + ") has errors (listed above)"}}
-		}
-	}
-
-	reasons := refusals(res, reviewedHash, opts)
-	reasons = append(reasons, beyondReview(res.Plan, reviewedPlan)...)
-
-	if len(reasons) > 0 {
-		return nil, &RefusedError{Reasons: reasons}
-	}
-
-	dialer, err := applyDialer(d, opts.Talosconfig)
-	if err != nil {
-		return nil, err
-	}
-
-	todo, err := steps(res)
-	if err != nil {
-		return nil, err
-	}
-
-	out, err := prepare(ctx, opts, res.head.Cluster)
-	if err != nil {
-		return nil, err
-	}
-
-	out.Report = rollout.Run(ctx, dialer, res.Plan.Cluster, res.Plan.Hash, todo, rollout.Options{
-		Mode:         talos.Mode(opts.Mode),
-		DryRun:       opts.DryRun,
-		Parallel:     opts.Parallel,
-		CallTimeout:  orDefault(d.TalosTimeout, talos.DefaultTimeout),
-		GateTimeout:  orDefault(d.GateTimeout, defaultGateTimeout),
-		GateInterval: orDefault(d.GateInterval, defaultGateInterval),
-		// Pulling and installing an image takes as long as a node may take to come back.
-		UpgradeTimeout: orDefault(d.GateTimeout, defaultGateTimeout),
-		Now:            d.Now,
-	})
 
 	if err := d.view(func(w io.Writer) error { return report.WriteApply(w, opts.Format, out.Report) }); err != nil {
 		return out, err
@@ -232,243 +116,11 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*ApplyResult, error) {
 
 	switch {
 	case out.Report.Failed():
-		return out, fmt.Errorf("apply stopped at the first failure; nodes not attempted were not touched")
+		return out, errors.New("apply stopped at the first failure; nodes not attempted were not touched")
 	case out.Report.Incomplete():
 		// Interrupted (a cancelled job): nothing failed, but the cluster is not where main says.
-		return out, fmt.Errorf("apply was interrupted before every node was handled; nodes not attempted were not touched")
+		return out, errors.New("apply was interrupted before every node was handled; nodes not attempted were not touched")
 	}
 
 	return out, nil
-}
-
-// prepare does what the nodes need from outside before any of them is touched: the
-// factory knows every schematic, and Proxmox storage holds the boot images. Its notes go
-// to stderr, so that stdout stays the apply report. A failure refuses the apply.
-func prepare(ctx context.Context, opts *ApplyOptions, c *cluster.Cluster) (*ApplyResult, error) {
-	d := opts.Deps
-	out := &ApplyResult{}
-
-	if opts.Register {
-		// Registering is idempotent (the factory keys schematics by content), so a dry
-		// run registers too: it is how the IDs in the installers are checked.
-		if err := registerSchematics(ctx, d, c); err != nil {
-			return nil, &RefusedError{Reasons: []string{"the schematics could not be registered with the Image Factory:"}, Err: err}
-		}
-
-		out.Registered = true
-		d.errf("registered %d schematics with %s: the factory gives the IDs talops computed\n", len(c.Spec.Schematics), c.ImageFactory())
-	}
-
-	if !opts.ProxmoxImages {
-		return out, nil
-	}
-
-	if c.Spec.ProxmoxAPI == nil {
-		d.errf("boot images: skipped, talops.yaml has no proxmox: section\n")
-
-		return out, nil
-	}
-
-	images, err := ProxmoxImages(ctx, &ProxmoxImagesOptions{Deps: d, Dir: opts.Dir, DryRun: opts.DryRun})
-	if err != nil {
-		return nil, &RefusedError{Reasons: []string{"the boot images in Proxmox storage could not be checked:"}, Err: err}
-	}
-
-	var buf bytes.Buffer
-	if err := report.WriteProxmoxImages(&buf, report.FormatText, images); err != nil {
-		return nil, err
-	}
-
-	d.errf("%s", buf.String())
-
-	out.Images = images
-
-	if images.Summary.Failed > 0 {
-		return nil, &RefusedError{Reasons: []string{"some boot images could not be put in Proxmox storage (listed above)"}}
-	}
-
-	return out, nil
-}
-
-// refusals are the reasons to touch no node at all, one line each.
-func refusals(res *PlanResult, reviewedHash string, opts *ApplyOptions) []string {
-	var out []string
-
-	if opts.PlanHash != "" && opts.PlanHash != reviewedHash {
-		against := "the running nodes"
-		if reviewed := opts.ReviewedBase + opts.ReviewedAgainst; reviewed != "" {
-			against = reviewed
-		}
-
-		out = append(out, fmt.Sprintf("the plan differs from the one reviewed: its hash against %s is %s, --plan-hash is %s", against, reviewedHash, opts.PlanHash))
-	}
-
-	for _, n := range res.current.Nodes {
-		if n.Broken != "" {
-			out = append(out, fmt.Sprintf("node %s: %s", n.Name, n.Broken))
-		}
-	}
-
-	if len(out) > 0 {
-		// The plan of an unreadable node says nothing true; its actions are not worth judging.
-		return out
-	}
-
-	desiredRole := map[string]string{}
-	for _, n := range res.Plan.Nodes {
-		desiredRole[n.Name] = n.Role
-	}
-
-	// What each node runs must be able to reach the target release in one upgrade, in
-	// the role it has: Talos cannot turn a control plane into a worker (or back) in place.
-	target := res.head.Cluster.Spec.TalosVersion
-	for _, n := range res.current.Nodes {
-		if want := desiredRole[n.Name]; n.Role != "" && want != "" && n.Role != want {
-			out = append(out, fmt.Sprintf("node %s runs as %s and talops.yaml makes it a %s: Talos cannot change a node's role in place; reset and re-create it by hand", n.Name, n.Role, want))
-		}
-
-		if n.TalosVersion == "" || n.TalosVersion == target {
-			continue
-		}
-
-		if v, err := catalog.CanUpgrade(n.TalosVersion, target); err == nil && v.Kind.Blocking() {
-			out = append(out, fmt.Sprintf("node %s runs %s: %s", n.Name, n.TalosVersion, v.Message()))
-		}
-	}
-
-	for _, n := range res.Plan.Nodes {
-		switch {
-		case n.Action == plan.Create:
-			out = append(out, fmt.Sprintf("node %s is new: talops does not yet apply configs in maintenance mode; apply it by hand (talosctl apply-config --insecure)", n.Name))
-		case n.Action == plan.Remove:
-			out = append(out, fmt.Sprintf("node %s was removed from talops.yaml: talops does not reset nodes; remove it by hand, or put it back", n.Name))
-		case n.Action == plan.Upgrade && opts.Mode != string(talos.ModeAuto):
-			out = append(out, fmt.Sprintf("node %s needs an upgrade, which reboots it: --mode %s does not; use --mode auto", n.Name, opts.Mode))
-		case n.Action == plan.Upgrade:
-			if _, err := upgradeTarget(n); err != nil {
-				out = append(out, err.Error())
-			}
-		case n.NeedsReboot && (opts.Mode == string(talos.ModeNoReboot) || opts.Mode == string(talos.ModeTry)):
-			out = append(out, fmt.Sprintf("node %s: its change needs a reboot, which --mode %s cannot do; use --mode auto or staged", n.Name, opts.Mode))
-		}
-	}
-
-	return out
-}
-
-// steps pairs every planned node with its address, desired config and running version.
-func steps(res *PlanResult) ([]rollout.Step, error) {
-	running := map[string]plan.NodeState{}
-	for _, n := range res.current.Nodes {
-		running[n.Name] = n
-	}
-
-	rendered := map[string][]byte{}
-
-	for _, n := range res.head.Nodes {
-		if n.Err != nil {
-			return nil, fmt.Errorf("node %s does not render: %w", n.Name, n.Err)
-		}
-
-		data, err := n.Node.Bytes()
-		if err != nil {
-			return nil, fmt.Errorf("encode the config of node %s: %w", n.Name, err)
-		}
-
-		rendered[n.Name] = data
-	}
-
-	address := map[string]string{}
-	for _, n := range res.head.Cluster.Spec.Nodes {
-		address[n.Name] = n.Address
-	}
-
-	out := make([]rollout.Step, 0, len(res.Plan.Nodes))
-
-	for _, n := range res.Plan.Nodes {
-		s := rollout.Step{Node: n, Address: address[n.Name], Config: rendered[n.Name], Version: running[n.Name].TalosVersion}
-
-		if n.Action == plan.Upgrade {
-			t, err := upgradeTarget(n)
-			if err != nil {
-				return nil, err
-			}
-
-			s.Upgrade = t
-		}
-
-		out = append(out, s)
-	}
-
-	return out, nil
-}
-
-// upgradeTarget is what an upgraded node must run: the version and schematic of its
-// desired installer image.
-func upgradeTarget(n plan.Node) (*rollout.Target, error) {
-	if n.Upgrade == nil {
-		return nil, fmt.Errorf("node %s: the plan upgrades it but names no installer", n.Name)
-	}
-
-	ref, err := schematic.ParseInstallerImage(n.Upgrade.ToInstaller)
-	if err != nil {
-		return nil, fmt.Errorf("node %s: installer: %w", n.Name, err)
-	}
-
-	if ref.Tag == "" {
-		return nil, fmt.Errorf("node %s: installer %s names no Talos version tag", n.Name, n.Upgrade.ToInstaller)
-	}
-
-	return &rollout.Target{Image: n.Upgrade.ToInstaller, Version: ref.Tag, SchematicID: ref.ID}, nil
-}
-
-// applyDialer dials the nodes with the talosconfig Plan has already read and masked.
-func applyDialer(d *Deps, path string) (talos.Dialer, error) {
-	cfg, err := loadTalosconfig(d, path)
-	if err != nil {
-		return nil, err
-	}
-
-	return talos.NewDialer(talos.Options{Talosconfig: cfg, Endpoint: d.TalosEndpoint})
-}
-
-func orDefault(v, def time.Duration) time.Duration {
-	if v <= 0 {
-		return def
-	}
-
-	return v
-}
-
-// strength orders what an action does to a node, least disruptive first.
-var strength = map[plan.Action]int{plan.Noop: 0, plan.Update: 1, plan.Reboot: 2, plan.Upgrade: 3}
-
-// beyondReview refuses nodes whose live action is more disruptive than the reviewed plan
-// said (the node drifted since): the hash proved the review, not what the nodes need now.
-func beyondReview(live, reviewed *plan.Plan) []string {
-	if reviewed == nil {
-		return nil
-	}
-
-	said := map[string]plan.Action{}
-	for _, n := range reviewed.Nodes {
-		said[n.Name] = n.Action
-	}
-
-	var out []string
-
-	for _, n := range live.Nodes {
-		r, ok := said[n.Name]
-		if !ok {
-			continue
-		}
-
-		if ls, lok := strength[n.Action]; lok {
-			if rs, rok := strength[r]; rok && ls > rs {
-				out = append(out, fmt.Sprintf("node %s needs %s now, but the reviewed plan said %s: it drifted since; review a new plan (talops plan --live)", n.Name, n.Action, r))
-			}
-		}
-	}
-
-	return out
 }

@@ -2,12 +2,10 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
 
-	"github.com/talops/talops/internal/catalog"
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cluster"
 )
 
@@ -24,9 +22,9 @@ type CatalogUpdateOptions struct {
 	File string
 }
 
-func runCatalog(ctx context.Context, d *Deps, args []string) error {
+func catalogFlags(d *Deps, args []string) (*CatalogUpdateOptions, error) {
 	if len(args) == 0 || args[0] != "update" {
-		return &UsageError{Msg: "usage: talops catalog update [--factory URL] [--file PATH]"}
+		return nil, &UsageError{Msg: "usage: talops catalog update [--factory URL] [--file PATH]"}
 	}
 
 	opts := &CatalogUpdateOptions{Deps: d}
@@ -36,69 +34,33 @@ func runCatalog(ctx context.Context, d *Deps, args []string) error {
 	fs.StringVar(&opts.File, "file", DefaultCatalogFile, "release data file to refresh (run from the talops repository root)")
 
 	if err := parseNoArgs(fs, args[1:]); err != nil {
+		return nil, err
+	}
+
+	return opts, nil
+}
+
+func runCatalog(ctx context.Context, d *Deps, args []string) error {
+	opts, err := catalogFlags(d, args)
+	if err != nil {
 		return err
 	}
 
 	return CatalogUpdate(ctx, opts)
 }
 
-// CatalogUpdate adds the releases the factory lists and the data lacks, and rewrites the file
-// only when something was added. Releases already in the data are never refetched: published
-// releases do not change.
+// CatalogUpdate refreshes the release data file (see app.CatalogUpdate) and says what it added.
 func CatalogUpdate(ctx context.Context, opts *CatalogUpdateOptions) error {
 	d := opts.Deps
 
-	current, err := readCatalog(d, opts.File)
+	res, err := app.CatalogUpdate(ctx, d.App(), app.CatalogUpdateOptions{Factory: opts.Factory, File: opts.File})
 	if err != nil {
 		return err
 	}
 
-	if d.ImageFactory == nil {
-		return errors.New("catalog update: no Image Factory client")
+	if len(res.Added) == 0 {
+		return d.out(fmt.Sprintf("%s is up to date (%d releases)\n", opts.File, res.Total))
 	}
 
-	client, err := d.ImageFactory(opts.Factory)
-	if err != nil {
-		return fmt.Errorf("catalog update: %w", err)
-	}
-
-	versions, err := client.Versions(ctx)
-	if err != nil {
-		return fmt.Errorf("catalog update: %w", err)
-	}
-
-	updated, added, err := catalog.Update(ctx, current, versions, factoryFetcher(client))
-	if err != nil {
-		return err
-	}
-
-	total := len(updated.Releases())
-
-	if len(added) == 0 {
-		return d.out(fmt.Sprintf("%s is up to date (%d releases)\n", opts.File, total))
-	}
-
-	if err := d.WriteFile(opts.File, updated.Encode(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", opts.File, err)
-	}
-
-	return d.out(fmt.Sprintf("added %s to %s (%d releases)\n", strings.Join(added, ", "), opts.File, total))
-}
-
-func readCatalog(d *Deps, file string) (*catalog.Catalog, error) {
-	data, err := d.ReadFile(file)
-
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		data = catalog.EmbeddedJSON()
-	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", file, err)
-	}
-
-	c, err := catalog.Load(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-
-	return c, nil
+	return d.out(fmt.Sprintf("added %s to %s (%d releases)\n", strings.Join(res.Added, ", "), opts.File, res.Total))
 }

@@ -12,6 +12,8 @@ import (
 )
 
 func TestCatalogUpdate_AddsTheReleasesTheFactoryListsAndTheDataLacks(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, nil, nil)
 
 	file := filepath.Join(t.TempDir(), "extensions.json")
@@ -69,6 +71,8 @@ func TestCatalogUpdate_AddsTheReleasesTheFactoryListsAndTheDataLacks(t *testing.
 }
 
 func TestCatalogUpdate_UpToDateWritesNothing(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, nil, nil)
 	h.deps.WriteFile = func(name string, _ []byte, _ os.FileMode) error {
 		t.Errorf("wrote %s", name)
@@ -90,6 +94,8 @@ func TestCatalogUpdate_UpToDateWritesNothing(t *testing.T) {
 }
 
 func TestCatalog_UnknownSubcommand(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, nil, nil)
 
 	if err := h.run("catalog", "refresh"); err == nil {

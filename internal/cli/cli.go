@@ -12,8 +12,10 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/gitrev"
@@ -67,10 +69,30 @@ type Deps struct {
 	GateTimeout, GateInterval time.Duration
 	// Proxmox returns the client of a Proxmox VE API (nil: none may be reached).
 	Proxmox func(cfg proxmox.Config) (proxmox.API, error)
+	// OpenExported opens a state exported from git, always on disk whatever OpenDir
+	// serves (nil: the directory on disk).
+	OpenExported func(dir string) (cluster.Files, func() error, error)
 
-	secrets  *secrets.Loader
+	// shared is the state of d and of every Deps derived from it: secrets masked through
+	// one are masked in all, and the factory is asked about a release once.
+	shared *shared
+	// secrets is d's own: it reads d's environment.
+	secrets *secrets.Loader
+}
+
+// shared is what Deps derived from one another have in common.
+type shared struct {
+	mu       sync.Mutex
 	masker   *mask.Masker
-	releases map[string]releaseAnswer
+	releases app.Releases
+}
+
+func (d *Deps) state() *shared {
+	if d.shared == nil {
+		d.shared = &shared{}
+	}
+
+	return d.shared
 }
 
 // OSDeps are the real doors.
@@ -96,17 +118,11 @@ func OSDeps() *Deps {
 
 			return f.Close()
 		},
-		OpenDir: func(dir string) (cluster.Files, func() error, error) {
-			d, err := cluster.OpenDir(dir)
-			if err != nil {
-				return nil, nil, err
-			}
-
-			return d, d.Close, nil
-		},
-		Now:        time.Now,
-		Git:        gitrev.Exec,
-		HTTPClient: &http.Client{Timeout: 30 * time.Second},
+		OpenDir:      openDisk,
+		OpenExported: openDisk,
+		Now:          time.Now,
+		Git:          gitrev.Exec,
+		HTTPClient:   &http.Client{Timeout: 30 * time.Second},
 		ImageFactory: func(baseURL string) (*factory.Client, error) {
 			return factory.New(baseURL, factory.WithUserAgent("talops/"+Version))
 		},
@@ -121,9 +137,19 @@ func OSDeps() *Deps {
 		IsTerminal: func() bool {
 			st, err := os.Stdout.Stat()
 
-			return err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("NO_COLOR") == ""
+			return err == nil && st.Mode()&os.ModeCharDevice != 0
 		},
 	}
+}
+
+// openDisk opens a repository directory on disk.
+func openDisk(dir string) (cluster.Files, func() error, error) {
+	d, err := cluster.OpenDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+
+	return d, d.Close, nil
 }
 
 // Secrets returns the bundle loader, built once.
@@ -137,28 +163,105 @@ func (d *Deps) Secrets() *secrets.Loader {
 
 // Mask registers secret values; everything printed afterwards is masked.
 func (d *Deps) Mask(values ...string) {
-	d.masker = mask.New(append(d.masker.Values(), values...)...)
+	st := d.state()
+
+	st.mu.Lock()
+	defer st.mu.Unlock()
+
+	st.masker = mask.New(append(st.masker.Values(), values...)...)
 }
 
 // Masker is the masker in force.
-func (d *Deps) Masker() *mask.Masker { return d.masker }
+func (d *Deps) Masker() *mask.Masker {
+	st := d.state()
+
+	st.mu.Lock()
+	defer st.mu.Unlock()
+
+	return st.masker
+}
+
+// WithEnv derives Deps whose environment reads overrides first, then d's. The derived
+// Deps share d's masking and release answers, and load secrets from their own environment.
+func (d *Deps) WithEnv(overrides map[string]string) *Deps {
+	out := d.derive()
+	getenv := d.Getenv
+	out.Getenv = func(k string) string {
+		if v, ok := overrides[k]; ok {
+			return v
+		}
+
+		return getenv(k)
+	}
+
+	return out
+}
+
+// WithFile derives Deps whose ReadFile serves data as the file name, and d's files otherwise.
+func (d *Deps) WithFile(name string, data []byte) *Deps {
+	out := d.derive()
+	readFile := d.ReadFile
+	out.ReadFile = func(n string) ([]byte, error) {
+		if n == name {
+			return data, nil
+		}
+
+		return readFile(n)
+	}
+
+	return out
+}
+
+func (d *Deps) derive() *Deps {
+	d.state()
+
+	out := *d
+	out.secrets = nil
+
+	return &out
+}
+
+// App is what the application layer reaches the outside through: the same doors, the
+// notes it prints going to stderr through the masker.
+func (d *Deps) App() *app.Deps {
+	openExported := d.OpenExported
+	if openExported == nil {
+		openExported = openDisk
+	}
+
+	return &app.Deps{
+		Getenv: d.Getenv, ReadFile: d.ReadFile, WriteFile: d.WriteFile,
+		OpenDir: d.OpenDir, OpenExported: openExported, Git: d.Git, TempDir: d.TempDir,
+		ImageFactory: d.ImageFactory, TalosEndpoint: d.TalosEndpoint, TalosTimeout: d.TalosTimeout,
+		GateTimeout: d.GateTimeout, GateInterval: d.GateInterval, Proxmox: d.Proxmox,
+		UserAgent: "talops/" + Version, Now: d.Now,
+		Mask: d.Mask, Masker: d.Masker, Secrets: d.Secrets(), Releases: &d.state().releases,
+		Note: func(text string) { d.errf("%s", text) },
+	}
+}
+
+// color reports whether views may use colour: on a terminal, unless NO_COLOR is set.
+func (d *Deps) color() bool {
+	return d.IsTerminal != nil && d.IsTerminal() && d.Getenv("NO_COLOR") == ""
+}
 
 // out writes to stdout through the masker.
 func (d *Deps) out(s string) error {
-	_, err := io.WriteString(d.Stdout, d.masker.String(s))
+	_, err := io.WriteString(d.Stdout, d.Masker().String(s))
 
 	return err
 }
 
 // errf writes a line to stderr through the masker.
 func (d *Deps) errf(format string, args ...any) {
-	fmt.Fprint(d.Stderr, d.masker.String(fmt.Sprintf(format, args...))) //nolint:errcheck
+	fmt.Fprint(d.Stderr, d.Masker().String(fmt.Sprintf(format, args...))) //nolint:errcheck
 }
 
 // UsageError is a command line that cannot be run.
-type UsageError struct{ Msg string }
+type UsageError = app.UsageError
 
-func (e *UsageError) Error() string { return e.Msg }
+// RefusedError says apply refused to act: no node was changed.
+type RefusedError = app.RefusedError
 
 // FailedError says a command ran and found failures it already reported.
 type FailedError struct{ Msg string }
@@ -240,9 +343,6 @@ func dispatch(ctx context.Context, d *Deps, args []string) error {
 
 	return &UsageError{Msg: fmt.Sprintf("unknown command %q (run talops help)", args[0])}
 }
-
-// Usage is the top-level help text.
-func Usage() string { return usage() }
 
 func usage() string {
 	var b strings.Builder

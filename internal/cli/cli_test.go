@@ -87,6 +87,8 @@ func brokenLab(t *testing.T) cluster.MapFiles {
 }
 
 func TestValidate_ReferenceLabIsClean(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, testlab.Files(t), nil)
 
 	if err := h.run("validate", "--dir", "examples/homelab"); err != nil {
@@ -101,6 +103,8 @@ func TestValidate_ReferenceLabIsClean(t *testing.T) {
 }
 
 func TestValidate_FindingsInEachFormat(t *testing.T) {
+	t.Parallel()
+
 	for _, format := range []string{"text", "json", "github"} {
 		t.Run(format, func(t *testing.T) {
 			h := newHarness(t, brokenLab(t), nil)
@@ -120,6 +124,8 @@ func TestValidate_FindingsInEachFormat(t *testing.T) {
 }
 
 func TestValidate_InputErrorsAreOneLineEachWithExitOne(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 	testlab.Edit(t, files, "talops.yaml", "schematic: gpu", "schematic: gpux")
 	testlab.Edit(t, files, "talops.yaml", "platform: nocloud", "platfrom: nocloud")
@@ -142,6 +148,8 @@ func TestValidate_InputErrorsAreOneLineEachWithExitOne(t *testing.T) {
 }
 
 func TestValidate_StandaloneFiles(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, testlab.Files(t), nil)
 	if err := h.run("render", "--dir", "examples/homelab", "--out", "out"); err != nil {
 		t.Fatal(err)
@@ -176,6 +184,8 @@ func TestValidate_StandaloneFiles(t *testing.T) {
 }
 
 func TestRender_WritesOneFilePerNodeAndPrintsOnlyWhatItWrote(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, testlab.Files(t), nil)
 
 	if err := h.run("render", "--dir", "examples/homelab", "--out", "out"); err != nil {
@@ -190,6 +200,8 @@ func TestRender_WritesOneFilePerNodeAndPrintsOnlyWhatItWrote(t *testing.T) {
 }
 
 func TestRender_WritesRealFilesWithMode0600(t *testing.T) {
+	t.Parallel()
+
 	out := filepath.Join(t.TempDir(), "rendered")
 
 	d := cli.OSDeps()
@@ -212,6 +224,8 @@ func TestRender_WritesRealFilesWithMode0600(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
+
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -239,6 +253,8 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestHelpExitsZero(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, nil, nil)
 
 	if err := h.run("validate", "-h"); cli.ExitCode(err) != cli.ExitOK {
@@ -251,6 +267,8 @@ func TestHelpExitsZero(t *testing.T) {
 }
 
 func TestValidate_TamperedSecretsFileIsRefusedWithOneLine(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 
 	enc, err := os.ReadFile("../secrets/testdata/bundle.sops.yaml")
@@ -274,6 +292,8 @@ func TestValidate_TamperedSecretsFileIsRefusedWithOneLine(t *testing.T) {
 }
 
 func TestValidate_StandaloneFileProblemsNameTheLineAndKey(t *testing.T) {
+	t.Parallel()
+
 	dir := t.TempDir()
 
 	for _, tc := range []struct {
@@ -318,6 +338,8 @@ func TestValidate_StandaloneFileProblemsNameTheLineAndKey(t *testing.T) {
 }
 
 func TestFileArguments_MissingFileIsOneLineNamingIt(t *testing.T) {
+	t.Parallel()
+
 	for _, args := range [][]string{{"validate", "nowhere.yaml"}, {"schematic", "id", "nowhere.yaml"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			h := newHarness(t, nil, nil)
@@ -334,6 +356,8 @@ func TestFileArguments_MissingFileIsOneLineNamingIt(t *testing.T) {
 }
 
 func TestTopLevelHelpGoesToStdoutAndNoCommandIsAnError(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, nil, nil)
 	if err := h.run("--help"); err != nil || !strings.Contains(h.stdout.String(), "Commands:") || h.stderr.Len() != 0 {
 		t.Errorf("--help: %v, stdout %q, stderr %q", err, h.stdout.String(), h.stderr.String())

@@ -9,6 +9,8 @@ import (
 )
 
 func TestValidate_NodePatchedToTheWrongInstallerIsCaughtAtThePatchLine(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 
 	h := newHarness(t, files, nil)

@@ -49,6 +49,8 @@ func assertNoSecrets(t *testing.T, what, out string, values []string) {
 }
 
 func TestNoSecretValueInAnyOutput(t *testing.T) {
+	t.Parallel()
+
 	values := labSecrets(t)
 
 	// A patch that pastes a secret where it does not belong: machinery's error
@@ -118,6 +120,8 @@ func TestNoSecretValueInAnyOutput(t *testing.T) {
 }
 
 func TestNoSecretValueFromTheEnvironmentBundle(t *testing.T) {
+	t.Parallel()
+
 	values := labSecrets(t)
 	files := testlab.Files(t)
 	bundle := string(files["secrets.THROWAWAY.yaml"])

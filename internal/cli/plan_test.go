@@ -20,6 +20,8 @@ func planHarness(t *testing.T) *harness {
 }
 
 func TestPlan_EachFormat(t *testing.T) {
+	t.Parallel()
+
 	for _, format := range []string{"text", "json", "markdown"} {
 		t.Run(format, func(t *testing.T) {
 			h := planHarness(t)
@@ -34,6 +36,8 @@ func TestPlan_EachFormat(t *testing.T) {
 }
 
 func TestPlan_JSONShape(t *testing.T) {
+	t.Parallel()
+
 	h := planHarness(t)
 
 	if err := h.run("plan", "--dir", "examples/homelab", "--against", "base", "--format", "json"); err != nil {
@@ -59,6 +63,8 @@ func TestPlan_JSONShape(t *testing.T) {
 }
 
 func TestPlan_DetailedExitCode(t *testing.T) {
+	t.Parallel()
+
 	h := planHarness(t)
 	if err := h.run("plan", "--dir", "examples/homelab", "--against", "base", "--detailed-exitcode"); cli.ExitCode(err) != cli.ExitChanges {
 		t.Errorf("with changes: exit %d", cli.ExitCode(err))
@@ -81,6 +87,8 @@ func TestPlan_DetailedExitCode(t *testing.T) {
 }
 
 func TestPlan_NeedsACurrentState(t *testing.T) {
+	t.Parallel()
+
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -102,6 +110,8 @@ func TestPlan_NeedsACurrentState(t *testing.T) {
 }
 
 func TestPlan_NoSecretInAnyView(t *testing.T) {
+	t.Parallel()
+
 	values := labSecrets(t)
 
 	for _, format := range []string{"text", "json", "markdown"} {
@@ -117,6 +127,8 @@ func TestPlan_NoSecretInAnyView(t *testing.T) {
 }
 
 func TestPlan_TalosBumpExplainsTheVersionsInTheComment(t *testing.T) {
+	t.Parallel()
+
 	base := testlab.Files(t)
 	testlab.Edit(t, base, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
 
@@ -141,6 +153,8 @@ func TestPlan_TalosBumpExplainsTheVersionsInTheComment(t *testing.T) {
 }
 
 func TestPlan_DesiredStateWithErrorsGetsNoPlan(t *testing.T) {
+	t.Parallel()
+
 	desired := testlab.Files(t)
 	testlab.Edit(t, desired, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.30.0")
 
@@ -166,6 +180,8 @@ func TestPlan_DesiredStateWithErrorsGetsNoPlan(t *testing.T) {
 // A Renovate bump that breaks the driver pin gets no plan, but its comment must still say
 // what the bump does: the skipped minor and the driver before and after.
 func TestPlan_BlockedPlanStillExplainsTheVersionBump(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, productionLab(t, "v1.13.9"), nil)
 	h.dirs["base"] = productionLab(t, "v1.11.6")
 
@@ -193,6 +209,8 @@ func TestPlan_BlockedPlanStillExplainsTheVersionBump(t *testing.T) {
 }
 
 func TestPlan_APullRequestThatFixesABrokenNodeStillGetsAPlan(t *testing.T) {
+	t.Parallel()
+
 	base := testlab.Files(t)
 	testlab.Edit(t, base, "nodes/k8s-node2.yaml", "hostname: k8s-node2", "hostnam: k8s-node2")
 

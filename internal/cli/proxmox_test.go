@@ -10,10 +10,10 @@ import (
 
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/images"
 	"github.com/talops/talops/internal/proxmox"
 	"github.com/talops/talops/internal/proxmox/proxmoxtest"
 	"github.com/talops/talops/internal/render"
-	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/testlab"
 )
 
@@ -67,17 +67,21 @@ func labISOs(t *testing.T, files cluster.MapFiles) (base, gpu string) {
 		t.Fatal(err)
 	}
 
-	return cli.ISOName("v1.13.9", ids["base"], "nocloud-amd64.iso"), cli.ISOName("v1.13.9", ids["gpu"], "nocloud-amd64.iso")
+	return images.ISOName("v1.13.9", ids["base"], "nocloud-amd64.iso"), images.ISOName("v1.13.9", ids["gpu"], "nocloud-amd64.iso")
 }
 
 func TestISOName_VersionSchematicPrefixAndFactoryFile(t *testing.T) {
-	got := cli.ISOName("1.13.9", "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba", "nocloud-amd64-secureboot.iso")
+	t.Parallel()
+
+	got := images.ISOName("1.13.9", "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba", "nocloud-amd64-secureboot.iso")
 	if want := "talos-v1.13.9-376567988ad3-nocloud-amd64-secureboot.iso"; got != want {
 		t.Errorf("ISOName = %q, want %q", got, want)
 	}
 }
 
 func TestProxmoxImages_PresentImagesAreNotDownloadedMissingOnesAreAndAwaited(t *testing.T) {
+	t.Parallel()
+
 	srv := proxmoxtest.New(t, pveToken)
 	files := proxmoxLab(t, srv)
 	base, gpu := labISOs(t, files)
@@ -130,6 +134,8 @@ func TestProxmoxImages_PresentImagesAreNotDownloadedMissingOnesAreAndAwaited(t *
 }
 
 func TestProxmoxImages_DryRunDownloadsNothing(t *testing.T) {
+	t.Parallel()
+
 	srv := proxmoxtest.New(t, pveToken)
 	files := proxmoxLab(t, srv)
 	base, _ := labISOs(t, files)
@@ -142,7 +148,7 @@ func TestProxmoxImages_DryRunDownloadsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var got report.ProxmoxImages
+	var got images.ProxmoxImages
 	if err := json.Unmarshal(h.stdout.Bytes(), &got); err != nil {
 		t.Fatalf("%v\n%s", err, h.stdout.String())
 	}
@@ -164,6 +170,8 @@ func TestProxmoxImages_DryRunDownloadsNothing(t *testing.T) {
 }
 
 func TestProxmoxImages_FailedTaskIsReportedAndExitsOne(t *testing.T) {
+	t.Parallel()
+
 	srv := proxmoxtest.New(t, pveToken)
 	files := proxmoxLab(t, srv)
 	base, gpu := labISOs(t, files)
@@ -197,6 +205,8 @@ func TestProxmoxImages_FailedTaskIsReportedAndExitsOne(t *testing.T) {
 }
 
 func TestProxmoxImages_WrongTokenFailsEveryImageWithoutQuotingIt(t *testing.T) {
+	t.Parallel()
+
 	srv := proxmoxtest.New(t, pveToken)
 	files := proxmoxLab(t, srv)
 
@@ -221,6 +231,8 @@ func TestProxmoxImages_WrongTokenFailsEveryImageWithoutQuotingIt(t *testing.T) {
 }
 
 func TestProxmoxVMs_MissingVMIsReportedAndExitsOne(t *testing.T) {
+	t.Parallel()
+
 	srv := proxmoxtest.New(t, pveToken)
 	files := proxmoxLab(t, srv)
 
@@ -244,6 +256,8 @@ func TestProxmoxVMs_MissingVMIsReportedAndExitsOne(t *testing.T) {
 }
 
 func TestProxmoxVMs_StartStartsAStoppedVM(t *testing.T) {
+	t.Parallel()
+
 	srv := proxmoxtest.New(t, pveToken)
 	files := proxmoxLab(t, srv)
 
@@ -266,7 +280,7 @@ func TestProxmoxVMs_StartStartsAStoppedVM(t *testing.T) {
 		t.Errorf("start task not awaited: %v", u)
 	}
 
-	var got report.ProxmoxVMs
+	var got images.ProxmoxVMs
 	if err := json.Unmarshal(h.stdout.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -277,6 +291,8 @@ func TestProxmoxVMs_StartStartsAStoppedVM(t *testing.T) {
 }
 
 func TestProxmox_NodesOnProxmoxWithoutTheSectionNameFileLineAndField(t *testing.T) {
+	t.Parallel()
+
 	h := proxmoxHarness(t, testlab.Files(t), pveToken)
 
 	err := h.run("proxmox", "vms", "--dir", "examples/homelab")
@@ -290,6 +306,8 @@ func TestProxmox_NodesOnProxmoxWithoutTheSectionNameFileLineAndField(t *testing.
 }
 
 func TestProxmox_BadSectionNamesFileLineAndField(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 	testlab.Edit(t, files, "talops.yaml", "nodes:\n", "proxmox:\n  url: http://pve.lab:8006/api2/json\n  storage: local\n  insecureSkipVerify: true\nnodes:\n")
 
@@ -306,6 +324,8 @@ func TestProxmox_BadSectionNamesFileLineAndField(t *testing.T) {
 }
 
 func TestProxmox_TokenComesFromTheEnvironmentOnly(t *testing.T) {
+	t.Parallel()
+
 	srv := proxmoxtest.New(t, pveToken)
 
 	h := proxmoxHarness(t, proxmoxLab(t, srv), proxmoxtest.Token{ID: pveToken.ID})
@@ -324,6 +344,8 @@ func TestProxmox_TokenComesFromTheEnvironmentOnly(t *testing.T) {
 }
 
 func TestProxmox_UnknownSubcommandIsAUsageError(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, testlab.Files(t), nil)
 
 	err := h.run("proxmox", "prune")
@@ -335,6 +357,8 @@ func TestProxmox_UnknownSubcommandIsAUsageError(t *testing.T) {
 }
 
 func TestProxmox_CAFileWithoutACertificateNamesTheField(t *testing.T) {
+	t.Parallel()
+
 	srv := proxmoxtest.New(t, pveToken)
 	files := proxmoxLab(t, srv)
 	files["pve-ca.pem"] = []byte("not a certificate\n")

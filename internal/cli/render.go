@@ -2,9 +2,10 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
+
+	"github.com/talops/talops/internal/app"
 )
 
 // RenderOptions are render's inputs.
@@ -15,7 +16,7 @@ type RenderOptions struct {
 	Out string
 }
 
-func runRender(ctx context.Context, d *Deps, args []string) error {
+func renderFlags(d *Deps, args []string) (*RenderOptions, error) {
 	opts := &RenderOptions{Deps: d}
 
 	fs := newFlags(d, "render", "render [--dir D] --out O")
@@ -23,50 +24,43 @@ func runRender(ctx context.Context, d *Deps, args []string) error {
 	fs.StringVar(&opts.Out, "out", "", "directory to write one <node>.yaml per node into (mode 0600)")
 
 	if err := parseNoArgs(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 
 	if opts.Out == "" {
-		return &UsageError{Msg: "--out is required"}
+		return nil, &UsageError{Msg: "--out is required"}
+	}
+
+	return opts, nil
+}
+
+func runRender(ctx context.Context, d *Deps, args []string) error {
+	opts, err := renderFlags(d, args)
+	if err != nil {
+		return err
 	}
 
 	return Render(ctx, opts)
 }
 
-// Render writes the final machine config of every node. It prints only the files it wrote.
+// Render writes the final machine config of every node (see app.Render). It prints only
+// the files it wrote.
 func Render(ctx context.Context, opts *RenderOptions) error {
 	d := opts.Deps
 
-	r, err := loadRepo(ctx, d, opts.Dir)
+	res, err := app.Render(ctx, d.App(), opts.Dir)
 	if err != nil {
 		return err
-	}
-
-	var errs []error
-
-	for _, n := range r.Nodes {
-		if n.Err != nil {
-			errs = append(errs, n.Err)
-		}
-	}
-
-	if len(errs) > 0 {
-		return errors.Join(errs...)
 	}
 
 	if err := d.MkdirAll(opts.Out, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", opts.Out, err)
 	}
 
-	for _, n := range r.Nodes {
-		path := filepath.Join(opts.Out, n.Name+".yaml")
+	for _, c := range res.Configs {
+		path := filepath.Join(opts.Out, c.Node+".yaml")
 
-		data, err := n.Node.Bytes()
-		if err != nil {
-			return err
-		}
-
-		if err := d.WriteFile(path, data, 0o600); err != nil {
+		if err := d.WriteFile(path, c.Data, 0o600); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 
@@ -75,8 +69,8 @@ func Render(ctx context.Context, opts *RenderOptions) error {
 		}
 	}
 
-	if r.Bundle.Throwaway {
-		d.errf("talops: note: rendered with a throwaway secrets bundle (%s): these configs cannot join a real cluster\n", r.Bundle.Why)
+	if res.Throwaway {
+		d.errf("talops: note: rendered with a throwaway secrets bundle (%s): these configs cannot join a real cluster\n", res.Why)
 	}
 
 	return nil

@@ -2,14 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
 
-	"github.com/talops/talops/internal/cluster"
-	"github.com/talops/talops/internal/render"
-	"github.com/talops/talops/internal/schematic"
+	"github.com/talops/talops/internal/app"
 )
 
 // SchematicIDOptions are schematic id's inputs.
@@ -20,38 +17,44 @@ type SchematicIDOptions struct {
 }
 
 // FileID is the Image Factory ID of one schematic file.
-type FileID struct {
-	File string
-	ID   string
-}
+type FileID = app.FileID
 
 const schematicSynopsis = "schematic id FILE..."
 
-func runSchematic(_ context.Context, d *Deps, args []string) error {
+func schematicFlags(d *Deps, args []string) (*SchematicIDOptions, error) {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		d.errf("Usage: talops %s\n\nPrints the Image Factory schematic ID of each file: with one file the ID alone,\nwith several one \"ID  FILE\" line each.\n", schematicSynopsis)
 
 		if len(args) == 0 {
-			return &UsageError{Msg: "schematic: a subcommand is required (id)"}
+			return nil, &UsageError{Msg: "schematic: a subcommand is required (id)"}
 		}
 
-		return flag.ErrHelp
+		return nil, flag.ErrHelp
 	}
 
 	if args[0] != "id" {
-		return &UsageError{Msg: fmt.Sprintf("schematic: unknown subcommand %q (known: id)", args[0])}
+		return nil, &UsageError{Msg: fmt.Sprintf("schematic: unknown subcommand %q (known: id)", args[0])}
 	}
 
 	opts := &SchematicIDOptions{Deps: d}
 
 	fs := newFlags(d, "schematic id", schematicSynopsis)
 	if err := parseFlags(fs, args[1:]); err != nil {
-		return err
+		return nil, err
 	}
 
 	opts.Files = fs.Args()
 	if len(opts.Files) == 0 {
-		return &UsageError{Msg: "schematic id: at least one FILE is required"}
+		return nil, &UsageError{Msg: "schematic id: at least one FILE is required"}
+	}
+
+	return opts, nil
+}
+
+func runSchematic(_ context.Context, d *Deps, args []string) error {
+	opts, err := schematicFlags(d, args)
+	if err != nil {
+		return err
 	}
 
 	ids, err := SchematicID(opts)
@@ -73,44 +76,7 @@ func runSchematic(_ context.Context, d *Deps, args []string) error {
 	return err
 }
 
-// SchematicID computes the ID of every file the factory would give it. A file that
-// cannot be read or is not a schematic the factory accepts is an error naming its line
-// and field; the IDs of the others are still returned.
+// SchematicID computes the ID the factory would give every file (see app.SchematicIDs).
 func SchematicID(opts *SchematicIDOptions) ([]FileID, error) {
-	var (
-		out  []FileID
-		errs []error
-	)
-
-	for _, file := range opts.Files {
-		id, err := fileSchematicID(opts.Deps, file)
-		if err != nil {
-			errs = append(errs, err)
-
-			continue
-		}
-
-		out = append(out, FileID{File: file, ID: id})
-	}
-
-	return out, errors.Join(errs...)
-}
-
-func fileSchematicID(d *Deps, file string) (string, error) {
-	data, err := readInputFile(d, file)
-	if err != nil {
-		return "", err
-	}
-
-	s, err := schematic.Load(data)
-	if err != nil {
-		return "", render.SchematicError(file, data, err)
-	}
-
-	id, err := s.ID()
-	if err != nil {
-		return "", &cluster.InputError{File: file, Msg: err.Error()}
-	}
-
-	return id, nil
+	return app.SchematicIDs(opts.Deps.App(), opts.Files)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/factory/factorytest"
+	"github.com/talops/talops/internal/images"
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/schematic"
 	"github.com/talops/talops/internal/testlab"
@@ -28,10 +29,10 @@ func readLabFiles(h *harness, files cluster.MapFiles) {
 	}
 }
 
-func schematicsJSON(t *testing.T, h *harness) report.Schematics {
+func schematicsJSON(t *testing.T, h *harness) images.Schematics {
 	t.Helper()
 
-	var s report.Schematics
+	var s images.Schematics
 	if err := json.Unmarshal(h.stdout.Bytes(), &s); err != nil {
 		t.Fatalf("schematics --format json: %v\n%s", err, h.stdout.String())
 	}
@@ -40,6 +41,8 @@ func schematicsJSON(t *testing.T, h *harness) report.Schematics {
 }
 
 func TestSchematicID_OneFilePrintsTheIDAloneSeveralPrintIDAndFile(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 
 	h := newHarness(t, files, nil)
@@ -69,6 +72,8 @@ func TestSchematicID_OneFilePrintsTheIDAloneSeveralPrintIDAndFile(t *testing.T) 
 }
 
 func TestSchematicID_ErrorsNameFileLineAndFieldAndTheGoodFilesStillPrint(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 	files["schematics/typo.yaml"] = []byte("customization:\n  systemExtension:\n    officialExtensions: [siderolabs/zfs]\n")
 	files["schematics/type.yaml"] = []byte("customization:\n  systemExtensions:\n    officialExtensions: siderolabs/zfs\n")
@@ -95,6 +100,8 @@ func TestSchematicID_ErrorsNameFileLineAndFieldAndTheGoodFilesStillPrint(t *test
 }
 
 func TestSchematicID_UsageErrors(t *testing.T) {
+	t.Parallel()
+
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -118,6 +125,8 @@ func TestSchematicID_UsageErrors(t *testing.T) {
 }
 
 func TestSchematics_LabInEachFormat(t *testing.T) {
+	t.Parallel()
+
 	for _, format := range report.SchematicFormats {
 		t.Run(format, func(t *testing.T) {
 			h := newHarness(t, testlab.Files(t), nil)
@@ -136,6 +145,8 @@ func TestSchematics_LabInEachFormat(t *testing.T) {
 }
 
 func TestSchematics_LabHasTwoSchematicsAndFiveInstallersWithTheIDsOfSchematicID(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 
 	h := newHarness(t, files, nil)
@@ -179,6 +190,8 @@ func TestSchematics_LabHasTwoSchematicsAndFiveInstallersWithTheIDsOfSchematicID(
 }
 
 func TestSchematics_SecureBootVanillaNodesAndACustomFactory(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 	testlab.Edit(t, files, "talops.yaml", "platform: nocloud\n", "platform: metal\nimageFactory: https://tif.example.org:8443/\n")
 	testlab.Edit(t, files, "talops.yaml", "    schematic: base\n    installDisk: /dev/sda\n    patches: [nodes/k8s-node4.yaml]", "    installDisk: /dev/sda\n    secureBoot: true\n    patches: [nodes/k8s-node4.yaml]")
@@ -190,7 +203,7 @@ func TestSchematics_SecureBootVanillaNodesAndACustomFactory(t *testing.T) {
 
 	s := schematicsJSON(t, h)
 
-	want := report.NodeImage{
+	want := images.NodeImage{
 		Name: "k8s-node4", ID: schematic.VanillaID, SecureBoot: true,
 		Installer: "tif.example.org:8443/metal-installer-secureboot/" + schematic.VanillaID + ":v1.13.9",
 		ISO:       "https://tif.example.org:8443/image/" + schematic.VanillaID + "/v1.13.9/metal-amd64-secureboot.iso",
@@ -234,6 +247,8 @@ func labSchematic(t *testing.T, files cluster.MapFiles, name string) *schematic.
 }
 
 func TestSchematics_RegisterPostsEverySchematicAndConfirmsTheIDs(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 
 	h := newHarness(t, files, nil)
@@ -257,6 +272,8 @@ func TestSchematics_RegisterPostsEverySchematicAndConfirmsTheIDs(t *testing.T) {
 }
 
 func TestSchematics_RegisterFailsWhenTheFactoryGivesAnotherID(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 	other := strings.Repeat("0", 64)
 
@@ -286,6 +303,8 @@ func TestSchematics_RegisterFailsWhenTheFactoryGivesAnotherID(t *testing.T) {
 }
 
 func TestSchematics_RegisterStopsWhenTheFactoryIsDown(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 
 	h := newHarness(t, files, nil)
@@ -305,6 +324,8 @@ func TestSchematics_RegisterStopsWhenTheFactoryIsDown(t *testing.T) {
 }
 
 func TestSchematics_NoNetworkWithoutRegister(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, testlab.Files(t), nil)
 	h.deps.ImageFactory = func(string) (*factory.Client, error) {
 		t.Error("the factory was asked for without --register")
@@ -318,6 +339,8 @@ func TestSchematics_NoNetworkWithoutRegister(t *testing.T) {
 }
 
 func TestSchematics_BrokenSchematicIsOneLineNamingFileLineAndField(t *testing.T) {
+	t.Parallel()
+
 	files := testlab.Files(t)
 	testlab.Edit(t, files, "schematics/gpu.yaml", "    officialExtensions:", "    officialExtension:")
 

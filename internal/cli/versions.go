@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/rules"
@@ -71,26 +72,5 @@ func runVersions(ctx context.Context, d *Deps, args []string) error {
 
 // Versions explains the versions of the repository in Dir against another state of it.
 func Versions(ctx context.Context, opts *VersionsOptions) (*rules.Bump, error) {
-	d := opts.Deps
-
-	head, err := loadRepo(ctx, d, opts.Dir)
-	if err != nil {
-		return nil, err
-	}
-
-	base, err := loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head)
-	if err != nil {
-		return nil, err
-	}
-
-	return rules.CompareVersions(versionsInput(ctx, d, base, opts.Offline), versionsInput(ctx, d, head, opts.Offline)), nil
-}
-
-func versionsInput(ctx context.Context, d *Deps, r *repo, offline bool) *rules.Input {
-	cat, lookup := releaseCatalog(ctx, d, r.Cluster, offline)
-
-	return &rules.Input{
-		Cluster: r.Cluster, Nodes: r.Nodes, Bundle: r.Bundle, Schematics: r.Schematics,
-		Catalog: cat, Release: lookup, SchematicFiles: rules.LoadSchematicFiles(r.Cluster),
-	}
+	return app.Versions(ctx, opts.Deps.App(), app.VersionsOptions{Dir: opts.Dir, Base: opts.Base, Against: opts.Against, Offline: opts.Offline})
 }

@@ -32,6 +32,8 @@ func productionLab(t *testing.T, talos string) cluster.MapFiles {
 }
 
 func TestVersions_PinnedProductionDriverFrom1_11To1_13(t *testing.T) {
+	t.Parallel()
+
 	for _, format := range []string{"text", "markdown", "json"} {
 		t.Run(format, func(t *testing.T) {
 			h := newHarness(t, productionLab(t, "v1.13.9"), nil)
@@ -52,6 +54,8 @@ func TestVersions_PinnedProductionDriverFrom1_11To1_13(t *testing.T) {
 }
 
 func TestVersions_JSONCarriesTheDriversBeforeAndAfter(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, productionLab(t, "v1.13.9"), nil)
 	h.dirs["base"] = productionLab(t, "v1.11.6")
 
@@ -79,6 +83,8 @@ func TestVersions_JSONCarriesTheDriversBeforeAndAfter(t *testing.T) {
 }
 
 func TestVersions_UnchangedLabIsQuiet(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, testlab.Files(t), nil)
 	h.dirs["base"] = testlab.Files(t)
 
@@ -93,6 +99,8 @@ func TestVersions_UnchangedLabIsQuiet(t *testing.T) {
 }
 
 func TestVersions_NeedsExactlyOneOtherState(t *testing.T) {
+	t.Parallel()
+
 	for _, args := range [][]string{
 		{"versions", "--dir", "examples/homelab"},
 		{"versions", "--dir", "examples/homelab", "--base", "main", "--against", "base"},
@@ -112,6 +120,8 @@ func TestVersions_NeedsExactlyOneOtherState(t *testing.T) {
 // TestVersions_BaseFromGitLeavesTheWorkTreeAlone reads the base state from a real git
 // repository, the way the action does on a pull request.
 func TestVersions_BaseFromGitLeavesTheWorkTreeAlone(t *testing.T) {
+	t.Parallel()
+
 	g := newGitLab(t)
 	lab, write, git := g.Dir, g.write, g.git
 
@@ -205,6 +215,8 @@ func releaseCodes(t *testing.T, out []byte) string {
 }
 
 func TestValidate_ReleaseNewerThanTheDataComesFromTheFactory(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, newerLab(t), nil)
 	fake := releaseFactory(t, h)
 	fake.ExpectVersions("v1.13.9", "v1.14.0", "v1.14.99")
@@ -224,6 +236,8 @@ func TestValidate_ReleaseNewerThanTheDataComesFromTheFactory(t *testing.T) {
 }
 
 func TestValidate_OfflineSaysTheDataIsMissing(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, newerLab(t), nil)
 	releaseFactory(t, h) // expects nothing: any request fails the test
 
@@ -239,6 +253,8 @@ func TestValidate_OfflineSaysTheDataIsMissing(t *testing.T) {
 }
 
 func TestValidate_ReleaseTheFactoryDoesNotBuild(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, newerLab(t), nil)
 	fake := releaseFactory(t, h)
 	fake.ExpectVersions("v1.13.9", "v1.14.0")
@@ -254,6 +270,8 @@ func TestValidate_ReleaseTheFactoryDoesNotBuild(t *testing.T) {
 }
 
 func TestValidate_OldStyleLabIsCaught(t *testing.T) {
+	t.Parallel()
+
 	d := cli.OSDeps()
 
 	var stdout, stderr bytes.Buffer
@@ -279,6 +297,8 @@ func TestValidate_OldStyleLabIsCaught(t *testing.T) {
 }
 
 func TestPlan_ReleaseNewerThanTheDataIsAskedForOnce(t *testing.T) {
+	t.Parallel()
+
 	h := newHarness(t, newerLab(t), nil)
 	h.dirs["base"] = newerLab(t)
 

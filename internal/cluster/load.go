@@ -241,191 +241,239 @@ var (
 )
 
 func (c *Cluster) check() []error {
-	var errs []error
+	k := &checker{c: c, file: c.Path(FileName)}
 
-	file := c.Path(FileName)
-	bad := func(path, format string, args ...any) {
-		errs = append(errs, inputErrorf(file, c.Line(path), path, format, args...))
-	}
+	k.cluster()
+	k.nvidia()
+	k.files()
+	k.proxmox()
+	k.nodes()
 
-	s := &c.Spec
+	return k.errs
+}
+
+// checker collects the problems of a talops.yaml, each placed on its line.
+type checker struct {
+	c    *Cluster
+	file string
+	errs []error
+}
+
+func (k *checker) bad(path, format string, args ...any) {
+	k.errs = append(k.errs, inputErrorf(k.file, k.c.Line(path), path, format, args...))
+}
+
+func (k *checker) path(field, p string) {
+	k.errs = append(k.errs, k.c.checkPath(field, p)...)
+}
+
+// cluster checks the cluster's identity, versions, platform and Image Factory.
+func (k *checker) cluster() {
+	s := &k.c.Spec
 
 	if s.Cluster.Name == "" {
-		bad("cluster.name", "is required")
+		k.bad("cluster.name", "is required")
 	}
 
 	if s.Cluster.Endpoint == "" {
-		bad("cluster.endpoint", "is required (for example https://10.0.0.10:6443)")
+		k.bad("cluster.endpoint", "is required (for example https://10.0.0.10:6443)")
 	} else if u, err := url.Parse(s.Cluster.Endpoint); err != nil || u.Scheme != "https" || u.Host == "" {
-		bad("cluster.endpoint", "must be an https:// URL, got %q", s.Cluster.Endpoint)
+		k.bad("cluster.endpoint", "must be an https:// URL, got %q", s.Cluster.Endpoint)
 	}
 
-	checkVersion := func(field, v string) {
-		switch {
-		case v == "":
-			bad(field, "is required")
-		case !strings.HasPrefix(v, "v"):
-			bad(field, "must start with v, as in v%s", v)
-		default:
-			if _, err := version.NewSemver(v); err != nil {
-				bad(field, "%q is not a version", v)
-			}
-		}
-	}
-
-	checkVersion("talosVersion", s.TalosVersion)
-	checkVersion("kubernetesVersion", s.KubernetesVersion)
+	k.version("talosVersion", s.TalosVersion)
+	k.version("kubernetesVersion", s.KubernetesVersion)
 
 	if s.ConfigVersion != "" {
-		checkVersion("configVersion", s.ConfigVersion)
+		k.version("configVersion", s.ConfigVersion)
 
 		cv, errC := version.NewSemver(s.ConfigVersion)
 		tv, errT := version.NewSemver(s.TalosVersion)
 
 		if errC == nil && errT == nil && minorOf(cv) > minorOf(tv) {
-			bad("configVersion", "%s is newer than talosVersion %s: configs cannot be generated for a release the nodes do not run", s.ConfigVersion, s.TalosVersion)
+			k.bad("configVersion", "%s is newer than talosVersion %s: configs cannot be generated for a release the nodes do not run", s.ConfigVersion, s.TalosVersion)
 		}
 	}
 
 	if s.Platform != "" && !slices.Contains(Platforms, s.Platform) {
-		bad("platform", "unknown platform %q (one of %s)", s.Platform, strings.Join(Platforms, ", "))
+		k.bad("platform", "unknown platform %q (one of %s)", s.Platform, strings.Join(Platforms, ", "))
 	}
 
 	if s.ImageFactory != "" {
 		if u, err := url.Parse(s.ImageFactory); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			bad("imageFactory", "must be an http(s) URL, got %q", s.ImageFactory)
+			k.bad("imageFactory", "must be an http(s) URL, got %q", s.ImageFactory)
 		}
 	}
+}
 
-	if s.NVIDIA != nil {
-		if s.NVIDIA.Flavour != "lts" && s.NVIDIA.Flavour != "production" {
-			bad("nvidia.flavour", "must be lts or production, got %q", s.NVIDIA.Flavour)
-		}
-
-		if s.NVIDIA.Driver != "" && !driverRe.MatchString(s.NVIDIA.Driver) {
-			bad("nvidia.driver", "must be a driver branch (580) or version (580.178.04), got %q", s.NVIDIA.Driver)
+func (k *checker) version(field, v string) {
+	switch {
+	case v == "":
+		k.bad(field, "is required")
+	case !strings.HasPrefix(v, "v"):
+		k.bad(field, "must start with v, as in v%s", v)
+	default:
+		if _, err := version.NewSemver(v); err != nil {
+			k.bad(field, "%q is not a version", v)
 		}
 	}
+}
+
+// nvidia checks the GPU driver settings.
+func (k *checker) nvidia() {
+	n := k.c.Spec.NVIDIA
+	if n == nil {
+		return
+	}
+
+	if n.Flavour != "lts" && n.Flavour != "production" {
+		k.bad("nvidia.flavour", "must be lts or production, got %q", n.Flavour)
+	}
+
+	if n.Driver != "" && !driverRe.MatchString(n.Driver) {
+		k.bad("nvidia.driver", "must be a driver branch (580) or version (580.178.04), got %q", n.Driver)
+	}
+}
+
+// files checks the names and paths of the schematics, patches and secrets.
+func (k *checker) files() {
+	s := &k.c.Spec
 
 	for _, name := range slices.Sorted(maps.Keys(s.Schematics)) {
 		if !nameRe.MatchString(name) {
-			bad("schematics."+name, "schematic names are lower-case letters, digits, dots and dashes")
+			k.bad("schematics."+name, "schematic names are lower-case letters, digits, dots and dashes")
 		}
 
-		errs = append(errs, c.checkPath("schematics."+name, s.Schematics[name])...)
+		k.path("schematics."+name, s.Schematics[name])
 	}
 
 	for field, list := range map[string][]string{"patches.all": s.Patches.All, "patches.controlplane": s.Patches.ControlPlane, "patches.worker": s.Patches.Worker} {
 		for i, p := range list {
-			errs = append(errs, c.checkPath(field+"["+strconv.Itoa(i)+"]", p)...)
+			k.path(field+"["+strconv.Itoa(i)+"]", p)
 		}
 	}
 
 	if s.Secrets != "" {
-		errs = append(errs, c.checkPath("secrets", s.Secrets)...)
+		k.path("secrets", s.Secrets)
+	}
+}
+
+// proxmox checks the Proxmox API section.
+func (k *checker) proxmox() {
+	p := k.c.Spec.ProxmoxAPI
+	if p == nil {
+		return
 	}
 
-	if p := s.ProxmoxAPI; p != nil {
-		if u, err := url.Parse(p.URL); err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
-			bad("proxmox.url", "must be an https:// URL without credentials, such as https://pve.lab:8006/api2/json, got %q", p.URL)
-		}
-
-		switch {
-		case p.Storage == "":
-			bad("proxmox.storage", "is required: the Proxmox storage that holds the boot ISOs (for example local)")
-		case !storageRe.MatchString(p.Storage):
-			bad("proxmox.storage", "%q is not a Proxmox storage name", p.Storage)
-		}
-
-		if p.CAFile != "" {
-			errs = append(errs, c.checkPath("proxmox.caFile", p.CAFile)...)
-		}
+	if u, err := url.Parse(p.URL); err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
+		k.bad("proxmox.url", "must be an https:// URL without credentials, such as https://pve.lab:8006/api2/json, got %q", p.URL)
 	}
 
-	if len(s.Nodes) == 0 {
-		bad("nodes", "at least one node is required")
+	switch {
+	case p.Storage == "":
+		k.bad("proxmox.storage", "is required: the Proxmox storage that holds the boot ISOs (for example local)")
+	case !storageRe.MatchString(p.Storage):
+		k.bad("proxmox.storage", "%q is not a Proxmox storage name", p.Storage)
+	}
+
+	if p.CAFile != "" {
+		k.path("proxmox.caFile", p.CAFile)
+	}
+}
+
+// nodes checks every node, and that no two share a name or an address.
+func (k *checker) nodes() {
+	if len(k.c.Spec.Nodes) == 0 {
+		k.bad("nodes", "at least one node is required")
 	}
 
 	names := map[string]int{}
 	addrs := map[string]int{}
 
-	for i, n := range s.Nodes {
+	for i, n := range k.c.Spec.Nodes {
 		at := "nodes[" + strconv.Itoa(i) + "]"
 
-		switch {
-		case n.Name == "":
-			bad(at+".name", "is required")
-		case !nameRe.MatchString(n.Name):
-			bad(at+".name", "%q is not a valid node name (lower-case letters, digits, dots and dashes)", n.Name)
-		default:
-			if j, dup := names[n.Name]; dup {
-				bad(at+".name", "duplicate node name %q (also nodes[%d])", n.Name, j)
-			}
+		k.identity(at, i, n, names, addrs)
+		k.node(at, n)
+	}
+}
 
-			names[n.Name] = i
+// identity checks a node's name and address, unique among the nodes seen so far.
+func (k *checker) identity(at string, i int, n Node, names, addrs map[string]int) {
+	switch {
+	case n.Name == "":
+		k.bad(at+".name", "is required")
+	case !nameRe.MatchString(n.Name):
+		k.bad(at+".name", "%q is not a valid node name (lower-case letters, digits, dots and dashes)", n.Name)
+	default:
+		if j, dup := names[n.Name]; dup {
+			k.bad(at+".name", "duplicate node name %q (also nodes[%d])", n.Name, j)
 		}
 
-		switch {
-		case n.Address == "":
-			bad(at+".address", "is required")
-		case net.ParseIP(n.Address) == nil && !nameRe.MatchString(n.Address):
-			bad(at+".address", "%q is neither an IP address nor a host name", n.Address)
-		default:
-			// One IP address has many spellings (::1, 0:0::1).
-			key := n.Address
-			if ip := net.ParseIP(n.Address); ip != nil {
-				key = ip.String()
-			}
+		names[n.Name] = i
+	}
 
-			if j, dup := addrs[key]; dup {
-				bad(at+".address", "duplicate address %q (also nodes[%d])", n.Address, j)
-			}
-
-			addrs[key] = i
+	switch {
+	case n.Address == "":
+		k.bad(at+".address", "is required")
+	case net.ParseIP(n.Address) == nil && !nameRe.MatchString(n.Address):
+		k.bad(at+".address", "%q is neither an IP address nor a host name", n.Address)
+	default:
+		// One IP address has many spellings (::1, 0:0::1).
+		key := n.Address
+		if ip := net.ParseIP(n.Address); ip != nil {
+			key = ip.String()
 		}
 
-		if n.Role != RoleControlPlane && n.Role != RoleWorker {
-			bad(at+".role", "must be controlplane or worker, got %q", n.Role)
+		if j, dup := addrs[key]; dup {
+			k.bad(at+".address", "duplicate address %q (also nodes[%d])", n.Address, j)
 		}
 
-		if n.Schematic != "" {
-			if _, ok := s.Schematics[n.Schematic]; !ok {
-				bad(at+".schematic", "unknown schematic %q (known: %s)", n.Schematic, knownList(s.Schematics))
-			}
-		}
+		addrs[key] = i
+	}
+}
 
-		if n.InstallDisk != "" && !strings.HasPrefix(n.InstallDisk, "/dev/") {
-			bad(at+".installDisk", "must be a device path such as /dev/sda, got %q", n.InstallDisk)
-		}
+// node checks one node's role, schematic, install disk, files and VM.
+func (k *checker) node(at string, n Node) {
+	if n.Role != RoleControlPlane && n.Role != RoleWorker {
+		k.bad(at+".role", "must be controlplane or worker, got %q", n.Role)
+	}
 
-		if n.Config != "" {
-			if len(n.Patches) > 0 {
-				bad(at+".patches", "a node with config: uses that file as it is; move the patches into it")
-			}
-
-			if n.InstallDisk != "" {
-				bad(at+".installDisk", "a node with config: uses that file as it is; set the install disk in it")
-			}
-
-			errs = append(errs, c.checkPath(at+".config", n.Config)...)
-		}
-
-		for j, p := range n.Patches {
-			errs = append(errs, c.checkPath(at+".patches["+strconv.Itoa(j)+"]", p)...)
-		}
-
-		if n.Proxmox != nil {
-			if n.Proxmox.Node == "" {
-				bad(at+".proxmox.node", "is required")
-			}
-
-			if n.Proxmox.VMID < 100 || n.Proxmox.VMID > 999999999 {
-				bad(at+".proxmox.vmid", "must be a Proxmox VM ID (100-999999999), got %d", n.Proxmox.VMID)
-			}
+	if n.Schematic != "" {
+		if _, ok := k.c.Spec.Schematics[n.Schematic]; !ok {
+			k.bad(at+".schematic", "unknown schematic %q (known: %s)", n.Schematic, knownList(k.c.Spec.Schematics))
 		}
 	}
 
-	return errs
+	if n.InstallDisk != "" && !strings.HasPrefix(n.InstallDisk, "/dev/") {
+		k.bad(at+".installDisk", "must be a device path such as /dev/sda, got %q", n.InstallDisk)
+	}
+
+	if n.Config != "" {
+		if len(n.Patches) > 0 {
+			k.bad(at+".patches", "a node with config: uses that file as it is; move the patches into it")
+		}
+
+		if n.InstallDisk != "" {
+			k.bad(at+".installDisk", "a node with config: uses that file as it is; set the install disk in it")
+		}
+
+		k.path(at+".config", n.Config)
+	}
+
+	for j, p := range n.Patches {
+		k.path(at+".patches["+strconv.Itoa(j)+"]", p)
+	}
+
+	if n.Proxmox != nil {
+		if n.Proxmox.Node == "" {
+			k.bad(at+".proxmox.node", "is required")
+		}
+
+		if n.Proxmox.VMID < 100 || n.Proxmox.VMID > 999999999 {
+			k.bad(at+".proxmox.vmid", "must be a Proxmox VM ID (100-999999999), got %d", n.Proxmox.VMID)
+		}
+	}
 }
 
 func (c *Cluster) checkPath(field, p string) []error {

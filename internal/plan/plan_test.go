@@ -36,7 +36,7 @@ func state(t *testing.T, files cluster.MapFiles) (plan.State, *secrets.Bundle) {
 			t.Fatal(r.Err)
 		}
 
-		s.Nodes = append(s.Nodes, plan.NodeState{Name: r.Name, Role: r.Node.Node.Role, Schematic: r.Node.Node.Schematic, Installer: r.Node.Installer, Config: r.Node.Config})
+		s.Nodes = append(s.Nodes, plan.NodeState{Name: r.Name, Role: r.Machine.Node.Role, Schematic: r.Machine.Node.Schematic, Installer: r.Machine.Installer, Config: r.Machine.Config})
 	}
 
 	return s, b

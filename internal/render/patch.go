@@ -35,14 +35,8 @@ type patch struct {
 	p   configpatcher.Patch
 }
 
-// LoadPatch parses a patch file (strategic merge, single or multi-document, or RFC 6902
+// loadPatch parses a patch file (strategic merge, single or multi-document, or RFC 6902
 // as JSON or YAML). Errors are *cluster.InputError placed at the offending line.
-func LoadPatch(file string, data []byte) error {
-	_, err := loadPatch(file, data)
-
-	return err
-}
-
 func loadPatch(file string, data []byte) (*patch, error) {
 	ix, err := yamlpos.Parse(data)
 	if err != nil {

@@ -27,8 +27,8 @@ type Layer struct {
 	Index *yamlpos.Index
 }
 
-// Node is a node's final machine config and how it was made.
-type Node struct {
+// Machine is a node's final machine config and how it was made.
+type Machine struct {
 	Node cluster.Node
 	// Config is the final machine config.
 	Config coreconfig.Provider
@@ -44,13 +44,13 @@ type Node struct {
 
 // Bytes is the final config encoded without comments, computed once on first use
 // (validation does not need it, plans and render do).
-func (n *Node) Bytes() ([]byte, error) { return n.encode() }
+func (n *Machine) Bytes() ([]byte, error) { return n.encode() }
 
 // Result is the outcome for one node.
 type Result struct {
-	Name string
-	Node *Node
-	Err  error
+	Name    string
+	Machine *Machine
+	Err     error
 }
 
 // Installer names the installer image a node should run.
@@ -92,7 +92,7 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 
-			results[i].Node, results[i].Err = One(c, b, n, opts)
+			results[i].Machine, results[i].Err = One(c, b, n, opts)
 		}()
 	}
 
@@ -102,7 +102,7 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 }
 
 // One renders a single node.
-func One(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*Node, error) {
+func One(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*Machine, error) {
 	if n.Config != "" {
 		return complete(c, n)
 	}
@@ -147,7 +147,7 @@ func One(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*
 		return nil, fmt.Errorf("generate config for node %s: %w", n.Name, err)
 	}
 
-	out := &Node{Node: n, Installer: installer, Generated: true}
+	out := &Machine{Node: n, Installer: installer, Generated: true}
 
 	for _, rel := range c.NodePatches(n) {
 		p, err := opts.patch(c, rel)
@@ -166,7 +166,7 @@ func One(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*
 }
 
 // complete loads a node's ready-made machine config.
-func complete(c *cluster.Cluster, n cluster.Node) (*Node, error) {
+func complete(c *cluster.Cluster, n cluster.Node) (*Machine, error) {
 	data, _ := c.File(n.Config)
 	file := c.Path(n.Config)
 
@@ -175,7 +175,7 @@ func complete(c *cluster.Cluster, n cluster.Node) (*Node, error) {
 		return nil, err
 	}
 
-	return finish(&Node{Node: n, Layers: []Layer{{File: file, Index: ix}}}, cfg)
+	return finish(&Machine{Node: n, Layers: []Layer{{File: file, Index: ix}}}, cfg)
 }
 
 // LoadConfig loads a complete machine config and indexes where its keys are. Errors are
@@ -195,7 +195,7 @@ func LoadConfig(file string, data []byte) (coreconfig.Provider, *yamlpos.Index, 
 	return cfg, ix, nil
 }
 
-func finish(out *Node, cfg coreconfig.Provider) (*Node, error) {
+func finish(out *Machine, cfg coreconfig.Provider) (*Machine, error) {
 	out.Config = cfg
 	out.encode = sync.OnceValues(func() ([]byte, error) {
 		data, err := cfg.EncodeBytes(encoder.WithComments(encoder.CommentsDisabled))

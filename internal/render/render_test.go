@@ -34,7 +34,7 @@ func renderLab(t testing.TB, files cluster.MapFiles) []render.Result {
 	return render.All(context.Background(), c, b, render.Options{Installer: render.FactoryInstaller(ids)})
 }
 
-func node(t testing.TB, rs []render.Result, name string) *render.Node {
+func node(t testing.TB, rs []render.Result, name string) *render.Machine {
 	t.Helper()
 
 	for _, r := range rs {
@@ -43,7 +43,7 @@ func node(t testing.TB, rs []render.Result, name string) *render.Node {
 				t.Fatalf("render %s: %v", name, r.Err)
 			}
 
-			return r.Node
+			return r.Machine
 		}
 	}
 
@@ -52,7 +52,7 @@ func node(t testing.TB, rs []render.Result, name string) *render.Node {
 	return nil
 }
 
-func encoded(t testing.TB, n *render.Node) string {
+func encoded(t testing.TB, n *render.Machine) string {
 	t.Helper()
 
 	data, err := n.Bytes()

@@ -7,12 +7,11 @@ import (
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/rollout"
-	"github.com/talops/talops/internal/talos"
 )
 
 func TestApplyMarkdown_CommentOpensWithItsMarkerAndListsEveryNode(t *testing.T) {
 	r := &rollout.Report{
-		Cluster: "homelab", PlanHash: strings.Repeat("ab", 32), Mode: talos.ModeAuto,
+		Cluster: "homelab", PlanHash: strings.Repeat("ab", 32), Mode: "auto",
 		Nodes: []rollout.NodeResult{
 			{Name: "k8s-master", Role: "controlplane", Action: plan.Update, Outcome: rollout.Applied, Detail: "applied live, healthy"},
 			{Name: "k8s-node1", Role: "worker", Action: plan.Update, Outcome: rollout.Failed, Detail: "apply: a | b\nc"},

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 	"strings"
 	"text/template"
 
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/rules"
 )
 
 // FormatMarkdown is the PR comment and job summary view.
@@ -34,8 +37,9 @@ type PlanView struct {
 	Limit int
 	// SummaryNote points readers of a cut comment at the full plan.
 	SummaryNote string
-	// Sections are more markdown sections (such as the version bump), shown after the nodes.
-	Sections []string
+	// Bump is the version bump between the two states, shown after the nodes when a
+	// version, a GPU driver or an extension image moves (nil: none).
+	Bump *rules.Bump
 }
 
 // WritePlan writes a plan in one format.
@@ -211,6 +215,19 @@ func HashMarker(hash string) string {
 	return "<!-- talops:plan-hash " + hash + " -->"
 }
 
+// hashLine finds a HashMarker line in a comment body.
+var hashLine = regexp.MustCompile(`(?m)^<!-- talops:plan-hash ([0-9a-f]{64}) -->$`)
+
+// ParseHashMarker is the plan hash a comment body carries in its HashMarker line.
+func ParseHashMarker(body string) (string, bool) {
+	m := hashLine.FindStringSubmatch(body)
+	if m == nil {
+		return "", false
+	}
+
+	return m[1], true
+}
+
 // openDiffLines is the diff length up to which a node's details start open.
 const openDiffLines = 40
 
@@ -250,10 +267,15 @@ func PlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanView) (st
 		limit = CommentLimit
 	}
 
+	sections, err := v.sections()
+	if err != nil {
+		return "", err
+	}
+
 	sh := shape{keep: -1, findings: len(fs), nodes: len(p.Nodes) - p.Count()[plan.Noop], sections: true}
 
 	for {
-		s, err := renderPlanMarkdown(p, fs, nodes, v, sh)
+		s, err := renderPlanMarkdown(p, fs, nodes, v, sections, sh)
 		if err != nil {
 			return "", err
 		}
@@ -286,6 +308,32 @@ func PlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanView) (st
 	}
 }
 
+// sections are the markdown sections shown after the nodes: the version bump, when
+// something moves.
+func (v PlanView) sections() ([]string, error) {
+	if v.Bump == nil || !bumped(v.Bump) {
+		return nil, nil
+	}
+
+	s, err := VersionsSection(v.Bump)
+	if err != nil {
+		return nil, err
+	}
+
+	return []string{s}, nil
+}
+
+// bumped reports whether a version, a GPU driver or an extension image moves.
+func bumped(b *rules.Bump) bool {
+	if b.Talos.Changed() || b.Kubernetes.Changed() || len(b.Extensions) > 0 {
+		return true
+	}
+
+	return slices.ContainsFunc(b.GPUNodes, func(g rules.GPUChange) bool {
+		return g.Driver.Changed() || g.Toolkit.Changed()
+	})
+}
+
 // shape is how much of a plan a markdown body shows.
 type shape struct {
 	// keep is the diff lines kept per node (-1: all); compact lists nodes without diffs.
@@ -296,7 +344,7 @@ type shape struct {
 	sections        bool
 }
 
-func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanView, sh shape) (string, error) {
+func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanView, sections []string, sh shape) (string, error) {
 	d := planData{
 		Plan:       p,
 		Summary:    p.Summary(),
@@ -315,7 +363,7 @@ func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanVie
 	}
 
 	if sh.sections {
-		d.Sections = v.Sections
+		d.Sections = sections
 	}
 
 	for _, n := range p.Nodes {

@@ -5,59 +5,15 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/talops/talops/internal/images"
 )
 
 // SchematicFormats lists the formats of the schematics command.
 var SchematicFormats = []string{FormatText, FormatJSON, FormatMarkdown}
 
-// Schematics is every schematic of a repository and the images each node boots and
-// upgrades from. The JSON tags are a contract for tools and the action's outputs.
-type Schematics struct {
-	Cluster      string `json:"cluster"`
-	TalosVersion string `json:"talosVersion"`
-	Platform     string `json:"platform"`
-	// Arch is the architecture of the boot images.
-	Arch         string      `json:"arch"`
-	ImageFactory string      `json:"imageFactory"`
-	Schematics   []Schematic `json:"schematics"`
-	Nodes        []NodeImage `json:"nodes"`
-	// Registered says every schematic was posted to the factory and got the same ID back.
-	Registered bool `json:"registered,omitempty"`
-}
-
-// Schematic is one schematic talops.yaml names.
-type Schematic struct {
-	Name       string   `json:"name"`
-	File       string   `json:"file"`
-	ID         string   `json:"id"`
-	Extensions []string `json:"extensions"`
-}
-
-// NodeImage is what one node installs, upgrades and boots from.
-type NodeImage struct {
-	Name string `json:"name"`
-	// Schematic is empty for nodes on the vanilla image.
-	Schematic  string `json:"schematic,omitempty"`
-	ID         string `json:"id"`
-	SecureBoot bool   `json:"secureBoot,omitempty"`
-	Installer  string `json:"installer"`
-	// ISO and DiskImage are empty where the factory builds no such asset for the platform.
-	ISO       string `json:"iso,omitempty"`
-	DiskImage string `json:"diskImage,omitempty"`
-}
-
-// IDs maps schematic names to their IDs.
-func (s *Schematics) IDs() map[string]string {
-	out := make(map[string]string, len(s.Schematics))
-	for _, sc := range s.Schematics {
-		out[sc.Name] = sc.ID
-	}
-
-	return out
-}
-
 // WriteSchematics writes the schematics view in one format.
-func WriteSchematics(w io.Writer, format string, s *Schematics) error {
+func WriteSchematics(w io.Writer, format string, s *images.Schematics) error {
 	switch format {
 	case FormatJSON:
 		return SchematicsJSON(w, s)
@@ -73,7 +29,7 @@ func WriteSchematics(w io.Writer, format string, s *Schematics) error {
 }
 
 // SchematicsJSON writes the view indented, for tools.
-func SchematicsJSON(w io.Writer, s *Schematics) error {
+func SchematicsJSON(w io.Writer, s *images.Schematics) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 
@@ -82,7 +38,7 @@ func SchematicsJSON(w io.Writer, s *Schematics) error {
 
 // SchematicsText is the view for people: each schematic, then each node's images,
 // then one summary line.
-func SchematicsText(s *Schematics) string {
+func SchematicsText(s *images.Schematics) string {
 	var b strings.Builder
 
 	for _, sc := range s.Schematics {
@@ -124,7 +80,7 @@ func SchematicsText(s *Schematics) string {
 }
 
 // SchematicsSummary is the closing line: what was counted, for which release and factory.
-func SchematicsSummary(s *Schematics) string {
+func SchematicsSummary(s *images.Schematics) string {
 	line := fmt.Sprintf("%s, %s: Talos %s, platform %s, factory %s",
 		plural(len(s.Schematics), "schematic"), plural(len(s.Nodes), "node"), s.TalosVersion, s.Platform, s.ImageFactory)
 
@@ -136,7 +92,7 @@ func SchematicsSummary(s *Schematics) string {
 }
 
 // SchematicsMarkdown is the job summary: a table of schematics and one of nodes.
-func SchematicsMarkdown(s *Schematics) string {
+func SchematicsMarkdown(s *images.Schematics) string {
 	var b strings.Builder
 
 	b.WriteString("### talops schematics\n\n")
@@ -175,7 +131,7 @@ func SchematicsMarkdown(s *Schematics) string {
 	return b.String()
 }
 
-func nodeSchematic(n NodeImage) string {
+func nodeSchematic(n images.NodeImage) string {
 	s := n.Schematic
 	if s == "" {
 		s = "vanilla"

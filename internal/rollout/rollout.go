@@ -98,11 +98,14 @@ type NodeResult struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
+// Mode is the apply mode a report was made with, as its views print it.
+type Mode string
+
 // Report is the outcome of a rollout, node by node in rollout order.
 type Report struct {
 	Cluster  string       `json:"cluster"`
 	PlanHash string       `json:"planHash"`
-	Mode     talos.Mode   `json:"mode"`
+	Mode     Mode         `json:"mode"`
 	DryRun   bool         `json:"dryRun"`
 	Nodes    []NodeResult `json:"nodes"`
 }
@@ -160,7 +163,7 @@ func Order(steps []Step) []Step {
 func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step, o Options) *Report {
 	steps = Order(steps)
 
-	r := &Report{Cluster: cluster, PlanHash: hash, Mode: o.Mode, DryRun: o.DryRun, Nodes: make([]NodeResult, len(steps))}
+	r := &Report{Cluster: cluster, PlanHash: hash, Mode: Mode(o.Mode), DryRun: o.DryRun, Nodes: make([]NodeResult, len(steps))}
 
 	// The control planes in etcd: the running ones, then each new one once it joined.
 	var members []Step

@@ -167,7 +167,7 @@ func flattenMulti(err error) []string {
 // place finds the last source that set path (or a parent at least two keys deep) in a
 // node's config, or that holds the typed document a Kind/name path names, else the
 // node's line in talops.yaml.
-func place(c *cluster.Cluster, n *render.Node, path string) (string, int) {
+func place(c *cluster.Cluster, n *render.Machine, path string) (string, int) {
 	if kind, name, ok := SplitDocRef(path); ok {
 		for i := len(n.Layers) - 1; i >= 0; i-- {
 			if d := n.Layers[i].Index.Find(kind, name); d >= 0 {

@@ -30,7 +30,7 @@ func (r requested) explicit() bool { return r.schematic == "" }
 
 // requestedExtensions lists a node's official extensions: its schematic's, then the images
 // of machine.install.extensions. Images outside ghcr.io/siderolabs are not judged.
-func requestedExtensions(in *Input, n *render.Node) []requested {
+func requestedExtensions(in *Input, n *render.Machine) []requested {
 	var out []requested
 
 	if sf, ok := schematicFiles(in)[n.Node.Schematic]; ok {
@@ -69,7 +69,7 @@ func isImage(s string) bool {
 	return s != name && s != catalog.SchematicName(name)
 }
 
-func installImages(n *render.Node) []string {
+func installImages(n *render.Machine) []string {
 	raw := n.Config.RawV1Alpha1()
 	if raw == nil || raw.MachineConfig == nil || raw.MachineConfig.MachineInstall == nil {
 		return nil
@@ -91,7 +91,7 @@ type spot struct {
 // installImagePlaces finds the line of each install extension image. Patches append to the
 // list, so when the patches' items add up to the final list they map in order; otherwise
 // every image points at the last patch that touched the list.
-func installImagePlaces(c *cluster.Cluster, n *render.Node, count int) []spot {
+func installImagePlaces(c *cluster.Cluster, n *render.Machine, count int) []spot {
 	var found []spot
 
 	for _, l := range n.Layers {

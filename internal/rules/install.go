@@ -49,7 +49,7 @@ func installExtensionsDeprecated(in *Input) []finding.Finding {
 }
 
 // extensionsAdvice says how to move the listed extensions into the node's schematic.
-func extensionsAdvice(c *cluster.Cluster, n *render.Node, images []string) string {
+func extensionsAdvice(c *cluster.Cluster, n *render.Machine, images []string) string {
 	var official, already, custom []string
 
 	have := schematicExtensionsOf(c, n.Node.Schematic)

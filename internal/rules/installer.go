@@ -32,7 +32,7 @@ type installerUse struct {
 // installers lists the installer images of a node's final config: machine.install.image
 // (the 1.13 contract and before) and the UnattendedInstallConfig document (the 1.14
 // contract). Both are read whatever the version, since a patch may set either.
-func installers(c *cluster.Cluster, n *render.Node) []installerUse {
+func installers(c *cluster.Cluster, n *render.Machine) []installerUse {
 	var out []installerUse
 
 	if m := n.Config.Machine(); m != nil {
@@ -52,7 +52,7 @@ func installers(c *cluster.Cluster, n *render.Node) []installerUse {
 
 // placeInKind finds the last source that set path in a document of the given kind, else
 // where that document starts, else falls back to place.
-func placeInKind(c *cluster.Cluster, n *render.Node, kind, path string) (string, int) {
+func placeInKind(c *cluster.Cluster, n *render.Machine, kind, path string) (string, int) {
 	for p := path; p != ""; p = parentPath(p) {
 		for i := len(n.Layers) - 1; i >= 0; i-- {
 			for _, d := range n.Layers[i].Index.Docs {
@@ -81,7 +81,7 @@ func placeInKind(c *cluster.Cluster, n *render.Node, kind, path string) (string,
 // wantInstaller is the installer the repository says a node runs. A complete config
 // (config:) is held to it only when the node names a schematic: otherwise talops.yaml
 // claims nothing about its image.
-func wantInstaller(in *Input, n *render.Node) (string, bool) {
+func wantInstaller(in *Input, n *render.Machine) (string, bool) {
 	if n.Generated {
 		return n.Installer, n.Installer != ""
 	}
@@ -165,7 +165,7 @@ func acceptedInstaller(c *cluster.Cluster, got, want schematic.InstallerRef) boo
 	return want.ID == schematic.VanillaID && got.Tag == want.Tag
 }
 
-func mismatchMessage(c *cluster.Cluster, n *render.Node, known map[string]knownSchematic, got, want schematic.InstallerRef) string {
+func mismatchMessage(c *cluster.Cluster, n *render.Machine, known map[string]knownSchematic, got, want schematic.InstallerRef) string {
 	var reasons []string
 
 	switch {
@@ -201,7 +201,7 @@ func mismatchMessage(c *cluster.Cluster, n *render.Node, known map[string]knownS
 	return msg
 }
 
-func idReason(n *render.Node, known map[string]knownSchematic, id string) string {
+func idReason(n *render.Machine, known map[string]knownSchematic, id string) string {
 	k, ok := known[id]
 
 	switch {
@@ -240,7 +240,7 @@ func lostExtensions(known map[string]knownSchematic, got, want schematic.Install
 	return lost
 }
 
-func secureBootNote(n *render.Node) string {
+func secureBootNote(n *render.Machine) string {
 	if n.Node.SecureBoot {
 		return ", secureBoot: true"
 	}
@@ -351,7 +351,7 @@ func atLeastMinor(v string, minor int) bool {
 // noInstaller reports a node with a schematic whose final config names no installer
 // (a patch removed it, or the 1.14 contract without installDisk writes none): Talos
 // would install the stock image, without the schematic's extensions.
-func noInstaller(in *Input, n *render.Node, want string) finding.Finding {
+func noInstaller(in *Input, n *render.Machine, want string) finding.Finding {
 	why := "a patch removed machine.install.image"
 	if n.Generated && n.Node.InstallDisk == "" {
 		why = "the node has no installDisk, and from the 1.14 config contract the installer is only written with one"

@@ -45,7 +45,7 @@ func (e gpuExt) display() string {
 
 // gpuSetup is a node's NVIDIA extensions.
 type gpuSetup struct {
-	node *render.Node
+	node *render.Machine
 	exts []gpuExt
 	// release is the cluster's release data, when the catalog has it.
 	release    catalog.Release
@@ -75,7 +75,7 @@ func (g gpuSetup) fromSchematicOnly() bool {
 }
 
 // nodeGPU resolves a node's NVIDIA extensions.
-func nodeGPU(in *Input, n *render.Node) gpuSetup {
+func nodeGPU(in *Input, n *render.Machine) gpuSetup {
 	r, hasRelease := release(in)
 	g := gpuSetup{node: n, release: r, hasRelease: hasRelease}
 
@@ -317,7 +317,7 @@ type declaredModules struct {
 
 func moduleName(s string) string { return strings.ReplaceAll(s, "-", "_") }
 
-func nodeModules(n *render.Node) declaredModules {
+func nodeModules(n *render.Machine) declaredModules {
 	var d declaredModules
 
 	if raw := n.Config.RawV1Alpha1(); raw != nil && raw.MachineConfig != nil && raw.MachineConfig.MachineKernel != nil {
@@ -421,7 +421,7 @@ func pluralVerb(n int) string {
 
 // modulesPlace points at where the node declares its kernel modules: the KernelModuleConfig
 // document of module when there is one, machine.kernel.modules, else the node in talops.yaml.
-func modulesPlace(c *cluster.Cluster, n *render.Node, d declaredModules, module string) (file string, line int, path string) {
+func modulesPlace(c *cluster.Cluster, n *render.Machine, d declaredModules, module string) (file string, line int, path string) {
 	if module != "" && !slices.Contains(d.v1alpha1, module) {
 		for i := len(n.Layers) - 1; i >= 0; i-- {
 			for _, doc := range n.Layers[i].Index.Docs {
@@ -442,7 +442,7 @@ func modulesPlace(c *cluster.Cluster, n *render.Node, d declaredModules, module 
 }
 
 // placeExact finds the last source that sets path itself in the v1alpha1 document.
-func placeExact(n *render.Node, path string) (string, int, bool) {
+func placeExact(n *render.Machine, path string) (string, int, bool) {
 	for i := len(n.Layers) - 1; i >= 0; i-- {
 		l := n.Layers[i]
 

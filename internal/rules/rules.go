@@ -62,12 +62,12 @@ func Check(in *Input) []finding.Finding {
 }
 
 // rendered yields the nodes that rendered.
-func rendered(in *Input) []*render.Node {
-	var out []*render.Node
+func rendered(in *Input) []*render.Machine {
+	var out []*render.Machine
 
 	for _, r := range in.Nodes {
-		if r.Err == nil && r.Node != nil {
-			out = append(out, r.Node)
+		if r.Err == nil && r.Machine != nil {
+			out = append(out, r.Machine)
 		}
 	}
 

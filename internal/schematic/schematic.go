@@ -73,13 +73,17 @@ type DiskImage struct {
 // encodeOptions are the settings of the factory's yaml.Marshal (go.yaml.in/yaml/v4):
 // the v3 defaults (4-space indent, "- " outside the indentation, legacy quoting)
 // without a line width limit. They are spelled out so that a change of the
-// library's Marshal defaults shows up as a failing vector, not as new IDs.
-var encodeOptions = []yaml.Option{yaml.WithV3Defaults(), yaml.WithLineWidth(-1)}
+// library's Marshal defaults shows up as a failing vector, not as new IDs. They are built
+// per call: an option of the library writes to its own captured argument when applied, so
+// one shared list is a data race between concurrent encodings.
+func encodeOptions() []yaml.Option {
+	return []yaml.Option{yaml.WithV3Defaults(), yaml.WithLineWidth(-1)}
+}
 
 // Marshal returns the canonical encoding: the bytes the ID hashes and the body
 // to post to the factory.
 func (s *Schematic) Marshal() ([]byte, error) {
-	out, err := yaml.Dump(s, encodeOptions...)
+	out, err := yaml.Dump(s, encodeOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("encode schematic: %w", err)
 	}

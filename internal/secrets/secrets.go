@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"filippo.io/age"
 	"github.com/hashicorp/go-multierror"
 	"github.com/siderolabs/talos/pkg/machinery/config"
 	gensecrets "github.com/siderolabs/talos/pkg/machinery/config/generate/secrets"
@@ -209,11 +208,6 @@ func parse(data []byte, contract *config.VersionContract) (*gensecrets.Bundle, e
 	}
 
 	return b, nil
-}
-
-// Identities is exposed for callers that decrypt other SOPS files with the same keys.
-func (l *Loader) Identities() ([]age.Identity, error) {
-	return sops.IdentitiesFromEnv(l.Getenv, l.ReadFile)
 }
 
 // bundleError is a bundle that does not parse, placed at a line and field. The YAML

@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"context"
@@ -32,9 +32,9 @@ func talosconfigPath(d *Deps, flagValue string) (string, error) {
 	}
 }
 
-// loadTalosconfig reads the talosconfig and masks its key material before anything else
-// can print it.
-func loadTalosconfig(d *Deps, flagValue string) (*clientconfig.Config, error) {
+// LoadTalosconfig reads the talosconfig (path, else $TALOSCONFIG, else ~/.talos/config) and
+// masks its key material before anything else can print it.
+func LoadTalosconfig(d *Deps, flagValue string) (*clientconfig.Config, error) {
 	path, err := talosconfigPath(d, flagValue)
 	if err != nil {
 		return nil, err
@@ -56,10 +56,10 @@ func loadTalosconfig(d *Deps, flagValue string) (*clientconfig.Config, error) {
 			continue
 		}
 
-		d.Mask(keyMaterial(c.Key)...)
+		d.mask(keyMaterial(c.Key)...)
 
 		if c.Auth.Basic != nil {
-			d.Mask(c.Auth.Basic.Password)
+			d.mask(c.Auth.Basic.Password)
 		}
 	}
 
@@ -88,9 +88,9 @@ func keyMaterial(key string) []string {
 	return out
 }
 
-// liveState reads what every node of talops.yaml runs. A node that cannot be read or whose
+// LoadLive reads what every node of r's talops.yaml runs. A node that cannot be read or whose
 // running config does not load is Broken with a one-line reason; the others are still planned.
-func liveState(ctx context.Context, d *Deps, r *repo, dialer talos.Dialer) plan.State {
+func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.State {
 	nodes := r.Cluster.Spec.Nodes
 
 	targets := make([]talos.Target, len(nodes))
@@ -139,7 +139,7 @@ func liveState(ctx context.Context, d *Deps, r *repo, dialer talos.Dialer) plan.
 
 // runningInstaller is the installer image of what a node runs, named as talops names the
 // desired one so that equal images compare equal.
-func runningInstaller(r *repo, secureBoot bool, v talos.Running) string {
+func runningInstaller(r *Repo, secureBoot bool, v talos.Running) string {
 	id := v.SchematicID
 	if id == "" {
 		// Installed from an image that is not the factory's (the stock installer, a

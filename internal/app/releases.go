@@ -1,8 +1,9 @@
-package cli
+package app
 
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
@@ -10,11 +11,18 @@ import (
 	"github.com/talops/talops/internal/rules"
 )
 
-// releaseCatalog returns the release data to judge a cluster against: the embedded data, plus
+// Releases remembers what the Image Factory said about releases: both states of a plan or
+// versions run usually name the same release, and it is asked once.
+type Releases struct {
+	mu      sync.Mutex
+	answers map[string]releaseAnswer
+}
+
+// ReleaseCatalog returns the release data to judge a cluster against: the embedded data, plus
 // the cluster's release from its Image Factory when the data lacks it and the network is
 // allowed. The lookup says what happened, so findings can say the data is missing rather
 // than guess.
-func releaseCatalog(ctx context.Context, d *Deps, c *cluster.Cluster, offline bool) (*catalog.Catalog, rules.ReleaseLookup) {
+func ReleaseCatalog(ctx context.Context, d *Deps, c *cluster.Cluster, offline bool) (*catalog.Catalog, rules.ReleaseLookup) {
 	cat := catalog.Embedded()
 
 	tag, err := catalog.NormalizeTag(c.Spec.TalosVersion)
@@ -33,19 +41,27 @@ func releaseCatalog(ctx context.Context, d *Deps, c *cluster.Cluster, offline bo
 		return cat, rules.ReleaseLookup{Skipped: "no Image Factory client"}
 	}
 
+	if d.Releases == nil {
+		return fetchRelease(ctx, d, c, cat, tag)
+	}
+
 	// Both states of a plan or versions run usually name the same release: ask once.
 	key := c.ImageFactory() + " " + tag
-	if a, ok := d.releases[key]; ok {
+
+	d.Releases.mu.Lock()
+	defer d.Releases.mu.Unlock()
+
+	if a, ok := d.Releases.answers[key]; ok {
 		return a.cat, a.lookup
 	}
 
 	updated, lookup := fetchRelease(ctx, d, c, cat, tag)
 
-	if d.releases == nil {
-		d.releases = map[string]releaseAnswer{}
+	if d.Releases.answers == nil {
+		d.Releases.answers = map[string]releaseAnswer{}
 	}
 
-	d.releases[key] = releaseAnswer{updated, lookup}
+	d.Releases.answers[key] = releaseAnswer{updated, lookup}
 
 	return updated, lookup
 }
@@ -72,7 +88,7 @@ func fetchRelease(ctx context.Context, d *Deps, c *cluster.Cluster, cat *catalog
 		return cat, rules.ReleaseLookup{Unlisted: true}
 	}
 
-	updated, added, err := catalog.Update(ctx, cat, []string{tag}, factoryFetcher(client))
+	updated, added, err := catalog.Update(ctx, cat, []string{tag}, FactoryFetcher(client))
 	if err != nil {
 		return cat, rules.ReleaseLookup{Skipped: err.Error()}
 	}
@@ -84,8 +100,8 @@ func fetchRelease(ctx context.Context, d *Deps, c *cluster.Cluster, cat *catalog
 	return updated, rules.ReleaseLookup{Fetched: true}
 }
 
-// factoryFetcher lists a release's official extensions with the factory client.
-func factoryFetcher(client *factory.Client) catalog.Fetcher {
+// FactoryFetcher lists a release's official extensions with the factory client.
+func FactoryFetcher(client *factory.Client) catalog.Fetcher {
 	return func(ctx context.Context, version string) ([]catalog.OfficialExtension, error) {
 		exts, err := client.OfficialExtensions(ctx, version)
 		if err != nil {

@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"errors"
@@ -7,9 +7,9 @@ import (
 	"github.com/talops/talops/internal/cluster"
 )
 
-// readInputFile reads a file named on the command line, bounded like repository files.
+// ReadInputFile reads a file named on the command line, bounded like repository files.
 // Errors are one *cluster.InputError naming the file.
-func readInputFile(d *Deps, file string) ([]byte, error) {
+func ReadInputFile(d *Deps, file string) ([]byte, error) {
 	data, err := d.ReadFile(file)
 
 	switch {

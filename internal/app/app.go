@@ -1,0 +1,108 @@
+// Package app is talops' application layer: it loads the states of a repository, asks the
+// outside world what the pure core needs (release data, running nodes, Proxmox, the Image
+// Factory) and runs the use cases (validate, plan, apply, versions, schematics, proxmox)
+// with typed results. The doors (the CLI and the GitHub Action) map their inputs onto
+// options, and format and print the results.
+package app
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/factory"
+	"github.com/talops/talops/internal/gitrev"
+	"github.com/talops/talops/internal/mask"
+	"github.com/talops/talops/internal/proxmox"
+	"github.com/talops/talops/internal/secrets"
+)
+
+// Deps are the doors to the outside the use cases go through.
+type Deps struct {
+	Getenv func(string) string
+	// ReadFile reads files outside a repository directory (standalone configs, talosconfigs).
+	ReadFile func(string) ([]byte, error)
+	// WriteFile writes files (rendered configs, release data).
+	WriteFile func(name string, data []byte, perm os.FileMode) error
+	// OpenDir opens a repository directory.
+	OpenDir func(dir string) (cluster.Files, func() error, error)
+	// OpenExported opens a state exported from git: always on disk, whatever OpenDir serves.
+	OpenExported func(dir string) (cluster.Files, func() error, error)
+	// Git runs git (for a state at a ref); TempDir is where such states are unpacked ("":
+	// the system default).
+	Git     gitrev.Runner
+	TempDir string
+	// ImageFactory returns the client of the Image Factory at baseURL (nil: none may be
+	// reached).
+	ImageFactory func(baseURL string) (*factory.Client, error)
+	// TalosEndpoint maps a node address to the Talos API endpoint dialled when the
+	// talosconfig context names no endpoints (nil: the address, on port 50000).
+	TalosEndpoint func(address string) string
+	// TalosTimeout bounds the reads of one node (0: talos.DefaultTimeout).
+	TalosTimeout time.Duration
+	// GateTimeout bounds apply's wait for a node to come back healthy (0: 10 minutes);
+	// GateInterval is the pause between its checks (0: 5 seconds).
+	GateTimeout, GateInterval time.Duration
+	// Proxmox returns the client of a Proxmox VE API (nil: none may be reached).
+	Proxmox func(cfg proxmox.Config) (proxmox.API, error)
+	// UserAgent names talops to the APIs it calls.
+	UserAgent string
+	// Now reads the clock (nil: the rollout's default).
+	Now func() time.Time
+
+	// Mask registers secret values with the masker everything printed goes through, before
+	// anything that could quote them runs; Masker is that masker.
+	Mask   func(values ...string)
+	Masker func() *mask.Masker
+	// Secrets loads the secrets bundles.
+	Secrets *secrets.Loader
+	// Releases remembers what the Image Factory said about releases (nil: ask every time).
+	Releases *Releases
+	// Note prints a progress note beside the output (apply's preparations); nil drops it.
+	Note func(text string)
+}
+
+func (d *Deps) note(text string) {
+	if d.Note != nil {
+		d.Note(text)
+	}
+}
+
+func (d *Deps) mask(values ...string) {
+	if d.Mask != nil {
+		d.Mask(values...)
+	}
+}
+
+func (d *Deps) masker() *mask.Masker {
+	if d.Masker == nil {
+		return nil
+	}
+
+	return d.Masker()
+}
+
+// UsageError is a request that cannot be run as given (conflicting or missing options).
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// RefusedError says apply refused to act: no node was changed. Err, when set, is the
+// failure that made it refuse (kept for errors.As: an input error names its file).
+type RefusedError struct {
+	Reasons []string
+	Err     error
+}
+
+func (e *RefusedError) Error() string {
+	reasons := e.Reasons
+	if e.Err != nil {
+		reasons = append(slices.Clone(reasons), e.Err.Error())
+	}
+
+	return "apply refused, no node was changed:\n" + strings.Join(reasons, "\n")
+}
+
+func (e *RefusedError) Unwrap() error { return e.Err }

@@ -1,0 +1,306 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/images"
+	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/report"
+	"github.com/talops/talops/internal/rollout"
+	"github.com/talops/talops/internal/talos"
+)
+
+// Gate defaults: how long a node may take to come back, and how often to look.
+const (
+	defaultGateTimeout  = 10 * time.Minute
+	defaultGateInterval = 5 * time.Second
+)
+
+// ApplyOptions are apply's inputs.
+type ApplyOptions struct {
+	Dir string
+	// Talosconfig is the talosconfig ("": $TALOSCONFIG, then ~/.talos/config).
+	Talosconfig string
+	// PlanHash, when set, is the hash of the reviewed plan: any other plan is refused.
+	PlanHash string
+	// ReviewedBase, with PlanHash, is the git ref the reviewed plan compared with (a pull
+	// request's base): the hash is checked on the plan against it, the way the pull
+	// request's comment computed it, instead of on the live plan.
+	ReviewedBase string
+	// ReviewedAgainst, with PlanHash, is a directory holding the reviewed base (checked
+	// out beside the repository, for runners without git): like ReviewedBase, as plan
+	// --against is like plan --base.
+	ReviewedAgainst string
+	// Register posts every schematic to the Image Factory before any node is touched.
+	Register bool
+	// ProxmoxImages makes sure the boot ISOs are in Proxmox storage before any node is
+	// touched; without a proxmox: section there is nothing to do.
+	ProxmoxImages bool
+	Parallel      int
+	Mode          string
+	DryRun        bool
+	// Review, when set, is asked which plan was reviewed for the cluster (by name) before
+	// anything else is read: its hash and the base it was computed against become PlanHash
+	// and ReviewedBase (unless ReviewedAgainst names the base). An empty hash checks none.
+	Review func(ctx context.Context, cluster string) (hash, base string, err error)
+}
+
+// ApplyResult is what an apply did: the steps before the rollout, then the rollout.
+type ApplyResult struct {
+	// Registered is true when every schematic was registered with the factory.
+	Registered bool
+	// Images is the boot image check (nil when not asked or skipped).
+	Images *images.ProxmoxImages
+	Report *rollout.Report
+}
+
+// Apply plans against the running nodes, refuses what it must, prepares what was asked
+// (schematics, boot images), then rolls the plan out. It returns a *RefusedError, and no
+// result, when it touched no node on purpose.
+func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error) {
+	// Before anything is read: a pull request's code never reaches the nodes.
+	if why := rollout.EventRefusal(d.Getenv("GITHUB_EVENT_NAME")); why != "" {
+		return nil, &RefusedError{Reasons: []string{why}}
+	}
+
+	res, st, dialer, err := livePlan(ctx, d, &opts)
+	if err != nil {
+		return nil, err
+	}
+
+	reviewed, err := reviewedPlan(ctx, d, opts, st.head)
+	if err != nil {
+		return nil, err
+	}
+
+	pre := rollout.Preflight{
+		Live: res.Plan, Running: st.current.Nodes, TargetVersion: st.head.Cluster.Spec.TalosVersion,
+		Mode: rollout.Mode(opts.Mode), PlanHash: opts.PlanHash, ReviewedHash: res.Plan.Hash,
+		ReviewedAgainst: opts.ReviewedBase + opts.ReviewedAgainst,
+	}
+
+	if reviewed != nil {
+		pre.ReviewedHash, pre.Reviewed = reviewed.Hash, reviewed
+	}
+
+	if reasons := rollout.Refusals(pre); len(reasons) > 0 {
+		return nil, &RefusedError{Reasons: reasons}
+	}
+
+	todo, err := steps(res.Plan, st)
+	if err != nil {
+		return nil, err
+	}
+
+	out, err := prepare(ctx, d, opts, st.head.Cluster)
+	if err != nil {
+		return nil, err
+	}
+
+	out.Report = rollout.Run(ctx, dialer, res.Plan.Cluster, res.Plan.Hash, todo, rollout.Options{
+		Mode:         talos.Mode(opts.Mode),
+		DryRun:       opts.DryRun,
+		Parallel:     opts.Parallel,
+		CallTimeout:  orDefault(d.TalosTimeout, talos.DefaultTimeout),
+		GateTimeout:  orDefault(d.GateTimeout, defaultGateTimeout),
+		GateInterval: orDefault(d.GateInterval, defaultGateInterval),
+		// Pulling and installing an image takes as long as a node may take to come back.
+		UpgradeTimeout: orDefault(d.GateTimeout, defaultGateTimeout),
+		Now:            d.Now,
+	})
+
+	return out, nil
+}
+
+// livePlan plans the repository against the running nodes, refusing a throwaway bundle
+// before any node is read and a desired state with errors after; opts takes the review.
+func livePlan(ctx context.Context, d *Deps, opts *ApplyOptions) (*PlanResult, *planned, talos.Dialer, error) {
+	c, err := review(ctx, d, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
+	live := PlanOptions{Dir: opts.Dir, Live: true, Talosconfig: opts.Talosconfig}
+
+	dialer, err := planDialer(d, live)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
+	var head *Repo
+	if c != nil {
+		head, err = loadState(ctx, d, c, nil)
+	} else {
+		head, err = Load(ctx, d, opts.Dir)
+	}
+
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
+	if head.Bundle.Throwaway {
+		return nil, nil, nil, &RefusedError{Reasons: []string{"apply needs the cluster's real secrets bundle, and only a throwaway one is available (" + head.Bundle.Why + ")"}}
+	}
+
+	res, st, err := planFrom(ctx, d, live, head, dialer)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
+	if err := refuseErrors(d, res, "the desired state has errors (listed above)"); err != nil {
+		return nil, nil, nil, err
+	}
+
+	return res, st, dialer, nil
+}
+
+// review asks opts.Review which plan was reviewed and puts it in opts. It returns the
+// cluster it loaded to name (nil without Review), so that it is loaded once.
+func review(ctx context.Context, d *Deps, opts *ApplyOptions) (*cluster.Cluster, error) {
+	if opts.Review == nil {
+		return nil, nil
+	}
+
+	c, err := LoadCluster(d, opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+
+	hash, base, err := opts.Review(ctx, c.Spec.Cluster.Name)
+	if err != nil {
+		return nil, err
+	}
+
+	if hash != "" {
+		opts.PlanHash = hash
+
+		if opts.ReviewedAgainst == "" {
+			opts.ReviewedBase = base
+		}
+	}
+
+	return c, nil
+}
+
+// reviewedPlan recomputes the reviewed plan, against the reviewed base, when one is named
+// (nil otherwise). Its findings include the version path (a skipped floor, a downgrade)
+// that the live plan cannot judge: a merge past them is still refused.
+func reviewedPlan(ctx context.Context, d *Deps, opts ApplyOptions, head *Repo) (*plan.Plan, error) {
+	base := opts.ReviewedBase + opts.ReviewedAgainst
+	if base == "" {
+		return nil, nil
+	}
+
+	reviewed, _, err := planFrom(ctx, d, PlanOptions{Dir: opts.Dir, Base: opts.ReviewedBase, Against: opts.ReviewedAgainst, Offline: true}, head, nil)
+	if err != nil {
+		return nil, fmt.Errorf("the reviewed plan (against %s): %w", base, err)
+	}
+
+	if err := refuseErrors(d, reviewed, "the reviewed plan (against "+base+") has errors (listed above)"); err != nil {
+		return nil, err
+	}
+
+	return reviewed.Plan, nil
+}
+
+// refuseErrors lists the findings of a plan with errors as a note and refuses for why.
+func refuseErrors(d *Deps, res *PlanResult, why string) error {
+	if !finding.HasErrors(res.Findings) {
+		return nil
+	}
+
+	var buf bytes.Buffer
+	if err := report.FindingsText(&buf, res.Findings, res.Nodes); err != nil {
+		return err
+	}
+
+	d.note(buf.String())
+
+	return &RefusedError{Reasons: []string{why}}
+}
+
+// steps pairs every planned node with its address, desired config and running version.
+func steps(p *plan.Plan, st *planned) ([]rollout.Step, error) {
+	address := map[string]string{}
+	for _, n := range st.head.Cluster.Spec.Nodes {
+		address[n.Name] = n.Address
+	}
+
+	desired := make([]rollout.Desired, 0, len(st.head.Nodes))
+
+	for _, n := range st.head.Nodes {
+		if n.Err != nil {
+			return nil, fmt.Errorf("node %s does not render: %w", n.Name, n.Err)
+		}
+
+		data, err := n.Machine.Bytes()
+		if err != nil {
+			return nil, fmt.Errorf("encode the config of node %s: %w", n.Name, err)
+		}
+
+		desired = append(desired, rollout.Desired{Name: n.Name, Address: address[n.Name], Config: data})
+	}
+
+	return rollout.Steps(p, st.current.Nodes, desired)
+}
+
+// prepare does what the nodes need from outside before any of them is touched: the
+// factory knows every schematic, and Proxmox storage holds the boot images. Its notes go
+// beside the output, which stays the apply report. A failure refuses the apply.
+func prepare(ctx context.Context, d *Deps, opts ApplyOptions, c *cluster.Cluster) (*ApplyResult, error) {
+	out := &ApplyResult{}
+
+	if opts.Register {
+		// Registering is idempotent (the factory keys schematics by content), so a dry
+		// run registers too: it is how the IDs in the installers are checked.
+		if err := RegisterSchematics(ctx, d, c); err != nil {
+			return nil, &RefusedError{Reasons: []string{"the schematics could not be registered with the Image Factory:"}, Err: err}
+		}
+
+		out.Registered = true
+		d.note(fmt.Sprintf("registered %d schematics with %s: the factory gives the IDs talops computed\n", len(c.Spec.Schematics), c.ImageFactory()))
+	}
+
+	if !opts.ProxmoxImages {
+		return out, nil
+	}
+
+	if c.Spec.ProxmoxAPI == nil {
+		d.note("boot images: skipped, talops.yaml has no proxmox: section\n")
+
+		return out, nil
+	}
+
+	isos, err := ProxmoxImages(ctx, d, ProxmoxImagesOptions{Dir: opts.Dir, DryRun: opts.DryRun})
+	if err != nil {
+		return nil, &RefusedError{Reasons: []string{"the boot images in Proxmox storage could not be checked:"}, Err: err}
+	}
+
+	var buf bytes.Buffer
+	if err := report.WriteProxmoxImages(&buf, report.FormatText, isos); err != nil {
+		return nil, err
+	}
+
+	d.note(buf.String())
+
+	out.Images = isos
+
+	if isos.Summary.Failed > 0 {
+		return nil, &RefusedError{Reasons: []string{"some boot images could not be put in Proxmox storage (listed above)"}}
+	}
+
+	return out, nil
+}
+
+func orDefault(v, def time.Duration) time.Duration {
+	if v <= 0 {
+		return def
+	}
+
+	return v
+}

@@ -1,0 +1,57 @@
+package app
+
+import (
+	"context"
+	"errors"
+)
+
+// Config is one node's final machine config, encoded.
+type Config struct {
+	Node string
+	Data []byte
+}
+
+// RenderResult is every node's final machine config.
+type RenderResult struct {
+	Configs []Config
+	// Throwaway is true when the configs were rendered with a throwaway bundle (they
+	// cannot join a real cluster); Why says why.
+	Throwaway bool
+	Why       string
+}
+
+// Render renders the final machine config of every node of the repository in dir; a node
+// that does not render fails the whole, every such node named.
+func Render(ctx context.Context, d *Deps, dir string) (*RenderResult, error) {
+	r, err := Load(ctx, d, dir)
+	if err != nil {
+		return nil, err
+	}
+
+	var errs []error
+
+	for _, n := range r.Nodes {
+		if n.Err != nil {
+			errs = append(errs, n.Err)
+		}
+	}
+
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+
+	out := &RenderResult{}
+
+	for _, n := range r.Nodes {
+		data, err := n.Machine.Bytes()
+		if err != nil {
+			return nil, err
+		}
+
+		out.Configs = append(out.Configs, Config{Node: n.Name, Data: data})
+	}
+
+	out.Throwaway, out.Why = r.Bundle.Throwaway, r.Bundle.Why
+
+	return out, nil
+}

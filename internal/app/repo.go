@@ -1,0 +1,114 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/gitrev"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/secrets"
+)
+
+// Repo is a loaded state of a repository with every node rendered.
+type Repo struct {
+	Cluster *cluster.Cluster
+	Bundle  *secrets.Bundle
+	Nodes   []render.Result
+	// Schematics maps schematic names to their Image Factory IDs.
+	Schematics map[string]string
+}
+
+// Load loads talops.yaml in dir, the secrets, and renders every node. Every secret value
+// of the bundle is registered with the masker before anything is rendered.
+func Load(ctx context.Context, d *Deps, dir string) (*Repo, error) {
+	return openAndLoad(ctx, d, d.OpenDir, dir, dir, nil)
+}
+
+// LoadAt loads the state of the repository in dir at the git ref, without touching the work
+// tree. A state without a real secrets bundle is rendered with current's, so a throwaway
+// bundle never shows as a change.
+func LoadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo) (*Repo, error) {
+	exported, cleanup, err := gitrev.Export(ctx, d.Git, dir, ref, d.TempDir)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+
+	// Its files are named as in the work tree, so findings of both states compare.
+	r, err := openAndLoad(ctx, d, d.OpenExported, exported, dir, current.Bundle)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", dir, ref, err)
+	}
+
+	return r, nil
+}
+
+// LoadDir loads another directory holding a state of the repository, rendered with
+// current's bundle when it has no real one (as LoadAt).
+func LoadDir(ctx context.Context, d *Deps, dir string, current *Repo) (*Repo, error) {
+	return openAndLoad(ctx, d, d.OpenDir, dir, dir, current.Bundle)
+}
+
+// loadOther loads the state to compare with: the same directory at a git ref (base), or
+// another directory (against).
+func loadOther(ctx context.Context, d *Deps, dir, base, against string, current *Repo) (*Repo, error) {
+	switch {
+	case base != "" && against != "":
+		return nil, &UsageError{Msg: "--base and --against cannot be used together"}
+	case against != "":
+		return LoadDir(ctx, d, against, current)
+	case base != "":
+		return LoadAt(ctx, d, dir, base, current)
+	default:
+		return nil, &UsageError{Msg: "one of --base REF or --against DIR is required"}
+	}
+}
+
+// openAndLoad opens path and loads it as the repository directory named dir in messages.
+func openAndLoad(ctx context.Context, d *Deps, open func(string) (cluster.Files, func() error, error), path, dir string, fallback *secrets.Bundle) (*Repo, error) {
+	c, err := loadCluster(open, path, dir)
+	if err != nil {
+		return nil, err
+	}
+
+	return loadState(ctx, d, c, fallback)
+}
+
+// loadState loads the secrets of a loaded cluster and renders every node.
+func loadState(ctx context.Context, d *Deps, c *cluster.Cluster, fallback *secrets.Bundle) (*Repo, error) {
+	b, err := d.Secrets.Load(c)
+	if err != nil {
+		return nil, err
+	}
+
+	if b.Throwaway && fallback != nil {
+		b = fallback
+	}
+
+	d.mask(b.Values()...)
+
+	ids, err := render.SchematicIDs(c)
+	if err != nil {
+		return nil, err
+	}
+
+	nodes := render.All(ctx, c, b, render.Options{Installer: render.FactoryInstaller(ids)})
+
+	return &Repo{Cluster: c, Bundle: b, Nodes: nodes, Schematics: ids}, nil
+}
+
+// LoadCluster loads talops.yaml in dir and the files it names, without secrets or rendering.
+func LoadCluster(d *Deps, dir string) (*cluster.Cluster, error) {
+	return loadCluster(d.OpenDir, dir, dir)
+}
+
+func loadCluster(open func(string) (cluster.Files, func() error, error), path, dir string) (*cluster.Cluster, error) {
+	files, closeDir, err := open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open repository directory %s: %w", dir, err)
+	}
+	defer closeDir() //nolint:errcheck // read-only
+
+	return cluster.Load(dir, files)
+}

@@ -1,0 +1,114 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/rules"
+)
+
+// ValidateOptions are what validate checks: the repository in Dir, or standalone files.
+type ValidateOptions struct {
+	Dir    string
+	Strict bool
+	// Mode is the validation mode for standalone files: metal or cloud.
+	Mode string
+	// Files are standalone machine config files; when set, Dir is not read.
+	Files []string
+	// Offline forbids asking the Image Factory about a release the embedded data lacks.
+	Offline bool
+}
+
+// ValidateResult is what validate found.
+type ValidateResult struct {
+	Findings []finding.Finding
+	// Nodes is how many nodes (or files) were checked.
+	Nodes int
+}
+
+// Validate checks a repository, or standalone files, and returns the findings.
+func Validate(ctx context.Context, d *Deps, opts ValidateOptions) (*ValidateResult, error) {
+	if len(opts.Files) > 0 {
+		return validateFiles(d, opts)
+	}
+
+	r, err := Load(ctx, d, opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+
+	in := rulesInput(ctx, d, r, opts.Offline)
+	in.Strict = opts.Strict
+
+	return &ValidateResult{Findings: rules.Check(in), Nodes: len(r.Nodes)}, nil
+}
+
+// validateFiles validates complete machine configs, like talosctl validate.
+func validateFiles(d *Deps, opts ValidateOptions) (*ValidateResult, error) {
+	mode := rules.ModeMetal
+	if opts.Mode == "cloud" {
+		mode = rules.ModeCloud
+	}
+
+	var out []finding.Finding
+
+	for _, file := range opts.Files {
+		data, err := ReadInputFile(d, file)
+		if err != nil {
+			return nil, err
+		}
+
+		cfg, ix, err := render.LoadConfig(file, data)
+		if err != nil {
+			out = append(out, loadFindings(err)...)
+
+			continue
+		}
+
+		at := func(path string) (string, int) {
+			if kind, name, ok := rules.SplitDocRef(path); ok {
+				if d := ix.Find(kind, name); d >= 0 {
+					return file, ix.Docs[d].Line
+				}
+
+				return file, 0
+			}
+
+			if d := ix.Find("", ""); d >= 0 {
+				line, _ := ix.Docs[d].Nearest(path)
+
+				return file, line
+			}
+
+			return file, 0
+		}
+
+		out = append(out, rules.ValidateConfig(cfg, mode, opts.Strict, at, "")...)
+	}
+
+	finding.Sort(out)
+
+	return &ValidateResult{Findings: out, Nodes: len(opts.Files)}, nil
+}
+
+// loadFindings turns the placed errors of a config that does not load into findings,
+// one per problem (each unknown key is one).
+func loadFindings(err error) []finding.Finding {
+	var out []finding.Finding
+
+	for _, e := range cluster.Split(err) {
+		f := finding.Finding{Severity: finding.Error, Code: rules.CodeConfigInvalid, Message: e.Error()}
+
+		var ie *cluster.InputError
+		if errors.As(e, &ie) {
+			f.File, f.Line, f.Path, f.Message = ie.File, ie.Line, ie.Field, ie.Msg
+		}
+
+		out = append(out, f)
+	}
+
+	return out
+}

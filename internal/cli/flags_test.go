@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"reflect"
+	"testing"
+)
+
+// flagsDeps are doors for flag parsing alone: usage goes to a buffer, nothing else is used.
+func flagsDeps() *Deps {
+	return &Deps{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+}
+
+// withoutDeps drops the Deps of an options struct, so that the user's input compares.
+func withoutDeps[T any](opts *T, err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+
+	reflect.ValueOf(opts).Elem().FieldByName("Deps").SetZero()
+
+	return opts, nil
+}
+
+func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		name  string
+		parse func(d *Deps, args []string) (any, error)
+		args  []string
+		want  any
+	}{
+		{
+			name:  "validate defaults",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(validateFlags(d, a)) },
+			want:  &ValidateOptions{Dir: ".", Format: "text", Mode: "metal"},
+		},
+		{
+			name:  "validate standalone files",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(validateFlags(d, a)) },
+			args:  []string{"--strict", "--offline", "--mode", "cloud", "--format", "json", "a.yaml", "b.yaml"},
+			want:  &ValidateOptions{Dir: ".", Strict: true, Offline: true, Mode: "cloud", Format: "json", Files: []string{"a.yaml", "b.yaml"}},
+		},
+		{
+			name:  "plan against a ref",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(planFlags(d, a)) },
+			args:  []string{"--dir", "lab", "--base", "main", "--format", "markdown", "--detailed-exitcode", "--offline"},
+			want:  &PlanOptions{Dir: "lab", Base: "main", Format: "markdown", DetailedExitCode: true, Offline: true},
+		},
+		{
+			name:  "plan against the nodes",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(planFlags(d, a)) },
+			args:  []string{"--live", "--talosconfig", "tc"},
+			want:  &PlanOptions{Dir: ".", Live: true, Talosconfig: "tc", Format: "text"},
+		},
+		{
+			name:  "apply defaults",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
+			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text"},
+		},
+		{
+			name:  "apply a reviewed plan",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
+			args: []string{"--dir", "lab", "--talosconfig", "tc", "--plan-hash", "h", "--reviewed-against", "base", "--register",
+				"--proxmox-images", "--parallel", "3", "--mode", "staged", "--dry-run", "--format", "json"},
+			want: &ApplyOptions{Dir: "lab", Talosconfig: "tc", PlanHash: "h", ReviewedAgainst: "base", Register: true,
+				ProxmoxImages: true, Parallel: 3, Mode: "staged", DryRun: true, Format: "json"},
+		},
+		{
+			name:  "versions against a directory",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(versionsFlags(d, a)) },
+			args:  []string{"--against", "base", "--offline", "--format", "json"},
+			want:  &VersionsOptions{Dir: ".", Against: "base", Offline: true, Format: "json"},
+		},
+		{
+			name:  "schematics with registration",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(schematicsFlags(d, a)) },
+			args:  []string{"--register", "--format", "markdown"},
+			want:  &SchematicsOptions{Dir: ".", Register: true, Format: "markdown"},
+		},
+		{
+			name:  "schematic id",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(schematicFlags(d, a)) },
+			args:  []string{"id", "a.yaml"},
+			want:  &SchematicIDOptions{Files: []string{"a.yaml"}},
+		},
+		{
+			name:  "render",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(renderFlags(d, a)) },
+			args:  []string{"--out", "out"},
+			want:  &RenderOptions{Dir: ".", Out: "out"},
+		},
+		{
+			name:  "proxmox images",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(proxmoxImagesFlags(d, a)) },
+			args:  []string{"--dry-run", "--format", "json"},
+			want:  &ProxmoxImagesOptions{Dir: ".", DryRun: true, Format: "json"},
+		},
+		{
+			name:  "proxmox vms",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(proxmoxVMsFlags(d, a)) },
+			args:  []string{"--start"},
+			want:  &ProxmoxVMsOptions{Dir: ".", Start: true, Format: "text"},
+		},
+		{
+			name:  "catalog update",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(catalogFlags(d, a)) },
+			args:  []string{"update", "--factory", "https://factory.example", "--file", "data.json"},
+			want:  &CatalogUpdateOptions{Factory: "https://factory.example", File: "data.json"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			got, err := tc.parse(flagsDeps(), tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("options\n got %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFlags_UsageErrorsNameTheFlag(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		name  string
+		parse func(d *Deps, a []string) (any, error)
+		args  []string
+		want  string
+	}{
+		{"validate --dir with files", func(d *Deps, a []string) (any, error) { return withoutDeps(validateFlags(d, a)) }, []string{"--dir", "x", "a.yaml"}, "validate takes --dir or FILE arguments, not both"},
+		{"plan stray argument", func(d *Deps, a []string) (any, error) { return withoutDeps(planFlags(d, a)) }, []string{"extra"}, `unexpected argument "extra"`},
+		{"apply --parallel 0", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--parallel", "0"}, "--parallel must be 1 or more, got 0"},
+		{"apply unknown mode", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--mode", "soon"}, `--mode must be one of auto, no-reboot, staged, try, got "soon"`},
+		{"versions without a state", func(d *Deps, a []string) (any, error) { return withoutDeps(versionsFlags(d, a)) }, nil, "give one of --base REF or --against DIR"},
+		{"render without --out", func(d *Deps, a []string) (any, error) { return withoutDeps(renderFlags(d, a)) }, nil, "--out is required"},
+		{"catalog without update", func(d *Deps, a []string) (any, error) { return withoutDeps(catalogFlags(d, a)) }, nil, "usage: talops catalog update [--factory URL] [--file PATH]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			_, err := tc.parse(flagsDeps(), tc.args)
+
+			var usage *UsageError
+			if !errors.As(err, &usage) || err.Error() != tc.want || errors.Is(err, flag.ErrHelp) {
+				t.Errorf("error %v, want the usage error %q", err, tc.want)
+			}
+		})
+	}
+}

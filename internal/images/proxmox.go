@@ -1,0 +1,245 @@
+package images
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/schematic"
+)
+
+// Outcomes of a boot image on a Proxmox node.
+const (
+	ImagePresent    = "present"
+	ImageDownloaded = "downloaded"
+	// ImageMissing is a missing image a dry run did not download.
+	ImageMissing = "missing"
+	ImageFailed  = "failed"
+)
+
+// ProxmoxImages is what `talops proxmox images` found and did.
+type ProxmoxImages struct {
+	Cluster string               `json:"cluster"`
+	Storage string               `json:"storage"`
+	DryRun  bool                 `json:"dryRun"`
+	Summary ProxmoxImagesSummary `json:"summary"`
+	Images  []ProxmoxImage       `json:"images"`
+}
+
+// ProxmoxImagesSummary counts the images by outcome.
+type ProxmoxImagesSummary struct {
+	Line       string `json:"line"`
+	Present    int    `json:"present"`
+	Downloaded int    `json:"downloaded"`
+	Missing    int    `json:"missing"`
+	Failed     int    `json:"failed"`
+}
+
+// ProxmoxImage is one boot ISO in the storage of one Proxmox node.
+type ProxmoxImage struct {
+	ProxmoxNode  string   `json:"proxmoxNode"`
+	File         string   `json:"file"`
+	URL          string   `json:"url"`
+	SchematicID  string   `json:"schematicId"`
+	TalosVersion string   `json:"talosVersion"`
+	Nodes        []string `json:"nodes"`
+	Outcome      string   `json:"outcome"`
+	Error        string   `json:"error,omitempty"`
+}
+
+// Summarize counts the outcomes and writes the summary line.
+func (p *ProxmoxImages) Summarize() {
+	s := ProxmoxImagesSummary{}
+
+	for _, im := range p.Images {
+		switch im.Outcome {
+		case ImagePresent:
+			s.Present++
+		case ImageDownloaded:
+			s.Downloaded++
+		case ImageMissing:
+			s.Missing++
+		case ImageFailed:
+			s.Failed++
+		}
+	}
+
+	var parts []string
+
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{s.Failed, "failed"}, {s.Downloaded, "downloaded"}, {s.Missing, "missing"}, {s.Present, "present"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+
+	if len(parts) == 0 {
+		parts = []string{"no images"}
+	}
+
+	mode := ""
+	if p.DryRun {
+		mode = " (dry run)"
+	}
+
+	s.Line = fmt.Sprintf("Proxmox images: %s — %s%s", p.Cluster, strings.Join(parts, ", "), mode)
+	p.Summary = s
+}
+
+// Outcomes of a node's VM.
+const (
+	VMRunning = "running"
+	VMStarted = "started"
+	VMStopped = "not running"
+	VMMissing = "missing"
+	VMFailed  = "failed"
+)
+
+// ProxmoxVMs is what `talops proxmox vms` found and did.
+type ProxmoxVMs struct {
+	Cluster string            `json:"cluster"`
+	Summary ProxmoxVMsSummary `json:"summary"`
+	VMs     []ProxmoxVM       `json:"vms"`
+}
+
+// ProxmoxVMsSummary counts the VMs by outcome.
+type ProxmoxVMsSummary struct {
+	Line       string `json:"line"`
+	Running    int    `json:"running"`
+	Started    int    `json:"started"`
+	NotRunning int    `json:"notRunning"`
+	Missing    int    `json:"missing"`
+	Failed     int    `json:"failed"`
+}
+
+// ProxmoxVM is the VM of one talops node.
+type ProxmoxVM struct {
+	Node        string `json:"node"`
+	ProxmoxNode string `json:"proxmoxNode"`
+	VMID        int    `json:"vmid"`
+	// Name and Status are Proxmox's (empty for a missing VM).
+	Name    string `json:"name,omitempty"`
+	Status  string `json:"status,omitempty"`
+	Outcome string `json:"outcome"`
+	Error   string `json:"error,omitempty"`
+}
+
+// Summarize counts the outcomes and writes the summary line.
+func (p *ProxmoxVMs) Summarize() {
+	s := ProxmoxVMsSummary{}
+
+	for _, vm := range p.VMs {
+		switch vm.Outcome {
+		case VMRunning:
+			s.Running++
+		case VMStarted:
+			s.Started++
+		case VMStopped:
+			s.NotRunning++
+		case VMMissing:
+			s.Missing++
+		case VMFailed:
+			s.Failed++
+		}
+	}
+
+	var parts []string
+
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{s.Failed, "failed"}, {s.Missing, "missing"}, {s.NotRunning, "not running"}, {s.Started, "started"}, {s.Running, "running"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+
+	s.Line = fmt.Sprintf("Proxmox VMs: %s — %s", p.Cluster, strings.Join(parts, ", "))
+	p.Summary = s
+}
+
+// BootISO is one ISO a Proxmox node's storage must hold.
+type BootISO struct {
+	// ProxmoxNode is the Proxmox node whose storage holds File, fetched from URL.
+	ProxmoxNode, File, URL string
+	// ID is the schematic's; Nodes are the talops nodes that boot from the ISO.
+	ID    string
+	Nodes []string
+}
+
+// BootISOs lists the ISOs the Proxmox nodes need, ordered by Proxmox node and file name.
+func BootISOs(c *cluster.Cluster) ([]BootISO, error) {
+	ids, err := render.SchematicIDs(c)
+	if err != nil {
+		return nil, err
+	}
+
+	version := schematic.VersionTag(c.Spec.TalosVersion)
+	byKey := map[string]*BootISO{}
+
+	var errs []error
+
+	for i, n := range c.Spec.Nodes {
+		if n.Proxmox == nil {
+			continue
+		}
+
+		file, _ := schematic.BootImageFiles(c.Platform(), BootArch, n.SecureBoot)
+		if file == "" {
+			field := "platform"
+			if n.SecureBoot {
+				field = fmt.Sprintf("nodes[%d].secureBoot", i)
+			}
+
+			errs = append(errs, &cluster.InputError{
+				File: c.Path(cluster.FileName), Line: c.Line(field), Field: field,
+				Msg: fmt.Sprintf("node %s: the Image Factory builds no %s ISO for platform %s", n.Name, BootArch, c.Platform()),
+			})
+
+			continue
+		}
+
+		id := schematic.VanillaID
+		if n.Schematic != "" {
+			id = ids[n.Schematic]
+		}
+
+		name := ISOName(version, id, file)
+		key := n.Proxmox.Node + "/" + name
+
+		iso := byKey[key]
+		if iso == nil {
+			iso = &BootISO{
+				ProxmoxNode: n.Proxmox.Node, File: name, ID: id,
+				URL: schematic.BootImageURL(c.ImageFactory(), id, version, file),
+			}
+			byKey[key] = iso
+		}
+
+		iso.Nodes = append(iso.Nodes, n.Name)
+	}
+
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+
+	out := make([]BootISO, 0, len(byKey))
+	for _, k := range slices.Sorted(maps.Keys(byKey)) {
+		out = append(out, *byKey[k])
+	}
+
+	return out, nil
+}
+
+// ISOName is the file name of a boot ISO in Proxmox storage:
+// talos-v1.13.9-376567988ad3-nocloud-amd64.iso. The schematic ID prefix tells the
+// schematics apart; the factory's file name keeps platform, architecture and SecureBoot.
+func ISOName(version, id, factoryFile string) string {
+	return "talos-" + schematic.VersionTag(version) + "-" + id[:min(12, len(id))] + "-" + factoryFile
+}

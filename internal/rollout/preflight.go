@@ -1,0 +1,236 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/talops/talops/internal/catalog"
+	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/schematic"
+)
+
+// Apply modes, as --mode names them.
+const (
+	ModeAuto     Mode = "auto"
+	ModeNoReboot Mode = "no-reboot"
+	ModeStaged   Mode = "staged"
+	ModeTry      Mode = "try"
+)
+
+// ApplyEvents are the workflow events apply runs for: those that run the default branch's
+// own code ("" is a run outside GitHub Actions). An allowlist, since pull requests arrive
+// under several names (pull_request_target, issue_comment, workflow_run, merge_group…).
+var ApplyEvents = []string{"", "push", "workflow_dispatch", "schedule"}
+
+// EventRefusal is the reason apply refuses to run for a workflow event, "" when it may.
+func EventRefusal(event string) string {
+	if slices.Contains(ApplyEvents, event) {
+		return ""
+	}
+
+	return "apply does not run for " + event + " events: it runs on the merged commit (push, workflow_dispatch or schedule)"
+}
+
+// BranchRefusal is the reason apply refuses to run on ref, "" when it may: only what was
+// merged on the repository's default branch was reviewed. Either being unknown ("") says
+// nothing.
+func BranchRefusal(ref, defaultBranch string) string {
+	if defaultBranch == "" || ref == "" || ref == "refs/heads/"+defaultBranch {
+		return ""
+	}
+
+	return fmt.Sprintf("apply runs on the default branch (%s), not on %s", defaultBranch, ref)
+}
+
+// Preflight is what apply knows before it touches a node: the live plan, what the nodes
+// run, and what was reviewed.
+type Preflight struct {
+	// Live is the plan against the running nodes; Running is what they run.
+	Live    *plan.Plan
+	Running []plan.NodeState
+	// TargetVersion is the Talos version of the desired state.
+	TargetVersion string
+	Mode          Mode
+	// PlanHash is the hash the caller requires ("": none). ReviewedHash is the hash of the
+	// plan it is compared with, computed against ReviewedAgainst ("": the running nodes).
+	PlanHash, ReviewedHash, ReviewedAgainst string
+	// Reviewed is the reviewed plan, when it was recomputed (nil: the live plan is the one).
+	Reviewed *plan.Plan
+}
+
+// Refusals are the reasons to touch no node at all, one line each.
+func Refusals(p Preflight) []string {
+	out := hashRefusal(p)
+
+	for _, n := range p.Running {
+		if n.Broken != "" {
+			out = append(out, fmt.Sprintf("node %s: %s", n.Name, n.Broken))
+		}
+	}
+
+	if len(out) == 0 {
+		// The plan of an unreadable node says nothing true; its actions are not worth judging.
+		out = append(out, runningRefusals(p.Live, p.Running, p.TargetVersion)...)
+		out = append(out, actionRefusals(p.Live, p.Mode)...)
+	}
+
+	return append(out, BeyondReview(p.Live, p.Reviewed)...)
+}
+
+// hashRefusal refuses a plan other than the reviewed one.
+func hashRefusal(p Preflight) []string {
+	if p.PlanHash == "" || p.PlanHash == p.ReviewedHash {
+		return nil
+	}
+
+	against := "the running nodes"
+	if p.ReviewedAgainst != "" {
+		against = p.ReviewedAgainst
+	}
+
+	return []string{fmt.Sprintf("the plan differs from the one reviewed: its hash against %s is %s, --plan-hash is %s", against, p.ReviewedHash, p.PlanHash)}
+}
+
+// runningRefusals refuse what no apply can do to what a node runs: what each node runs must
+// be able to reach the target release in one upgrade, in the role it has (Talos cannot turn
+// a control plane into a worker, or back, in place).
+func runningRefusals(live *plan.Plan, running []plan.NodeState, target string) []string {
+	desiredRole := map[string]string{}
+	for _, n := range live.Nodes {
+		desiredRole[n.Name] = n.Role
+	}
+
+	var out []string
+
+	for _, n := range running {
+		if want := desiredRole[n.Name]; n.Role != "" && want != "" && n.Role != want {
+			out = append(out, fmt.Sprintf("node %s runs as %s and talops.yaml makes it a %s: Talos cannot change a node's role in place; reset and re-create it by hand", n.Name, n.Role, want))
+		}
+
+		if n.TalosVersion == "" || n.TalosVersion == target {
+			continue
+		}
+
+		if v, err := catalog.CanUpgrade(n.TalosVersion, target); err == nil && v.Kind.Blocking() {
+			out = append(out, fmt.Sprintf("node %s runs %s: %s", n.Name, n.TalosVersion, v.Message()))
+		}
+	}
+
+	return out
+}
+
+// actionRefusals refuse planned actions talops does not carry out, or not in this mode.
+func actionRefusals(live *plan.Plan, mode Mode) []string {
+	var out []string
+
+	for _, n := range live.Nodes {
+		switch {
+		case n.Action == plan.Create:
+			out = append(out, fmt.Sprintf("node %s is new: talops does not yet apply configs in maintenance mode; apply it by hand (talosctl apply-config --insecure)", n.Name))
+		case n.Action == plan.Remove:
+			out = append(out, fmt.Sprintf("node %s was removed from talops.yaml: talops does not reset nodes; remove it by hand, or put it back", n.Name))
+		case n.Action == plan.Upgrade && mode != ModeAuto:
+			out = append(out, fmt.Sprintf("node %s needs an upgrade, which reboots it: --mode %s does not; use --mode auto", n.Name, mode))
+		case n.Action == plan.Upgrade:
+			if _, err := UpgradeTarget(n); err != nil {
+				out = append(out, err.Error())
+			}
+		case n.NeedsReboot && (mode == ModeNoReboot || mode == ModeTry):
+			out = append(out, fmt.Sprintf("node %s: its change needs a reboot, which --mode %s cannot do; use --mode auto or staged", n.Name, mode))
+		}
+	}
+
+	return out
+}
+
+// Strength orders what an action does to a node, least disruptive first; actions it
+// does not list are never compared.
+var Strength = map[plan.Action]int{plan.Noop: 0, plan.Update: 1, plan.Reboot: 2, plan.Upgrade: 3}
+
+// BeyondReview refuses nodes whose live action is more disruptive than the reviewed plan
+// said (the node drifted since): the hash proved the review, not what the nodes need now.
+func BeyondReview(live, reviewed *plan.Plan) []string {
+	if reviewed == nil {
+		return nil
+	}
+
+	said := map[string]plan.Action{}
+	for _, n := range reviewed.Nodes {
+		said[n.Name] = n.Action
+	}
+
+	var out []string
+
+	for _, n := range live.Nodes {
+		r, ok := said[n.Name]
+		if !ok {
+			continue
+		}
+
+		if ls, lok := Strength[n.Action]; lok {
+			if rs, rok := Strength[r]; rok && ls > rs {
+				out = append(out, fmt.Sprintf("node %s needs %s now, but the reviewed plan said %s: it drifted since; review a new plan (talops plan --live)", n.Name, n.Action, r))
+			}
+		}
+	}
+
+	return out
+}
+
+// Desired is one node of the desired state as a rollout needs it.
+type Desired struct {
+	Name    string
+	Address string
+	Config  []byte
+}
+
+// Steps pairs every planned node with its address, desired config and running version.
+func Steps(live *plan.Plan, running []plan.NodeState, desired []Desired) ([]Step, error) {
+	version := map[string]string{}
+	for _, n := range running {
+		version[n.Name] = n.TalosVersion
+	}
+
+	want := map[string]Desired{}
+	for _, n := range desired {
+		want[n.Name] = n
+	}
+
+	out := make([]Step, 0, len(live.Nodes))
+
+	for _, n := range live.Nodes {
+		s := Step{Node: n, Address: want[n.Name].Address, Config: want[n.Name].Config, Version: version[n.Name]}
+
+		if n.Action == plan.Upgrade {
+			t, err := UpgradeTarget(n)
+			if err != nil {
+				return nil, err
+			}
+
+			s.Upgrade = t
+		}
+
+		out = append(out, s)
+	}
+
+	return out, nil
+}
+
+// UpgradeTarget is what an upgraded node must run: the version and schematic of its
+// desired installer image.
+func UpgradeTarget(n plan.Node) (*Target, error) {
+	if n.Upgrade == nil {
+		return nil, fmt.Errorf("node %s: the plan upgrades it but names no installer", n.Name)
+	}
+
+	ref, err := schematic.ParseInstallerImage(n.Upgrade.ToInstaller)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: installer: %w", n.Name, err)
+	}
+
+	if ref.Tag == "" {
+		return nil, fmt.Errorf("node %s: installer %s names no Talos version tag", n.Name, n.Upgrade.ToInstaller)
+	}
+
+	return &Target{Image: n.Upgrade.ToInstaller, Version: ref.Tag, SchematicID: ref.ID}, nil
+}

@@ -1,0 +1,233 @@
+package rollout_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/rollout"
+	"github.com/talops/talops/internal/talos"
+)
+
+const installer = "factory.talos.dev/metal-installer/376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba:v1.13.9"
+
+func livePlan(nodes ...plan.Node) *plan.Plan {
+	return &plan.Plan{Cluster: "homelab", Nodes: nodes, Hash: strings.Repeat("ab", 32)}
+}
+
+func TestEventRefusal_OnlyEventsRunningTheDefaultBranch(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		event   string
+		refused bool
+	}{
+		{"", false},
+		{"push", false},
+		{"workflow_dispatch", false},
+		{"schedule", false},
+		{"pull_request", true},
+		{"pull_request_target", true},
+		{"issue_comment", true},
+		{"workflow_run", true},
+		{"merge_group", true},
+	} {
+		why := rollout.EventRefusal(tc.event)
+		if (why != "") != tc.refused {
+			t.Errorf("event %q: refusal %q, want refused %v", tc.event, why, tc.refused)
+		}
+
+		if tc.refused && why != "apply does not run for "+tc.event+" events: it runs on the merged commit (push, workflow_dispatch or schedule)" {
+			t.Errorf("event %q: refusal %q", tc.event, why)
+		}
+	}
+}
+
+func TestBranchRefusal_OnlyTheDefaultBranch(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		ref, def, want string
+	}{
+		{"refs/heads/main", "main", ""},
+		{"", "main", ""},
+		{"refs/heads/wip", "", ""},
+		{"refs/heads/wip", "main", "apply runs on the default branch (main), not on refs/heads/wip"},
+		{"refs/tags/v1", "main", "apply runs on the default branch (main), not on refs/tags/v1"},
+	} {
+		if got := rollout.BranchRefusal(tc.ref, tc.def); got != tc.want {
+			t.Errorf("ref %q, default %q: %q, want %q", tc.ref, tc.def, got, tc.want)
+		}
+	}
+}
+
+func TestModes_MatchTheTalosAdapter(t *testing.T) {
+	t.Parallel()
+
+	ours := []string{string(rollout.ModeAuto), string(rollout.ModeNoReboot), string(rollout.ModeStaged), string(rollout.ModeTry)}
+	if !slices.Equal(ours, talos.Modes) {
+		t.Errorf("rollout modes %v, talos modes %v", ours, talos.Modes)
+	}
+}
+
+func TestRefusals_EachReasonToTouchNoNode(t *testing.T) {
+	t.Parallel()
+
+	hash := strings.Repeat("ab", 32)
+	update := plan.Node{Name: "n1", Role: "worker", Action: plan.Update}
+
+	for _, tc := range []struct {
+		name string
+		p    rollout.Preflight
+		want []string
+	}{
+		{
+			name: "a plan matching the reviewed hash passes",
+			p:    rollout.Preflight{Live: livePlan(update), Mode: rollout.ModeAuto, PlanHash: hash, ReviewedHash: hash},
+		},
+		{
+			name: "another hash is refused, naming what it was computed against",
+			p:    rollout.Preflight{Live: livePlan(update), Mode: rollout.ModeAuto, PlanHash: "cd", ReviewedHash: hash, ReviewedAgainst: "base"},
+			want: []string{"the plan differs from the one reviewed: its hash against base is " + hash + ", --plan-hash is cd"},
+		},
+		{
+			name: "a broken node hides the plan's actions",
+			p: rollout.Preflight{
+				Live: livePlan(plan.Node{Name: "n1", Action: plan.Create}), Mode: rollout.ModeAuto,
+				Running: []plan.NodeState{{Name: "n1", Broken: "not readable over the Talos API: down"}},
+			},
+			want: []string{"node n1: not readable over the Talos API: down"},
+		},
+		{
+			name: "a role change is refused",
+			p: rollout.Preflight{
+				Live: livePlan(update), Mode: rollout.ModeAuto,
+				Running: []plan.NodeState{{Name: "n1", Role: "controlplane"}},
+			},
+			want: []string{"node n1 runs as controlplane and talops.yaml makes it a worker: Talos cannot change a node's role in place; reset and re-create it by hand"},
+		},
+		{
+			name: "a node too old for the target in one upgrade is refused",
+			p: rollout.Preflight{
+				Live: livePlan(update), Mode: rollout.ModeAuto, TargetVersion: "v1.13.9",
+				Running: []plan.NodeState{{Name: "n1", TalosVersion: "v1.10.7"}},
+			},
+			want: []string{"node n1 runs v1.10.7: v1.10.7 cannot upgrade to v1.13.9 directly: the host must run at least v1.11.0 first"},
+		},
+		{
+			name: "new and removed nodes are left to the user",
+			p:    rollout.Preflight{Live: livePlan(plan.Node{Name: "n1", Action: plan.Create}, plan.Node{Name: "n2", Action: plan.Remove}), Mode: rollout.ModeAuto},
+			want: []string{
+				"node n1 is new: talops does not yet apply configs in maintenance mode; apply it by hand (talosctl apply-config --insecure)",
+				"node n2 was removed from talops.yaml: talops does not reset nodes; remove it by hand, or put it back",
+			},
+		},
+		{
+			name: "an upgrade needs mode auto",
+			p:    rollout.Preflight{Live: livePlan(plan.Node{Name: "n1", Action: plan.Upgrade, Upgrade: &plan.InstallerChange{ToInstaller: installer}}), Mode: rollout.ModeStaged},
+			want: []string{"node n1 needs an upgrade, which reboots it: --mode staged does not; use --mode auto"},
+		},
+		{
+			name: "an upgrade without an installer is refused",
+			p:    rollout.Preflight{Live: livePlan(plan.Node{Name: "n1", Action: plan.Upgrade}), Mode: rollout.ModeAuto},
+			want: []string{"node n1: the plan upgrades it but names no installer"},
+		},
+		{
+			name: "a reboot cannot happen in try mode",
+			p:    rollout.Preflight{Live: livePlan(plan.Node{Name: "n1", Action: plan.Update, NeedsReboot: true}), Mode: rollout.ModeTry},
+			want: []string{"node n1: its change needs a reboot, which --mode try cannot do; use --mode auto or staged"},
+		},
+		{
+			name: "a reboot may be staged",
+			p:    rollout.Preflight{Live: livePlan(plan.Node{Name: "n1", Action: plan.Update, NeedsReboot: true}), Mode: rollout.ModeStaged},
+		},
+		{
+			name: "drift beyond the review is refused even beside a broken node",
+			p: rollout.Preflight{
+				Live: livePlan(plan.Node{Name: "n1", Action: plan.Reboot}), Mode: rollout.ModeAuto,
+				Running:  []plan.NodeState{{Name: "n2", Broken: "gone"}},
+				Reviewed: livePlan(plan.Node{Name: "n1", Action: plan.Update}),
+			},
+			want: []string{"node n2: gone", "node n1 needs reboot now, but the reviewed plan said update: it drifted since; review a new plan (talops plan --live)"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			if got := rollout.Refusals(tc.p); !slices.Equal(got, tc.want) {
+				t.Errorf("refusals\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBeyondReview_OnlyMoreDisruptiveActionsThanReviewed(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		live, reviewed plan.Action
+		refused        bool
+	}{
+		{plan.Noop, plan.Noop, false},
+		{plan.Update, plan.Noop, true},
+		{plan.Reboot, plan.Update, true},
+		{plan.Upgrade, plan.Reboot, true},
+		{plan.Update, plan.Upgrade, false},
+		{plan.Noop, plan.Update, false},
+		// Create and Remove are refused on their own; they are never ranked.
+		{plan.Create, plan.Noop, false},
+		{plan.Noop, plan.Remove, false},
+	} {
+		got := rollout.BeyondReview(livePlan(plan.Node{Name: "n1", Action: tc.live}), livePlan(plan.Node{Name: "n1", Action: tc.reviewed}))
+		if (len(got) > 0) != tc.refused {
+			t.Errorf("live %s, reviewed %s: %q, want refused %v", tc.live, tc.reviewed, got, tc.refused)
+		}
+	}
+
+	if got := rollout.BeyondReview(livePlan(plan.Node{Name: "n1", Action: plan.Upgrade}), nil); got != nil {
+		t.Errorf("without a reviewed plan: %q", got)
+	}
+
+	if got := rollout.BeyondReview(livePlan(plan.Node{Name: "new", Action: plan.Upgrade}), livePlan()); got != nil {
+		t.Errorf("a node the review did not plan: %q", got)
+	}
+}
+
+func TestSteps_PairNodesWithAddressConfigVersionAndTarget(t *testing.T) {
+	t.Parallel()
+
+	live := livePlan(
+		plan.Node{Name: "n1", Action: plan.Update},
+		plan.Node{Name: "n2", Action: plan.Upgrade, Upgrade: &plan.InstallerChange{ToInstaller: installer}},
+	)
+
+	got, err := rollout.Steps(live,
+		[]plan.NodeState{{Name: "n1", TalosVersion: "v1.13.8"}, {Name: "n2", TalosVersion: "v1.13.0"}},
+		[]rollout.Desired{{Name: "n1", Address: "10.0.0.1", Config: []byte("a")}, {Name: "n2", Address: "10.0.0.2", Config: []byte("b")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if len(got) != 2 || got[0].Address != "10.0.0.1" || string(got[0].Config) != "a" || got[0].Version != "v1.13.8" || got[0].Upgrade != nil {
+		t.Fatalf("first step %+v", got[0])
+	}
+
+	want := rollout.Target{Image: installer, Version: "v1.13.9", SchematicID: "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba"}
+	if got[1].Upgrade == nil || *got[1].Upgrade != want || got[1].Version != "v1.13.0" {
+		t.Fatalf("second step %+v, upgrade %+v", got[1], got[1].Upgrade)
+	}
+
+	if _, err := rollout.Steps(livePlan(plan.Node{Name: "n1", Action: plan.Upgrade}), nil, nil); err == nil {
+		t.Error("an upgrade without an installer made a step")
+	}
+}
+
+func TestUpgradeTarget_InstallerWithoutTagIsRefused(t *testing.T) {
+	t.Parallel()
+
+	_, err := rollout.UpgradeTarget(plan.Node{Name: "n1", Upgrade: &plan.InstallerChange{ToInstaller: "ghcr.io/siderolabs/installer"}})
+	if err == nil || err.Error() != "node n1: installer ghcr.io/siderolabs/installer names no Talos version tag" {
+		t.Errorf("error %v", err)
+	}
+}
