@@ -243,7 +243,7 @@ func steps(p *plan.Plan, st *planned) ([]rollout.Step, error) {
 			return nil, fmt.Errorf("encode the config of node %s: %w", n.Name, err)
 		}
 
-		desired = append(desired, rollout.Desired{Name: n.Name, Address: address[n.Name], Config: data})
+		desired = append(desired, rollout.Desired{Name: n.Name, Address: address[n.Name], Config: data, Version: st.head.Cluster.Spec.TalosVersion})
 	}
 
 	return rollout.Steps(p, st.current.Nodes, desired)

@@ -111,6 +111,12 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.S
 			continue
 		}
 
+		if res.Value.Maintenance {
+			// It waits for its first config (new, or reinstalled): it runs nothing of the
+			// cluster's, so the plan creates it.
+			continue
+		}
+
 		cfg, err := configloader.NewFromBytes(res.Value.Config)
 		if err != nil {
 			// The decoder's message may quote a few characters of a value: it is not shown.

@@ -125,8 +125,8 @@ func actionRefusals(live *plan.Plan, mode Mode) []string {
 
 	for _, n := range live.Nodes {
 		switch {
-		case n.Action == plan.Create:
-			out = append(out, fmt.Sprintf("node %s is new: talops does not yet apply configs in maintenance mode; apply it by hand (talosctl apply-config --insecure)", n.Name))
+		case n.Action == plan.Create && (mode == ModeStaged || mode == ModeTry):
+			out = append(out, fmt.Sprintf("node %s is new: its first config is taken as it is, which --mode %s does not do; use --mode auto", n.Name, mode))
 		case n.Action == plan.Remove:
 			out = append(out, fmt.Sprintf("node %s was removed from talops.yaml: talops does not reset nodes; remove it by hand, or put it back", n.Name))
 		case n.Action == plan.Upgrade && mode != ModeAuto:
@@ -144,8 +144,10 @@ func actionRefusals(live *plan.Plan, mode Mode) []string {
 }
 
 // Strength orders what an action does to a node, least disruptive first; actions it
-// does not list are never compared.
-var Strength = map[plan.Action]int{plan.Noop: 0, plan.Update: 1, plan.Reboot: 2, plan.Upgrade: 3}
+// does not list are never compared. A node created live must have been new in the
+// reviewed plan too: one that was running then and waits in maintenance mode now was
+// reinstalled since, and gets its config only after a new review.
+var Strength = map[plan.Action]int{plan.Noop: 0, plan.Update: 1, plan.Reboot: 2, plan.Upgrade: 3, plan.Create: 4}
 
 // BeyondReview refuses nodes whose live action is more disruptive than the reviewed plan
 // said (the node drifted since): the hash proved the review, not what the nodes need now.
@@ -182,6 +184,8 @@ type Desired struct {
 	Name    string
 	Address string
 	Config  []byte
+	// Version is the desired Talos version: what a new node answers with once configured.
+	Version string
 }
 
 // Steps pairs every planned node with its address, desired config and running version.
@@ -200,6 +204,10 @@ func Steps(live *plan.Plan, running []plan.NodeState, desired []Desired) ([]Step
 
 	for _, n := range live.Nodes {
 		s := Step{Node: n, Address: want[n.Name].Address, Config: want[n.Name].Config, Version: version[n.Name]}
+
+		if n.Action == plan.Create {
+			s.Version, s.Bootstrap = want[n.Name].Version, live.Bootstrap == n.Name
+		}
 
 		if n.Action == plan.Upgrade {
 			t, err := UpgradeTarget(n)

@@ -116,12 +116,16 @@ func TestRefusals_EachReasonToTouchNoNode(t *testing.T) {
 			want: []string{"node n1 runs v1.10.7: v1.10.7 cannot upgrade to v1.13.9 directly: the host must run at least v1.11.0 first"},
 		},
 		{
-			name: "new and removed nodes are left to the user",
+			name: "a new node is created, a removed one left to the user",
 			p:    rollout.Preflight{Live: livePlan(plan.Node{Name: "n1", Action: plan.Create}, plan.Node{Name: "n2", Action: plan.Remove}), Mode: rollout.ModeAuto},
 			want: []string{
-				"node n1 is new: talops does not yet apply configs in maintenance mode; apply it by hand (talosctl apply-config --insecure)",
 				"node n2 was removed from talops.yaml: talops does not reset nodes; remove it by hand, or put it back",
 			},
+		},
+		{
+			name: "a new node takes its first config as it is, not staged or tried",
+			p:    rollout.Preflight{Live: livePlan(plan.Node{Name: "n1", Action: plan.Create}), Mode: rollout.ModeStaged},
+			want: []string{"node n1 is new: its first config is taken as it is, which --mode staged does not do; use --mode auto"},
 		},
 		{
 			name: "an upgrade needs mode auto",
@@ -175,8 +179,11 @@ func TestBeyondReview_OnlyMoreDisruptiveActionsThanReviewed(t *testing.T) {
 		{plan.Upgrade, plan.Reboot, true},
 		{plan.Update, plan.Upgrade, false},
 		{plan.Noop, plan.Update, false},
-		// Create and Remove are refused on their own; they are never ranked.
-		{plan.Create, plan.Noop, false},
+		// A node created live was new in the review too; one running then was reinstalled since.
+		{plan.Create, plan.Create, false},
+		{plan.Create, plan.Noop, true},
+		{plan.Create, plan.Upgrade, true},
+		// Remove is refused on its own; it is never ranked.
 		{plan.Noop, plan.Remove, false},
 	} {
 		got := rollout.BeyondReview(livePlan(plan.Node{Name: "n1", Action: tc.live}), livePlan(plan.Node{Name: "n1", Action: tc.reviewed}))
@@ -229,5 +236,24 @@ func TestUpgradeTarget_InstallerWithoutTagIsRefused(t *testing.T) {
 	_, err := rollout.UpgradeTarget(plan.Node{Name: "n1", Upgrade: &plan.InstallerChange{ToInstaller: "ghcr.io/siderolabs/installer"}})
 	if err == nil || err.Error() != "node n1: installer ghcr.io/siderolabs/installer names no Talos version tag" {
 		t.Errorf("error %v", err)
+	}
+}
+
+func TestSteps_NewNodesAnswerWithTheDesiredVersionAndTheFirstControlPlaneIsBootstrapped(t *testing.T) {
+	t.Parallel()
+
+	live := livePlan(
+		plan.Node{Name: "cp1", Role: "controlplane", Action: plan.Create},
+		plan.Node{Name: "cp2", Role: "controlplane", Action: plan.Create},
+	)
+	live.Bootstrap = "cp1"
+
+	got, err := rollout.Steps(live, nil, []rollout.Desired{{Name: "cp1", Version: "v1.14.1"}, {Name: "cp2", Version: "v1.14.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if !got[0].Bootstrap || got[1].Bootstrap || got[0].Version != "v1.14.1" || got[1].Version != "v1.14.1" {
+		t.Errorf("steps %+v", got)
 	}
 }
