@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -76,34 +77,59 @@ func (st *stepper) create() NodeResult {
 }
 
 // bootstrap starts etcd on the first control plane of a new cluster, exactly once: not
-// when its etcd lists members already, and never again when the node says its etcd has
-// data. It waits while the node says bootstrapping is not possible yet (time not in sync).
+// when its etcd lists members already, and never when the node says its etcd has data
+// before talops asked. It waits while the node says bootstrapping is not possible yet
+// (time not in sync, services starting).
 func bootstrap(ctx context.Context, d talos.Dialer, s Step, o Options) error {
-	return poll(ctx, o, func(ctx context.Context) error {
-		cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
-		defer cancel()
+	// A call of ours that got no answer may still have started etcd: the node's "etcd has
+	// data" that follows is that start, not an earlier cluster.
+	unanswered := false
 
-		n, err := d.Dial(cctx, s.Address)
+	return poll(ctx, o, func(ctx context.Context) error {
+		n, err := d.Dial(ctx, s.Address)
 		if err != nil {
 			return err
 		}
 		defer n.Close() //nolint:errcheck // the calls' errors matter
 
-		if members, err := n.EtcdMembers(cctx); err == nil && len(members) > 0 {
+		if members := etcdMembers(ctx, n, o); len(members) > 0 && !unanswered {
 			return stop(fmt.Errorf("etcd already lists %d members: the cluster was bootstrapped before", len(members)))
 		}
+
+		cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
+		defer cancel()
 
 		err = n.Bootstrap(cctx)
 
 		switch {
 		case err == nil:
 			return nil
+		case errors.Is(err, talos.ErrBootstrapped) && unanswered:
+			return nil
 		case errors.Is(err, talos.ErrBootstrapped):
 			return stop(err)
-		case status.Code(err) == codes.FailedPrecondition || status.Code(err) == codes.Unavailable:
+		case deadline(err) || status.Code(err) == codes.Unavailable:
+			unanswered = true
+
+			return err
+		case status.Code(err) == codes.FailedPrecondition:
 			return err // not yet: time sync, services starting
 		default:
 			return stop(err)
 		}
 	})
+}
+
+// etcdMembers lists the node's etcd members, nil when its etcd does not answer (not
+// started: the member list waits for it, so the wait is short).
+func etcdMembers(ctx context.Context, n talos.Node, o Options) []talos.EtcdMember {
+	cctx, cancel := context.WithTimeout(ctx, min(o.CallTimeout, 3*time.Second))
+	defer cancel()
+
+	members, err := n.EtcdMembers(cctx)
+	if err != nil {
+		return nil
+	}
+
+	return members
 }
