@@ -44,6 +44,9 @@ type ApplyOptions struct {
 	Parallel      int
 	Mode          string
 	DryRun        bool
+	// InstallTimeout bounds the pull and install of an upgrade's image (0: the gate's
+	// timeout, 10 minutes by default).
+	InstallTimeout time.Duration
 	// Review, when set, is asked which plan was reviewed for the cluster (by name) before
 	// anything else is read: its hash and the base it was computed against become PlanHash
 	// and ReviewedBase (unless ReviewedAgainst names the base). An empty hash checks none.
@@ -103,14 +106,13 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	}
 
 	out.Report = rollout.Run(ctx, dialer, res.Plan.Cluster, res.Plan.Hash, todo, rollout.Options{
-		Mode:         talos.Mode(opts.Mode),
-		DryRun:       opts.DryRun,
-		Parallel:     opts.Parallel,
-		CallTimeout:  orDefault(d.TalosTimeout, talos.DefaultTimeout),
-		GateTimeout:  orDefault(d.GateTimeout, defaultGateTimeout),
-		GateInterval: orDefault(d.GateInterval, defaultGateInterval),
-		// Pulling and installing an image takes as long as a node may take to come back.
-		UpgradeTimeout: orDefault(d.GateTimeout, defaultGateTimeout),
+		Mode:           talos.Mode(opts.Mode),
+		DryRun:         opts.DryRun,
+		Parallel:       opts.Parallel,
+		CallTimeout:    orDefault(d.TalosTimeout, talos.DefaultTimeout),
+		GateTimeout:    orDefault(d.GateTimeout, defaultGateTimeout),
+		GateInterval:   orDefault(d.GateInterval, defaultGateInterval),
+		UpgradeTimeout: orDefault(opts.InstallTimeout, orDefault(d.GateTimeout, defaultGateTimeout)),
 		Now:            d.Now,
 	})
 

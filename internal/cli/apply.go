@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/report"
@@ -38,6 +39,8 @@ type ApplyOptions struct {
 	Mode          string
 	DryRun        bool
 	Format        string
+	// InstallTimeout bounds the pull and install of an upgrade's image (0: 10 minutes).
+	InstallTimeout time.Duration
 	// Review, when set, says which plan was reviewed (see app.ApplyOptions.Review).
 	Review func(ctx context.Context, cluster string) (hash, base string, err error)
 }
@@ -45,7 +48,7 @@ type ApplyOptions struct {
 func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	opts := &ApplyOptions{Deps: d}
 
-	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--format text|json]")
+	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.PlanHash, "plan-hash", "", "refuse to apply unless the plan has this hash (the one reviewed)")
@@ -57,9 +60,14 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	fs.StringVar(&opts.Mode, "mode", string(talos.ModeAuto), "apply mode: auto, no-reboot, staged or try")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "ask each node whether it accepts its config, change nothing")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text or json")
+	fs.DurationVar(&opts.InstallTimeout, "install-timeout", 10*time.Minute, "how long an upgrade's pull and install may take on a node")
 
 	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
+	}
+
+	if opts.InstallTimeout <= 0 {
+		return nil, &UsageError{Msg: fmt.Sprintf("--install-timeout must be positive, got %s", opts.InstallTimeout)}
 	}
 
 	if err := oneOf("format", opts.Format, report.ApplyFormats); err != nil {
@@ -105,6 +113,7 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		ReviewedBase: opts.ReviewedBase, ReviewedAgainst: opts.ReviewedAgainst,
 		Register: opts.Register, ProxmoxImages: opts.ProxmoxImages,
 		Parallel: opts.Parallel, Mode: opts.Mode, DryRun: opts.DryRun, Review: opts.Review,
+		InstallTimeout: opts.InstallTimeout,
 	})
 	if err != nil {
 		return nil, err

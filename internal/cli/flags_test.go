@@ -6,6 +6,7 @@ import (
 	"flag"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // flagsDeps are doors for flag parsing alone: usage goes to a buffer, nothing else is used.
@@ -59,15 +60,15 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 		{
 			name:  "apply defaults",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
-			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text"},
+			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text", InstallTimeout: 10 * time.Minute},
 		},
 		{
 			name:  "apply a reviewed plan",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
 			args: []string{"--dir", "lab", "--talosconfig", "tc", "--plan-hash", "h", "--reviewed-against", "base", "--register",
-				"--proxmox-images", "--parallel", "3", "--mode", "staged", "--dry-run", "--format", "json"},
+				"--proxmox-images", "--parallel", "3", "--mode", "staged", "--dry-run", "--format", "json", "--install-timeout", "25m"},
 			want: &ApplyOptions{Dir: "lab", Talosconfig: "tc", PlanHash: "h", ReviewedAgainst: "base", Register: true,
-				ProxmoxImages: true, Parallel: 3, Mode: "staged", DryRun: true, Format: "json"},
+				ProxmoxImages: true, Parallel: 3, Mode: "staged", DryRun: true, Format: "json", InstallTimeout: 25 * time.Minute},
 		},
 		{
 			name:  "versions against a directory",
@@ -139,6 +140,7 @@ func TestFlags_UsageErrorsNameTheFlag(t *testing.T) {
 		{"validate --dir with files", func(d *Deps, a []string) (any, error) { return withoutDeps(validateFlags(d, a)) }, []string{"--dir", "x", "a.yaml"}, "validate takes --dir or FILE arguments, not both"},
 		{"plan stray argument", func(d *Deps, a []string) (any, error) { return withoutDeps(planFlags(d, a)) }, []string{"extra"}, `unexpected argument "extra"`},
 		{"apply --parallel 0", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--parallel", "0"}, "--parallel must be 1 or more, got 0"},
+		{"apply --install-timeout 0", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--install-timeout", "0s"}, "--install-timeout must be positive, got 0s"},
 		{"apply unknown mode", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--mode", "soon"}, `--mode must be one of auto, no-reboot, staged, try, got "soon"`},
 		{"versions without a state", func(d *Deps, a []string) (any, error) { return withoutDeps(versionsFlags(d, a)) }, nil, "give one of --base REF or --against DIR"},
 		{"render without --out", func(d *Deps, a []string) (any, error) { return withoutDeps(renderFlags(d, a)) }, nil, "--out is required"},
