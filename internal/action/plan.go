@@ -204,6 +204,7 @@ func planOutputs(p *plan.Plan) map[string]string {
 		"upgrades":      strconv.Itoa(counts[plan.Upgrade]),
 		"reboot-nodes":  strings.Join(p.Names(plan.Reboot), ","),
 		"upgrade-nodes": strings.Join(p.Names(plan.Upgrade), ","),
+		"unknown-nodes": strings.Join(p.Names(plan.Unknown), ","),
 		"plan-hash":     p.Hash,
 		"summary":       p.Summary(),
 	}

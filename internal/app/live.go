@@ -106,7 +106,7 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.S
 		n := nodes[i]
 
 		if res.Err != nil {
-			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "not readable over the Talos API: " + talos.OneLine(res.Err)})
+			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "not readable over the Talos API: " + talos.OneLine(res.Err), Unreadable: true})
 
 			continue
 		}
@@ -120,7 +120,7 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.S
 		cfg, err := configloader.NewFromBytes(res.Value.Config)
 		if err != nil {
 			// The decoder's message may quote a few characters of a value: it is not shown.
-			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "its running config does not load as a Talos machine config"})
+			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "its running config does not load as a Talos machine config", Unreadable: true})
 
 			continue
 		}

@@ -113,7 +113,8 @@ func TestPlanLive_EachNodeAgainstWhatItRuns(t *testing.T) {
 	}
 
 	for _, name := range []string{"k8s-node2", "k8s-node3", "k8s-node4"} {
-		if !strings.HasPrefix(got[name], "update: the current state of this node is unknown (not readable over the Talos API: node "+name+" (10.0.20.") ||
+		// Down is not drift: the plan cannot tell what applying would do.
+		if !strings.HasPrefix(got[name], "unknown: cannot tell: not readable over the Talos API: node "+name+" (10.0.20.") ||
 			!strings.Contains(got[name], "connection refused") || strings.Contains(got[name], "\n") {
 			t.Errorf("%s is down: %s", name, got[name])
 		}
@@ -131,7 +132,7 @@ func TestPlanLive_AClientCertificateTheNodesDoNotTrustReadsNothing(t *testing.T)
 	l.writeTalosconfig(t, talostest.NewCA(t).ClientCert(t))
 
 	for _, n := range l.plan(t).Nodes {
-		if n.Action != "update" || !strings.Contains(strings.Join(n.Reasons, ""), "not readable over the Talos API") {
+		if n.Action != "unknown" || !strings.Contains(strings.Join(n.Reasons, ""), "not readable over the Talos API") {
 			t.Errorf("%s: %s %q", n.Name, n.Action, n.Reasons)
 		}
 	}
@@ -203,5 +204,20 @@ func TestPlanLive_MissingTalosconfigNamesTheFile(t *testing.T) {
 	err := l.h.run("plan", "--dir", "examples/homelab", "--live", "--talosconfig", "/nonexistent/talosconfig")
 	if cli.ExitCode(err) != cli.ExitFailure || !strings.HasPrefix(l.h.stderr.String(), "talops: read talosconfig /nonexistent/talosconfig: ") {
 		t.Errorf("exit %d, stderr %q", cli.ExitCode(err), l.h.stderr.String())
+	}
+}
+
+func TestPlanLive_UnreachableNodesAreCountedAndFailTheDetailedExitCode(t *testing.T) {
+	t.Parallel()
+
+	l := newLiveLab(t)
+
+	err := l.h.run("plan", "--dir", "examples/homelab", "--live", "--detailed-exitcode")
+	if cli.ExitCode(err) != 1 || err.Error() != "cannot tell whether k8s-node2, k8s-node3, k8s-node4 drifted: not readable" {
+		t.Errorf("plan --live --detailed-exitcode with nodes down: exit %d, %v", cli.ExitCode(err), err)
+	}
+
+	if !strings.Contains(l.h.stdout.String(), "Plan: 5 nodes — 1 upgrade (v1.13.8 → v1.13.9), 3 unreachable, 1 unchanged") {
+		t.Errorf("the summary does not count the unreachable nodes:\n%s", l.h.stdout.String())
 	}
 }

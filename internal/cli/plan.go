@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/report"
 )
 
@@ -71,6 +74,9 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 	switch {
 	case finding.HasErrors(res.Findings):
 		return &FailedError{Msg: "the desired state has errors"}
+	case opts.DetailedExitCode && res.Plan.Count()[plan.Unknown] > 0:
+		// Neither "no changes" nor "changes": some node could not be read.
+		return &FailedError{Msg: fmt.Sprintf("cannot tell whether %s drifted: not readable", strings.Join(res.Plan.Names(plan.Unknown), ", "))}
 	case opts.DetailedExitCode && res.Plan.HasChanges():
 		return &ChangesError{}
 	}

@@ -28,11 +28,14 @@ const (
 	Reboot  Action = "reboot"
 	Update  Action = "update"
 	Remove  Action = "remove"
+	// Unknown is a node whose running state could not be read: what applying does to it
+	// cannot be told (it is down, or answers with something that is no config).
+	Unknown Action = "unknown"
 	Noop    Action = "noop"
 )
 
 // Actions lists every action in summary order.
-var Actions = []Action{Create, Upgrade, Reboot, Update, Remove, Noop}
+var Actions = []Action{Create, Upgrade, Reboot, Update, Remove, Unknown, Noop}
 
 // Redacted stands in for every secret field in a diff.
 const Redacted = "<redacted>"
@@ -49,6 +52,9 @@ type NodeState struct {
 	// Broken says why the node's state is unknown: it does not render, or it could not be
 	// read from the node (then Config is nil).
 	Broken string
+	// Unreadable is set with Broken for a running node that could not be read: its plan
+	// is Unknown, not an update.
+	Unreadable bool
 	// TalosVersion is the version this node runs when it differs per node (a state read
 	// from the nodes); "" means the state's TalosVersion.
 	TalosVersion string
@@ -201,6 +207,10 @@ func created(n NodeState, masker *mask.Masker) (Node, error) {
 }
 
 func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node, error) {
+	if c.Broken != "" && c.Unreadable {
+		return Node{Name: n.Name, Role: n.Role, Action: Unknown, Reasons: []string{masker.String("cannot tell: " + c.Broken)}}, nil
+	}
+
 	if c.Broken != "" {
 		return unknownCurrent(c, n, masker)
 	}
@@ -376,9 +386,9 @@ func (p *Plan) Count() map[Action]int {
 	return out
 }
 
-// HasChanges reports whether applying would change anything.
+// HasChanges reports whether applying would change anything that could be read.
 func (p *Plan) HasChanges() bool {
-	return slices.ContainsFunc(p.Nodes, func(n Node) bool { return n.Action != Noop })
+	return slices.ContainsFunc(p.Nodes, func(n Node) bool { return n.Action != Noop && n.Action != Unknown })
 }
 
 // Names returns the nodes that take action a.

@@ -16,15 +16,21 @@ func (p *Plan) Summary() string {
 
 	var parts []string
 
+	// Without any other count, "no changes" says it all; an unreadable node is never
+	// "no changes".
+	quiet := !p.HasChanges() && counts[Unknown] == 0
+
 	for _, a := range Actions {
 		n := counts[a]
-		if n == 0 || (a == Noop && !p.HasChanges()) {
+		if n == 0 || (a == Noop && quiet) {
 			continue
 		}
 
 		switch a {
 		case Noop:
 			parts = append(parts, fmt.Sprintf("%d unchanged", n))
+		case Unknown:
+			parts = append(parts, fmt.Sprintf("%d unreachable", n))
 		case Upgrade:
 			parts = append(parts, count(n, string(a))+p.versionChange())
 		default:
@@ -32,7 +38,7 @@ func (p *Plan) Summary() string {
 		}
 	}
 
-	if !p.HasChanges() {
+	if quiet {
 		parts = []string{"no changes"}
 	}
 
