@@ -233,7 +233,7 @@ func patchErrors(t *testing.T, patch string) []string {
 	return strings.Split(err.Error(), "\n")
 }
 
-func node2Err(t *testing.T, rs []render.Result) error {
+func node2Err(t testing.TB, rs []render.Result) error {
 	t.Helper()
 
 	for _, r := range rs {
