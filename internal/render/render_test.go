@@ -328,3 +328,21 @@ func TestRender_FieldsSetByAnRFC6902PatchPointAtTheOperation(t *testing.T) {
 		}
 	}
 }
+
+func TestRender_CancelledContextStopsEveryNode(t *testing.T) {
+	c := testlab.Load(t, testlab.Files(t))
+
+	b, err := (&secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}).Load(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	for _, r := range render.All(ctx, c, b, render.Options{}) {
+		if !errors.Is(r.Err, context.Canceled) || r.Machine != nil {
+			t.Errorf("%s: machine %v, error %v, want cancelled", r.Name, r.Machine != nil, r.Err)
+		}
+	}
+}
