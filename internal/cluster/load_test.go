@@ -308,14 +308,8 @@ func TestReadFileBounded_RefusesFilesOverTheSizeBoundWithoutReadingThem(t *testi
 		t.Fatal(err)
 	}
 
-	for _, name := range []string{big, "/dev/zero"} {
-		if _, err := os.Stat(name); err != nil {
-			continue
-		}
-
-		if _, err := cluster.ReadFileBounded(name); !errors.Is(err, cluster.ErrTooLarge) {
-			t.Errorf("ReadFileBounded(%s): %v, want ErrTooLarge", name, err)
-		}
+	if _, err := cluster.ReadFileBounded(big); !errors.Is(err, cluster.ErrTooLarge) {
+		t.Errorf("ReadFileBounded(%s): %v, want ErrTooLarge", big, err)
 	}
 }
 
