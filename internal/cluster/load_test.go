@@ -159,7 +159,7 @@ func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
 			edit: func(s string) string {
 				return strings.Replace(s, "    role: worker\n", "    role: worker\n    proxmox: {node: pve, vmid: abc}\n", 1)
 			},
-			want: []string{"lab/talops.yaml:18: nodes[1].proxmox.vmid: cannot construct !!str `abc` into int"},
+			want: []string{"lab/talops.yaml:18: nodes[1].proxmox.vmid: cannot construct !!str into int"},
 		},
 		{
 			name: "one address spelt two ways is a duplicate",

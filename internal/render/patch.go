@@ -81,7 +81,7 @@ func (p *patch) apply(cfg coreconfig.Provider) (coreconfig.Provider, error) {
 
 	out, err := configpatcher.Apply(configpatcher.WithConfig(cfg), []configpatcher.Patch{p.p})
 	if err != nil {
-		return nil, &cluster.InputError{File: p.file, Line: 1, Msg: "apply patch: " + redactPatchError(err)}
+		return nil, &cluster.InputError{File: p.file, Line: 1, Msg: "apply patch: " + yamlpos.WithoutValues(redactPatchError(err))}
 	}
 
 	merged, err := out.Config()
@@ -127,7 +127,7 @@ func (p *patch) applyJSON6902(cfg coreconfig.Provider, jp jsonpatch.Patch) (core
 
 	loaded, err := configloader.NewFromBytes(patched)
 	if err != nil {
-		return nil, loadError(p.file, p.layer, err)
+		return nil, p.patchedError(patched, err)
 	}
 
 	docs := append(loaded.Documents(), others...)
@@ -170,6 +170,38 @@ func (p *patch) opError(data []byte, jp jsonpatch.Patch, err error) error {
 	return &cluster.InputError{File: p.file, Line: p.ops[i].PathLine, Field: p.ops[i].Path, Msg: msg}
 }
 
+// patchedError places the loader's errors about the document an RFC 6902 patch made.
+// The loader's lines are the patched document's, not the patch file's: each becomes the
+// config path of the value it is about, placed at the operation that set that path.
+func (p *patch) patchedError(patched []byte, err error) error {
+	probs := yamlpos.Problems(err)
+	if probs[0].Line == 0 {
+		return loadError(p.file, p.layer, err)
+	}
+
+	out, parseErr := yamlpos.Parse(patched)
+
+	errs := make([]error, 0, len(probs))
+
+	for _, pr := range probs {
+		field := ""
+		if parseErr == nil {
+			if d := out.DocAt(pr.Line); d >= 0 {
+				field = out.Docs[d].PathAt(pr.Line, pr.Column)
+			}
+		}
+
+		line := 0
+		if field != "" && len(p.layer.Docs) > 0 {
+			line, _ = p.layer.Docs[0].Nearest(field)
+		}
+
+		errs = append(errs, &cluster.InputError{File: p.file, Line: line, Field: field, Msg: "YAML: " + pr.Message})
+	}
+
+	return errors.Join(errs...)
+}
+
 // syntaxError places a YAML error; with the file's index it also names the field whose
 // value the error is about (a value of the wrong type).
 func syntaxError(file string, ix *yamlpos.Index, err error) error {
@@ -208,7 +240,7 @@ func loadError(file string, ix *yamlpos.Index, err error) error {
 			line, _ = strconv.Atoi(m[1])
 		}
 
-		return &cluster.InputError{File: file, Line: line, Msg: redactPatchError(err)}
+		return &cluster.InputError{File: file, Line: line, Msg: yamlpos.WithoutValues(redactPatchError(err))}
 	}
 
 	doc := 0

@@ -274,6 +274,11 @@ func TestRender_PatchErrorsPointAtTheLineAndFieldToFix(t *testing.T) {
 			want:  []string{file + `:5: machine.nope.x: RFC 6902 patch: replace operation does not apply: doc is missing path: /machine/nope/x: missing value`},
 		},
 		{
+			name:  "RFC 6902 copy of a secret into a field of another type names the field and the type, not the value",
+			patch: "- op: add\n  path: /machine/sysctls/a\n  value: \"1\"\n- op: copy\n  from: /cluster/secret\n  path: /machine/install/wipe\n",
+			want:  []string{file + ":6: machine.install.wipe: YAML: cannot construct !!str into bool"},
+		},
+		{
 			name:  "RFC 6902 operation adding an unknown key names the key at its value",
 			patch: "- op: add\n  path: /machine/sysctls/a\n  value: \"1\"\n- op: add\n  path: /machine/bogus\n  value: 1\n",
 			want:  []string{file + ":6: machine.bogus: unknown key"},

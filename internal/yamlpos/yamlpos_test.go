@@ -150,3 +150,30 @@ func TestUnknownFields_AliasesThatMultiplyAreCheckedOnce(t *testing.T) {
 		t.Errorf("took %s", d)
 	}
 }
+
+func TestWithoutValues_DropsQuotedValuesAndKeepsSyntax(t *testing.T) {
+	for msg, want := range map[string]string{
+		"cannot construct !!str `m1tkhQ/...` into bool":               "cannot construct !!str into bool",
+		`parse "m1tkhQ/xyz": first path segment cannot contain colon`: "parse: first path segment cannot contain colon",
+		`strconv.ParseInt: parsing "a\"b": invalid syntax`:            "strconv.ParseInt: parsing: invalid syntax",
+		"cannot use 'secretvalue' as a map key":                       "cannot use as a map key",
+		"did not find expected ',' or ']'":                            "did not find expected ',' or ']'",
+	} {
+		if got := yamlpos.WithoutValues(msg); got != want {
+			t.Errorf("WithoutValues(%q) = %q, want %q", msg, got, want)
+		}
+	}
+}
+
+func TestProblems_MessagesHoldNoValue(t *testing.T) {
+	var v struct {
+		Wipe bool `yaml:"wipe"`
+	}
+
+	err := yaml.Unmarshal([]byte("wipe: m1tkhQ/secretvalue\n"), &v)
+
+	p := yamlpos.Problems(err)
+	if len(p) != 1 || p[0].Line != 1 || strings.Contains(p[0].Message, "m1tkhQ") {
+		t.Errorf("problems = %+v", p)
+	}
+}
