@@ -133,6 +133,16 @@ func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
 			want: []string{"lab/talops.yaml:5: configVersion: v1.14 is newer than talosVersion v1.13.9"},
 		},
 		{
+			name: "cluster name with a newline and markup is not a DNS-1123 label",
+			edit: func(s string) string { return strings.Replace(s, "  name: lab\n", "  name: \"lab\\n<!--\"\n", 1) },
+			want: []string{"lab/talops.yaml:2: cluster.name: must be a DNS-1123 label: at most 63 lower-case letters, digits and dashes, starting and ending with a letter or digit"},
+		},
+		{
+			name: "cluster name with a dot is not a DNS-1123 label",
+			edit: func(s string) string { return strings.Replace(s, "  name: lab\n", "  name: lab.home\n", 1) },
+			want: []string{"lab/talops.yaml:2: cluster.name: must be a DNS-1123 label"},
+		},
+		{
 			name: "endpoint not https",
 			edit: func(s string) string { return strings.Replace(s, "https://10.0.0.10:6443", "10.0.0.10", 1) },
 			want: []string{"lab/talops.yaml:3: cluster.endpoint: must be an https:// URL"},
