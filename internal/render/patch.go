@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	jsonpatch "github.com/evanphx/json-patch"
 	ghodssyaml "github.com/ghodss/yaml"
@@ -47,6 +48,10 @@ func loadPatch(file string, data []byte) (*patch, error) {
 
 	if ix.Empty() {
 		return nil, &cluster.InputError{File: file, Msg: "patch is empty"}
+	}
+
+	if err := checkDocNames(file, ix); err != nil {
+		return nil, err
 	}
 
 	p, err := configpatcher.LoadPatch(data)
@@ -197,6 +202,22 @@ func (p *patch) patchedError(patched []byte, err error) error {
 		}
 
 		errs = append(errs, &cluster.InputError{File: p.file, Line: line, Field: field, Msg: "YAML: " + pr.Message})
+	}
+
+	return errors.Join(errs...)
+}
+
+// checkDocNames refuses documents whose name holds a line break or another control
+// character: the name is shown in plans, comments and annotations, where a line break
+// could start lines of its own.
+func checkDocNames(file string, ix *yamlpos.Index) error {
+	var errs []error
+
+	for _, d := range ix.Docs {
+		if strings.ContainsFunc(d.Name, unicode.IsControl) {
+			errs = append(errs, &cluster.InputError{File: file, Line: d.Line, Field: "name",
+				Msg: "a document's name must not hold a line break or another control character"})
+		}
 	}
 
 	return errors.Join(errs...)

@@ -196,6 +196,10 @@ func LoadConfig(file string, data []byte) (coreconfig.Provider, *yamlpos.Index, 
 		return nil, nil, syntaxError(file, nil, err)
 	}
 
+	if err := checkDocNames(file, ix); err != nil {
+		return nil, nil, err
+	}
+
 	cfg, err := configloader.NewFromBytes(data)
 	if err != nil {
 		return nil, nil, loadError(file, ix, err)

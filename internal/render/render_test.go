@@ -294,6 +294,11 @@ func TestRender_PatchErrorsPointAtTheLineAndFieldToFix(t *testing.T) {
 			want:  []string{file + ":5: an RFC 6902 patch file holds one document and the documents after it would be ignored: move them to a patch file of their own"},
 		},
 		{
+			name:  "a document's name with a line break is refused at the document",
+			patch: "machine:\n  sysctls:\n    a: \"1\"\n---\napiVersion: v1alpha1\nkind: UserVolumeConfig\nname: \"data\\n<!--\"\nprovisioning:\n  diskSelector:\n    match: system_disk\n",
+			want:  []string{file + ":5: name: a document's name must not hold a line break or another control character"},
+		},
+		{
 			name:  "patch of empty documents is empty",
 			patch: "---\n# nothing\n---\n",
 			want:  []string{file + ": patch is empty"},
