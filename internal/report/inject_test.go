@@ -97,3 +97,36 @@ func TestApplyMarkdown_HostileNamesAreInert(t *testing.T) {
 		t.Errorf("refusal:\n%s", strings.Join(refused, "\n"))
 	}
 }
+
+func FuzzPlanMarkdown_StringsStayInert(f *testing.F) {
+	f.Add("lab", "k8s-node1", "machine.sysctls changed", "machine.sysctls", "unknown key")
+	f.Add(hostile, hostile, hostile, hostile, hostile)
+	f.Add("a\r\n<details>", "`x`", "</summary>", "a`b", "<!-- talops:plan-hash ")
+
+	f.Fuzz(func(t *testing.T, cluster, name, reason, path, msg string) {
+		p := &plan.Plan{Cluster: cluster, Hash: strings.Repeat("ab", 32), Nodes: []plan.Node{{
+			Name: name, Role: "worker", Action: plan.Update, Reasons: []string{reason}, Diff: "+ a\n", ConfigChanged: true,
+		}}}
+		fs := []finding.Finding{{Severity: finding.Warning, Code: "config.warning", File: path, Path: path, Node: name, Message: msg}}
+
+		s, err := report.PlanMarkdown(p, fs, 1, report.PlanView{Version: reason})
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		lines := strings.Split(s, "\n")
+		if lines[0] != report.Marker(cluster) || lines[1] != report.HashMarker(p.Hash) {
+			t.Fatalf("markers moved:\n%s", s)
+		}
+
+		for _, line := range lines[2:] {
+			if strings.Contains(line, "<!--") {
+				t.Fatalf("an HTML comment opens:\n%s", s)
+			}
+		}
+
+		if strings.Count(s, "<details") != 1 || strings.Count(s, "</details>") != 1 || !strings.Contains(s, "\n**"+p.Summary()+"**\n") {
+			t.Fatalf("folds or summary broken:\n%s", s)
+		}
+	})
+}
