@@ -306,10 +306,33 @@ func (k *checker) cluster() {
 		k.bad("platform", "unknown platform %q (one of %s)", s.Platform, strings.Join(Platforms, ", "))
 	}
 
-	if s.ImageFactory != "" {
-		if u, err := url.Parse(s.ImageFactory); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			k.bad("imageFactory", "must be an http(s) URL, got %q", s.ImageFactory)
+	if s.ImageFactory != "" && !secureURL(s.ImageFactory) {
+		// Schematics are registered and installer images pulled from there.
+		k.bad("imageFactory", "must be an https:// URL (http:// only to a loopback address), got %q", s.ImageFactory)
+	}
+}
+
+// secureURL reports whether raw is an https URL with a host, or an http one to a
+// loopback address (a factory run beside the tests).
+func secureURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return false
+	}
+
+	switch u.Scheme {
+	case "https":
+		return true
+	case "http":
+		if u.Hostname() == "localhost" {
+			return true
 		}
+
+		ip := net.ParseIP(u.Hostname())
+
+		return ip != nil && ip.IsLoopback()
+	default:
+		return false
 	}
 }
 
