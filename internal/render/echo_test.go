@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/rules"
 	"github.com/talops/talops/internal/secrets"
 	"github.com/talops/talops/internal/testlab"
 )
@@ -125,5 +126,55 @@ func TestRender_ErrorsOfSecretsCopiedIntoTypedFieldsEchoNoSecret(t *testing.T) {
 
 	if failed < len(secretPaths)*len(typedPaths)/2 {
 		t.Errorf("only %d of the copies failed: the test no longer reaches the decoder", failed)
+	}
+}
+
+// checkedPaths are string fields machinery validation judges, and quotes when it refuses.
+var checkedPaths = []string{
+	"/cluster/network/dnsDomain", "/cluster/discovery/registries/service/endpoint",
+	"/machine/nodeLabels/x", "/machine/type", "/machine/install/disk",
+}
+
+// The findings of validation are an error path too: the rules live in internal/rules,
+// the bundle and the lab's renders here.
+func TestValidateConfig_FindingsOfSecretsCopiedIntoCheckedFieldsEchoNoSecret(t *testing.T) {
+	values := bundleValues(t)
+	lab := testlab.Files(t)
+
+	b, err := (&secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}).Load(testlab.Load(t, lab))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	findings := 0
+
+	for _, from := range secretPaths {
+		for _, to := range checkedPaths {
+			files := maps.Clone(lab)
+			files["patches/controlplane.yaml"] = []byte(fmt.Sprintf("- op: copy\n  from: %s\n  path: %s\n", from, to))
+
+			c := testlab.Load(t, files)
+
+			m, err := render.One(c, b, c.Spec.Nodes[0], render.Options{})
+			if err != nil {
+				if len(echoes(err.Error(), values)) > 0 {
+					t.Errorf("render after copying %s to %s: the error echoes the bundle", from, to)
+				}
+
+				continue
+			}
+
+			for _, f := range rules.ValidateConfig(m.Config, rules.ModeMetal, true, func(string) (string, int) { return "", 0 }, "n") {
+				findings++
+
+				if e := echoes(f.Message, values); len(e) > 0 {
+					t.Errorf("copy %s to %s: finding %s echoes %d of the bundle's values", from, to, f.Code, len(e))
+				}
+			}
+		}
+	}
+
+	if findings < len(secretPaths) {
+		t.Errorf("only %d findings: the test no longer reaches validation", findings)
 	}
 }
