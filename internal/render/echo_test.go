@@ -178,3 +178,38 @@ func TestValidateConfig_FindingsOfSecretsCopiedIntoCheckedFieldsEchoNoSecret(t *
 		t.Errorf("only %d findings: the test no longer reaches validation", findings)
 	}
 }
+
+func TestLoadConfig_CompleteConfigWithASecretInTheWrongFieldEchoesNoSecret(t *testing.T) {
+	values := bundleValues(t)
+	cfg := encoded(t, node(t, renderLab(t, testlab.Files(t)), "k8s-master"))
+
+	secret := ""
+
+	for _, v := range values {
+		if strings.Contains(cfg, "secret: "+v+"\n") {
+			secret = v
+		}
+	}
+
+	if secret == "" || !strings.Contains(cfg, "wipe: false\n") {
+		t.Fatal("the lab's control plane config changed shape")
+	}
+
+	for name, data := range map[string]string{
+		"a secret as a bool":               strings.Replace(cfg, "wipe: false\n", "wipe: "+secret+"\n", 1),
+		"a secret as a list":               strings.Replace(cfg, "wipe: false\n", "wipe: false\n        extraKernelArgs: "+secret+"\n", 1),
+		"a secret under a misspelled key":  strings.Replace(cfg, "    secret: ", "    secrett: ", 1),
+		"a secret as a key of a bad value": strings.Replace(cfg, "wipe: false\n", "wipe: false\n        "+secret+": [\n", 1),
+	} {
+		_, _, err := render.LoadConfig("rendered/k8s-master.yaml", []byte(data))
+		if err == nil {
+			t.Errorf("%s: loaded", name)
+
+			continue
+		}
+
+		if e := echoes(err.Error(), values); len(e) > 0 {
+			t.Errorf("%s: the error echoes %d of the bundle's values", name, len(e))
+		}
+	}
+}

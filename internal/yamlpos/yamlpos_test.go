@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
 
@@ -176,4 +177,47 @@ func TestProblems_MessagesHoldNoValue(t *testing.T) {
 	if len(p) != 1 || p[0].Line != 1 || strings.Contains(p[0].Message, "m1tkhQ") {
 		t.Errorf("problems = %+v", p)
 	}
+}
+
+func FuzzWithoutValues(f *testing.F) {
+	f.Add("m1tkhQ/secretvalue", "cannot construct !!str ", " into bool")
+	f.Add("a b", `parse "`, `": bad`)
+
+	f.Fuzz(func(t *testing.T, value, before, after string) {
+		// Quoted single characters are kept on purpose: the scanner names syntax so. Quotes
+		// around the value only, or the text around it could make a quoted value of its own.
+		if utf8.RuneCountInString(value) < 2 || strings.ContainsAny(value+before+after, "`\"'\\") {
+			return
+		}
+
+		for _, q := range []string{"`", `"`} {
+			if got := yamlpos.WithoutValues(before + q + value + q + after); strings.Contains(got, q+value+q) {
+				t.Fatalf("WithoutValues kept %s%s%s: %q", q, value, q, got)
+			}
+		}
+	})
+}
+
+func FuzzProblems(f *testing.F) {
+	f.Add([]byte("wipe: m1tkhQ/secretvalue\n"))
+	f.Add([]byte("wipe: [a\n"))
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var v struct {
+			Wipe bool              `yaml:"wipe"`
+			Port int               `yaml:"port"`
+			Args map[string]string `yaml:"args"`
+		}
+
+		err := yaml.Unmarshal(data, &v)
+		if err == nil {
+			return
+		}
+
+		for _, p := range yamlpos.Problems(err) {
+			if strings.Contains(p.Message, "`") && strings.Count(p.Message, "`") > 1 {
+				t.Fatalf("a quoted value survived: %q", p.Message)
+			}
+		}
+	})
 }
