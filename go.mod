@@ -6,6 +6,7 @@ require (
 	filippo.io/age v1.3.2
 	github.com/cosi-project/runtime v1.16.3
 	github.com/evanphx/json-patch v5.9.11+incompatible
+	github.com/ghodss/yaml v1.0.0
 	github.com/google/go-github/v60 v60.0.0
 	github.com/hashicorp/go-multierror v1.1.1
 	github.com/hashicorp/go-version v1.9.0
@@ -34,7 +35,6 @@ require (
 	github.com/djherbis/times v1.6.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/gertd/go-pluralize v0.2.1 // indirect
-	github.com/ghodss/yaml v1.0.0 // indirect
 	github.com/google/cel-go v0.31.0 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/go-containerregistry v0.21.7 // indirect

@@ -89,12 +89,14 @@ func dialer(d *Deps, talosconfig string) (talos.Dialer, error) {
 // planFrom plans the loaded desired state head against the state opts name.
 func planFrom(ctx context.Context, d *Deps, opts PlanOptions, head *Repo, dialer talos.Dialer) (*PlanResult, *planned, error) {
 	headInput := rulesInput(ctx, d, head, opts.Offline)
-	findings := rules.Check(headInput)
+	findings, err := rules.Check(ctx, headInput)
+	if err != nil {
+		return nil, nil, err
+	}
 
 	var (
 		base *Repo
 		res  *PlanResult
-		err  error
 	)
 
 	if opts.Live {

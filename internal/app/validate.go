@@ -43,7 +43,12 @@ func Validate(ctx context.Context, d *Deps, opts ValidateOptions) (*ValidateResu
 	in := rulesInput(ctx, d, r, opts.Offline)
 	in.Strict = opts.Strict
 
-	return &ValidateResult{Findings: rules.Check(in), Nodes: len(r.Nodes)}, nil
+	findings, err := rules.Check(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+
+	return &ValidateResult{Findings: findings, Nodes: len(r.Nodes)}, nil
 }
 
 // validateFiles validates complete machine configs, like talosctl validate.

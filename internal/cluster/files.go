@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 )
 
 // MaxFileSize bounds every file talops reads from a repository.
@@ -46,23 +47,85 @@ func (d *Dir) ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 
-	f, err := d.root.Open(name)
+	fi, err := d.root.Stat(name)
+	if err != nil {
+		return nil, rootError(err)
+	}
+
+	if err := checkRegular(name, fi); err != nil {
+		return nil, err
+	}
+
+	f, err := d.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, rootError(err)
 	}
 	defer f.Close() //nolint:errcheck // read-only
 
-	return readBounded(f)
+	return readRegular(name, f)
 }
 
 // ReadFileBounded reads a file named outside a repository (a command-line argument, an
-// age key file) up to MaxFileSize, so that /dev/zero or a huge file is refused, not read.
+// age key file) up to MaxFileSize, so that a huge file is refused, not read, and a named
+// pipe or a device (/dev/zero, /dev/stdin) is refused before it is opened.
 func ReadFileBounded(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+
+	if err := checkRegular(name, fi); err != nil {
+		return nil, err
+	}
+
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close() //nolint:errcheck // read-only
+
+	return readRegular(name, f)
+}
+
+// ErrNotRegular marks a named pipe, device, socket or directory given as a file: reading
+// one can block forever or never end.
+var ErrNotRegular = errors.New("not a regular file")
+
+// checkRegular refuses what is not a regular file, naming what it is.
+func checkRegular(name string, fi fs.FileInfo) error {
+	m := fi.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+
+	kind := "of an unknown kind"
+
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		kind = "a device"
+	case m.IsDir():
+		kind = "a directory"
+	}
+
+	return &fs.PathError{Op: "open", Path: name, Err: fmt.Errorf("%w: it is %s", ErrNotRegular, kind)}
+}
+
+// readRegular reads an opened file after checking, again, that it is a regular file:
+// the name may have been replaced between the check and the open (which O_NONBLOCK keeps
+// from waiting on a named pipe).
+func readRegular(name string, f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+
+	if err := checkRegular(name, fi); err != nil {
+		return nil, err
+	}
 
 	return readBounded(f)
 }

@@ -234,8 +234,10 @@ func (c *Cluster) NodeLine(name, field string) int {
 }
 
 var (
-	nameRe   = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$`)
-	driverRe = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,2}$`)
+	nameRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]{0,61}[a-z0-9])?$`)
+	// dnsLabelRe is a DNS-1123 label, as Kubernetes names are.
+	dnsLabelRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+	driverRe   = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,2}$`)
 	// storageRe is Proxmox's pve-storage-id format.
 	storageRe = regexp.MustCompile(`^[a-z][a-z0-9_.-]*[a-z0-9]$`)
 )
@@ -271,8 +273,13 @@ func (k *checker) path(field, p string) {
 func (k *checker) cluster() {
 	s := &k.c.Spec
 
-	if s.Cluster.Name == "" {
+	switch {
+	case s.Cluster.Name == "":
 		k.bad("cluster.name", "is required")
+	case !dnsLabelRe.MatchString(s.Cluster.Name):
+		// The name lands in certificates, kubeconfigs, comments and markdown: a newline or
+		// markup there could hide or forge what follows.
+		k.bad("cluster.name", "must be a DNS-1123 label: at most 63 lower-case letters, digits and dashes, starting and ending with a letter or digit")
 	}
 
 	if s.Cluster.Endpoint == "" {
@@ -299,10 +306,33 @@ func (k *checker) cluster() {
 		k.bad("platform", "unknown platform %q (one of %s)", s.Platform, strings.Join(Platforms, ", "))
 	}
 
-	if s.ImageFactory != "" {
-		if u, err := url.Parse(s.ImageFactory); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			k.bad("imageFactory", "must be an http(s) URL, got %q", s.ImageFactory)
+	if s.ImageFactory != "" && !secureURL(s.ImageFactory) {
+		// Schematics are registered and installer images pulled from there.
+		k.bad("imageFactory", "must be an https:// URL (http:// only to a loopback address), got %q", s.ImageFactory)
+	}
+}
+
+// secureURL reports whether raw is an https URL with a host, or an http one to a
+// loopback address (a factory run beside the tests).
+func secureURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return false
+	}
+
+	switch u.Scheme {
+	case "https":
+		return true
+	case "http":
+		if u.Hostname() == "localhost" {
+			return true
 		}
+
+		ip := net.ParseIP(u.Hostname())
+
+		return ip != nil && ip.IsLoopback()
+	default:
+		return false
 	}
 }
 

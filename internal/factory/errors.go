@@ -3,6 +3,7 @@ package factory
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 )
 
 // UnavailableError means the factory could not be reached or kept failing
@@ -32,15 +33,17 @@ type StatusError struct {
 	URL        string // credentials redacted
 	StatusCode int
 	// Body is the start of the response body, for the reader: the factory
-	// puts its reason there.
+	// puts its reason there. It is the server's text as sent: Error quotes it.
 	Body string
 }
 
-// Error names the request, the status and the factory's reason.
+// Error names the request, the status and the factory's reason, quoted: the body is
+// whatever the server sent, and lands in findings, comments and annotations, so it
+// must not bring its own lines or markup.
 func (e *StatusError) Error() string {
 	msg := fmt.Sprintf("%s %s: %d %s", e.Method, e.URL, e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Body != "" {
-		msg += ": " + e.Body
+		msg += ": " + strconv.Quote(e.Body)
 	}
 
 	return msg
@@ -52,9 +55,9 @@ type InvalidSchematicError struct {
 	Err     *StatusError
 }
 
-// Error gives the factory's reason.
+// Error gives the factory's reason, quoted as StatusError does.
 func (e *InvalidSchematicError) Error() string {
-	return "register schematic: the image factory refused it: " + e.Details
+	return "register schematic: the image factory refused it: " + strconv.Quote(e.Details)
 }
 
 // Unwrap returns the 400 response.

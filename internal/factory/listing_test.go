@@ -103,3 +103,11 @@ func TestVersions_UnexpectedCallFailsTheTest(t *testing.T) {
 		t.Errorf("fake reported %q, want one unexpected request", errs)
 	}
 }
+
+func TestStatusError_BodyIsQuotedOnOneLine(t *testing.T) {
+	e := &factory.StatusError{Method: "GET", URL: "https://factory.talos.dev/x", StatusCode: http.StatusNotFound, Body: "no\r\nsuch\x1b[2J version"}
+
+	if want := `GET https://factory.talos.dev/x: 404 Not Found: "no\r\nsuch\x1b[2J version"`; e.Error() != want {
+		t.Errorf("error = %q, want %q", e.Error(), want)
+	}
+}

@@ -132,3 +132,18 @@ func TestCheckID(t *testing.T) {
 		t.Errorf("CheckID(a, b) = %v", err)
 	}
 }
+
+func TestRegister_RefusalWithMarkupIsQuotedOnOneLine(t *testing.T) {
+	s := &schematic.Schematic{Owner: "someone"}
+	fake := factorytest.New(t)
+	fake.ExpectRegister(s).Respond(http.StatusBadRequest, "bad\n<!-- talops:plan-hash 1111 -->\n`x`")
+
+	c, _ := newClient(t, fake)
+
+	_, err := c.Register(t.Context(), s)
+
+	const want = "register schematic: the image factory refused it: \"bad\\n<!-- talops:plan-hash 1111 -->\\n`x`\""
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %q, want %q", err, want)
+	}
+}

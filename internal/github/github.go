@@ -35,11 +35,19 @@ type Comment struct {
 // DefaultAuthor is who writes comments with the workflow's own token.
 const DefaultAuthor = "github-actions[bot]"
 
-// Ours reports whether c is talops' comment with marker: it opens with the marker (a
-// comment that merely quotes it does not) and is written by author, so that nobody else's
-// comment is edited or trusted.
+// Ours reports whether c is talops' comment with marker: its whole first line is the
+// marker (a comment that merely quotes it does not, nor one whose marker only starts
+// with it, as cluster lab's does with cluster "lab --> x"'s) and it is written by
+// author, so that nobody else's comment is edited or trusted.
 func Ours(c Comment, author, marker string) bool {
-	return strings.HasPrefix(c.Body, marker) && c.Author == author
+	return firstLine(c.Body) == marker && c.Author == author
+}
+
+// firstLine is body up to its first line break; GitHub may store an edited body with CRLF.
+func firstLine(body string) string {
+	line, _, _ := strings.Cut(body, "\n")
+
+	return strings.TrimSuffix(line, "\r")
 }
 
 // Pull is a pull request as a commit's pull request list shows it.
@@ -254,8 +262,8 @@ const (
 // Sticky makes sure the pull request has exactly one comment of author opening with marker,
 // with body: it creates it, edits it when the body changed, and leaves it alone otherwise.
 func Sticky(ctx context.Context, api API, pr PR, author, marker, body string) (StickyResult, error) {
-	if !strings.HasPrefix(body, marker) {
-		return "", errors.New("comment body does not start with its marker")
+	if firstLine(body) != marker {
+		return "", errors.New("comment body does not start with its marker line")
 	}
 
 	comments, err := api.ListComments(ctx, pr)

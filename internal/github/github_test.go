@@ -176,3 +176,36 @@ func TestSticky_NeverEditsOrTrustsSomebodyElsesMarkerComment(t *testing.T) {
 		t.Errorf("comments = %q", c)
 	}
 }
+
+func TestOurs_TheWholeFirstLineIsTheMarker(t *testing.T) {
+	const lab = "<!-- talops:plan cluster=lab -->"
+
+	for body, want := range map[string]bool{
+		lab + "\nplan\n":                       true,
+		lab + "\r\nplan edited on the web\r\n": true,
+		lab:                                    true,
+		"<!-- talops:plan cluster=lab --> x -->\nplan": false,
+		lab + " trailing\nplan":                        false,
+		"quoting it:\n" + lab + "\n":                   false,
+	} {
+		if got := github.Ours(github.Comment{Body: body, Author: githubtest.Bot}, githubtest.Bot, lab); got != want {
+			t.Errorf("Ours(%q) = %v, want %v", body, got, want)
+		}
+	}
+
+	if github.Ours(github.Comment{Body: lab + "\nplan", Author: "someone"}, githubtest.Bot, lab) {
+		t.Error("a comment by someone else is ours")
+	}
+}
+
+func TestSticky_DoesNotEditTheCommentOfAClusterWhoseNameExtendsOurs(t *testing.T) {
+	s := githubtest.New(t, "lab", "infra", 7)
+	const lab = "<!-- talops:plan cluster=lab -->"
+
+	s.AddComment("<!-- talops:plan cluster=lab --> x -->\nother cluster's plan\n")
+
+	got, err := github.Sticky(context.Background(), client(t, s), pr, githubtest.Bot, lab, lab+"\nplan\n")
+	if err != nil || got != github.Created {
+		t.Fatalf("%v %v, want a new comment", got, err)
+	}
+}

@@ -92,7 +92,7 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 
-			results[i].Machine, results[i].Err = One(c, b, n, opts)
+			results[i].Machine, results[i].Err = one(ctx, c, b, n, opts)
 		}()
 	}
 
@@ -103,6 +103,11 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 
 // One renders a single node.
 func One(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*Machine, error) {
+	return one(context.Background(), c, b, n, opts)
+}
+
+// one renders a node and stops between patches when ctx is done.
+func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*Machine, error) {
 	if n.Config != "" {
 		return complete(c, n)
 	}
@@ -150,6 +155,10 @@ func One(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*
 	out := &Machine{Node: n, Installer: installer, Generated: true}
 
 	for _, rel := range c.NodePatches(n) {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("render node %s: %w", n.Name, err)
+		}
+
 		p, err := opts.patch(c, rel)
 		if err != nil {
 			return nil, err
@@ -185,6 +194,10 @@ func LoadConfig(file string, data []byte) (coreconfig.Provider, *yamlpos.Index, 
 	ix, err := yamlpos.Parse(data)
 	if err != nil {
 		return nil, nil, syntaxError(file, nil, err)
+	}
+
+	if err := checkDocNames(file, ix); err != nil {
+		return nil, nil, err
 	}
 
 	cfg, err := configloader.NewFromBytes(data)

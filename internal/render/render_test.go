@@ -233,7 +233,7 @@ func patchErrors(t *testing.T, patch string) []string {
 	return strings.Split(err.Error(), "\n")
 }
 
-func node2Err(t *testing.T, rs []render.Result) error {
+func node2Err(t testing.TB, rs []render.Result) error {
 	t.Helper()
 
 	for _, r := range rs {
@@ -274,6 +274,11 @@ func TestRender_PatchErrorsPointAtTheLineAndFieldToFix(t *testing.T) {
 			want:  []string{file + `:5: machine.nope.x: RFC 6902 patch: replace operation does not apply: doc is missing path: /machine/nope/x: missing value`},
 		},
 		{
+			name:  "RFC 6902 copy of a secret into a field of another type names the field and the type, not the value",
+			patch: "- op: add\n  path: /machine/sysctls/a\n  value: \"1\"\n- op: copy\n  from: /cluster/secret\n  path: /machine/install/wipe\n",
+			want:  []string{file + ":6: machine.install.wipe: YAML: cannot construct !!str into bool"},
+		},
+		{
 			name:  "RFC 6902 operation adding an unknown key names the key at its value",
 			patch: "- op: add\n  path: /machine/sysctls/a\n  value: \"1\"\n- op: add\n  path: /machine/bogus\n  value: 1\n",
 			want:  []string{file + ":6: machine.bogus: unknown key"},
@@ -287,6 +292,11 @@ func TestRender_PatchErrorsPointAtTheLineAndFieldToFix(t *testing.T) {
 			name:  "RFC 6902 patch followed by other documents is refused at the second document",
 			patch: "- op: add\n  path: /machine/sysctls/a\n  value: \"1\"\n---\napiVersion: v1alpha1\nkind: HostnameConfig\nhostname: x\n",
 			want:  []string{file + ":5: an RFC 6902 patch file holds one document and the documents after it would be ignored: move them to a patch file of their own"},
+		},
+		{
+			name:  "a document's name with a line break is refused at the document",
+			patch: "machine:\n  sysctls:\n    a: \"1\"\n---\napiVersion: v1alpha1\nkind: UserVolumeConfig\nname: \"data\\n<!--\"\nprovisioning:\n  diskSelector:\n    match: system_disk\n",
+			want:  []string{file + ":5: name: a document's name must not hold a line break or another control character"},
 		},
 		{
 			name:  "patch of empty documents is empty",
@@ -325,6 +335,24 @@ func TestRender_FieldsSetByAnRFC6902PatchPointAtTheOperation(t *testing.T) {
 	for path, want := range map[string]int{"machine.sysctls.a": 3, "machine.install": 6, "machine.install.image": 8} {
 		if line, exact := l.Index.Docs[d].Nearest(path); !exact || line != want {
 			t.Errorf("%s at line %d (exact %v), want %d", path, line, exact, want)
+		}
+	}
+}
+
+func TestRender_CancelledContextStopsEveryNode(t *testing.T) {
+	c := testlab.Load(t, testlab.Files(t))
+
+	b, err := (&secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}).Load(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	for _, r := range render.All(ctx, c, b, render.Options{}) {
+		if !errors.Is(r.Err, context.Canceled) || r.Machine != nil {
+			t.Errorf("%s: machine %v, error %v, want cancelled", r.Name, r.Machine != nil, r.Err)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 // ApplyMarker is the hidden line that identifies a cluster's apply comment on the merged
 // pull request; it differs from the plan's, so the two comments stay apart.
 func ApplyMarker(cluster string) string {
-	return "<!-- talops:apply cluster=" + cluster + " -->"
+	return "<!-- talops:apply cluster=" + markerName(cluster) + " -->"
 }
 
 // ApplyView is what the markdown of an apply shows around the report.
@@ -36,7 +36,7 @@ func ApplyMarkdown(r *rollout.Report, v ApplyView) string {
 		b.WriteString(ApplyMarker(r.Cluster) + "\n")
 	}
 
-	fmt.Fprintf(&b, "### talops apply: %s\n\n**%s**\n\n", r.Cluster, ApplySummary(r))
+	fmt.Fprintf(&b, "### talops apply: %s\n\n**%s**\n\n", text(r.Cluster), text(ApplySummary(r)))
 
 	facts := []string{"mode `" + string(r.Mode) + "`", "plan hash `" + r.PlanHash[:min(12, len(r.PlanHash))] + "`"}
 	if v.Commit != "" {
@@ -46,7 +46,7 @@ func ApplyMarkdown(r *rollout.Report, v ApplyView) string {
 	b.WriteString(strings.Join(facts, ", ") + "\n\n")
 
 	for _, n := range v.Notes {
-		b.WriteString("> " + oneLine(n) + "\n")
+		b.WriteString("> " + text(oneLine(n)) + "\n")
 	}
 
 	if len(v.Notes) > 0 {
@@ -85,5 +85,5 @@ func ApplyRefusedMarkdown(cluster, why string) string {
 
 	f := fence(why)
 
-	return ApplyMarker(cluster) + "\n### talops apply: " + cluster + "\n\n**Apply refused: no node was changed.**\n\n" + f + "\n" + strings.TrimSpace(why) + "\n" + f + "\n"
+	return ApplyMarker(cluster) + "\n### talops apply: " + text(cluster) + "\n\n**Apply refused: no node was changed.**\n\n" + f + "\n" + strings.TrimSpace(why) + "\n" + f + "\n"
 }

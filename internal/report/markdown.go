@@ -34,12 +34,7 @@ func findingsMarkdown(fs []finding.Finding, nodes, shown int, where string) stri
 			at += ":" + strconv.Itoa(f.Line)
 		}
 
-		msg := f.Message
-		if f.Path != "" {
-			msg = "`" + f.Path + "` " + msg
-		}
-
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", icon(f.Severity), f.Code, cell(f.Node), cell(at), cell(oneLine(msg)))
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", icon(f.Severity), f.Code, cell(f.Node), cell(at), messageCell(f))
 	}
 
 	if shown < len(fs) {
@@ -64,6 +59,45 @@ func icon(s finding.Severity) string {
 	}
 }
 
-func cell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+// Every string that comes from the user or from another system (names, paths, messages,
+// reasons, versions, bodies of responses) goes through text, code or cell before it enters
+// markdown: a cluster named "lab\n<!--" must not open an HTML comment that hides the
+// summary, the diffs and the footer, nor a node's reason close its <details>.
+
+// inlineReplacer keeps text on one line (no heading, list, quote or hidden line of its
+// own), shows HTML as text, and keeps backticks and link syntax from starting a code
+// span or a link.
+var inlineReplacer = strings.NewReplacer(
+	"\r\n", " ", "\r", " ", "\n", " ",
+	"&", "&amp;", "<", "&lt;", ">", "&gt;",
+	"`", "\\`", "](", "]\\(",
+)
+
+// text is a user-derived string made inert inline in markdown.
+func text(s string) string { return inlineReplacer.Replace(s) }
+
+// code is s as an inline code span, or as text when it holds what could end the span
+// early or what a renderer might take for HTML.
+func code(s string) string {
+	if strings.ContainsAny(s, "`<>&\r\n") {
+		return text(s)
+	}
+
+	return "`" + s + "`"
+}
+
+// pipes keeps | from ending a table cell.
+func pipes(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// cell is a user-derived string made inert in a table cell.
+func cell(s string) string { return pipes(text(s)) }
+
+// messageCell is a finding's path and message in a table cell.
+func messageCell(f finding.Finding) string {
+	msg := text(oneLine(f.Message))
+	if f.Path != "" {
+		msg = code(f.Path) + " " + msg
+	}
+
+	return pipes(msg)
 }

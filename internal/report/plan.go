@@ -202,12 +202,31 @@ var templatesFS embed.FS
 var planTemplates = template.Must(template.New("").Funcs(template.FuncMap{
 	"fence": fence,
 	"cell":  cell,
+	"text":  text,
 	"short": func(s string) string { return s[:min(12, len(s))] },
 }).ParseFS(templatesFS, "templates/*.tmpl"))
 
 // Marker is the hidden line that identifies a cluster's sticky comment.
 func Marker(cluster string) string {
-	return "<!-- talops:plan cluster=" + cluster + " -->"
+	return "<!-- talops:plan cluster=" + markerName(cluster) + " -->"
+}
+
+// markerName is a cluster's name as a marker holds it: a DNS-1123 label as it is, and
+// any other byte percent-encoded, so that no name can end the marker's comment, break
+// its line or make it the start of another cluster's marker.
+func markerName(name string) string {
+	var b strings.Builder
+
+	for i := range len(name) {
+		c := name[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+
+	return b.String()
 }
 
 // HashMarker carries the reviewed plan's hash, so apply can check it.

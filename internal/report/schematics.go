@@ -104,10 +104,10 @@ func SchematicsMarkdown(s *images.Schematics) string {
 		for _, sc := range s.Schematics {
 			exts := make([]string, 0, len(sc.Extensions))
 			for _, e := range sc.Extensions {
-				exts = append(exts, "`"+e+"`")
+				exts = append(exts, pipes(code(e)))
 			}
 
-			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", cell(sc.Name), sc.ID, cell(strings.Join(exts, "<br>")))
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", pipes(code(sc.Name)), pipes(code(sc.ID)), strings.Join(exts, "<br>"))
 		}
 	}
 
@@ -124,7 +124,7 @@ func SchematicsMarkdown(s *images.Schematics) string {
 				links = append(links, "[disk image]("+n.DiskImage+")")
 			}
 
-			fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", cell(n.Name), cell(nodeSchematic(n)), n.Installer, strings.Join(links, " · "))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(n.Name), cell(nodeSchematic(n)), pipes(code(n.Installer)), strings.Join(links, " · "))
 		}
 	}
 

@@ -172,15 +172,16 @@ var versionsFS embed.FS
 
 var versionsTemplates = template.Must(template.New("").Funcs(template.FuncMap{
 	"cell":    cell,
+	"text":    text,
 	"icon":    icon,
 	"plural":  plural,
 	"flavour": func(g rules.GPUChange) string { return gpuFlavour(g, "—") },
 	"move": func(c rules.Change) string {
 		if !c.Changed() {
-			return bumpNone(c.To)
+			return cell(bumpNone(c.To))
 		}
 
-		return bumpNone(c.From) + " → **" + bumpNone(c.To) + "**"
+		return cell(bumpNone(c.From)) + " → **" + cell(bumpNone(c.To)) + "**"
 	},
 	"pin": bumpPinNote,
 	"where": func(f finding.Finding) string {
@@ -191,14 +192,7 @@ var versionsTemplates = template.Must(template.New("").Funcs(template.FuncMap{
 
 		return cell(w)
 	},
-	"message": func(f finding.Finding) string {
-		msg := f.Message
-		if f.Path != "" {
-			msg = "`" + f.Path + "` " + msg
-		}
-
-		return cell(oneLine(msg))
-	},
+	"message": messageCell,
 }).ParseFS(versionsFS, "templates/versions/*.tmpl"))
 
 // VersionsMarkdown is the view for the PR comment and the job summary.

@@ -12,6 +12,7 @@ import (
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/yamlpos"
 )
 
 // Mode is the runtime mode Talos validates a config for.
@@ -96,8 +97,11 @@ func ValidateConfig(cfg coreconfig.Provider, mode Mode, strict bool, at Placer, 
 	return out
 }
 
+// placed makes a finding of a machinery message, placed at the field or document it
+// names. Machinery quotes the values it refuses ("…" is not a valid DNS name): they are
+// dropped, since the value may be a secret copied into the wrong field.
 func placed(sev finding.Severity, code, msg string, at Placer, node string) finding.Finding {
-	f := finding.Finding{Severity: sev, Code: code, Message: msg, Node: node}
+	f := finding.Finding{Severity: sev, Code: code, Message: yamlpos.WithoutValues(msg), Node: node}
 
 	where := ""
 	if p := configPath(msg); p != "" {

@@ -196,14 +196,14 @@ func TestCorpus_RealFilesCaughtOrClean(t *testing.T) {
 				in.Release = rules.ReleaseLookup{Skipped: "offline"}
 				renderErrors(t, in)
 
-				got := releaseCodes(rules.Check(in))
+				got := releaseCodes(checkInput(t, in))
 				slices.Sort(got)
 
 				want := slices.Clone(tc.want)
 				slices.Sort(want)
 
 				if !slices.Equal(got, want) {
-					t.Errorf("findings = %q, want %q\n%s", got, want, describe(onlyRelease(rules.Check(in))))
+					t.Errorf("findings = %q, want %q\n%s", got, want, describe(onlyRelease(checkInput(t, in))))
 				}
 			})
 		}

@@ -37,7 +37,7 @@ func checkCodes(t *testing.T, files cluster.MapFiles, strict bool, keep ...strin
 
 	var out []finding.Finding
 
-	for _, f := range rules.Check(&rules.Input{Cluster: c, Nodes: nodes, Bundle: b, Strict: strict, Schematics: ids}) {
+	for _, f := range checkInput(t, &rules.Input{Cluster: c, Nodes: nodes, Bundle: b, Strict: strict, Schematics: ids}) {
 		if slices.Contains(keep, f.Code) {
 			out = append(out, f)
 		}
@@ -396,7 +396,7 @@ func TestInstallerMismatch_ConfigWithoutAnyInstaller(t *testing.T) {
 			}
 
 			var got []finding.Finding
-			for _, f := range rules.Check(input(t, files)) {
+			for _, f := range checkInput(t, input(t, files)) {
 				if f.Code == rules.CodeInstallerMismatch && f.Node == "k8s-node1" {
 					got = append(got, f)
 				}

@@ -235,14 +235,14 @@ func TestNvidiaAndExtensionRules(t *testing.T) {
 			in := input(t, tc.repo.files(t))
 			renderErrors(t, in)
 
-			got := releaseCodes(rules.Check(in))
+			got := releaseCodes(checkInput(t, in))
 			slices.Sort(got)
 
 			want := slices.Clone(tc.want)
 			slices.Sort(want)
 
 			if !slices.Equal(got, want) {
-				t.Errorf("findings = %q, want %q\n%s", got, want, describe(onlyRelease(rules.Check(in))))
+				t.Errorf("findings = %q, want %q\n%s", got, want, describe(onlyRelease(checkInput(t, in))))
 			}
 		})
 	}

@@ -3,7 +3,9 @@
 package rules
 
 import (
+	"context"
 	"errors"
+	"fmt"
 
 	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
@@ -48,17 +50,22 @@ var all = []rule{
 	kernelArgsIgnored,
 }
 
-// Check runs every rule and returns the findings sorted.
-func Check(in *Input) []finding.Finding {
+// Check runs every rule and returns the findings sorted. It stops between rules when
+// ctx is done, with ctx's error: nodes whose rendering was cancelled are not findings.
+func Check(ctx context.Context, in *Input) ([]finding.Finding, error) {
 	var out []finding.Finding
 
 	for _, r := range all {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("check the rendered nodes: %w", err)
+		}
+
 		out = append(out, r(in)...)
 	}
 
 	finding.Sort(out)
 
-	return out
+	return out, nil
 }
 
 // rendered yields the nodes that rendered.

@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,19 @@ func check(t *testing.T, files cluster.MapFiles, strict bool) []finding.Finding 
 
 	nodes := render.All(context.Background(), c, b, render.Options{Installer: render.FactoryInstaller(ids)})
 
-	return rules.Check(&rules.Input{Cluster: c, Nodes: nodes, Bundle: b, Strict: strict})
+	return checkInput(t, &rules.Input{Cluster: c, Nodes: nodes, Bundle: b, Strict: strict})
+}
+
+// checkInput runs every rule with a live context.
+func checkInput(t testing.TB, in *rules.Input) []finding.Finding {
+	t.Helper()
+
+	out, err := rules.Check(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return out
 }
 
 func codes(fs []finding.Finding) string {
@@ -234,5 +247,15 @@ func TestCheck_KernelArgsTheUpgradeAPIIgnoresAreWarned(t *testing.T) {
 				t.Errorf("finding placed at %+v", got[0])
 			}
 		})
+	}
+}
+
+func TestCheck_CancelledContextIsAnErrorNotFindings(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	fs, err := rules.Check(ctx, &rules.Input{Cluster: testlab.Load(t, testlab.Files(t))})
+	if !errors.Is(err, context.Canceled) || fs != nil {
+		t.Errorf("findings %v, error %v, want context.Canceled", fs, err)
 	}
 }

@@ -288,13 +288,15 @@ type Problem struct {
 	Message string
 }
 
-// Problems unpacks the errors of the YAML library into lines and messages.
+// Problems unpacks the errors of the YAML library into lines and messages. Messages
+// lose the values the library quotes (see WithoutValues): the value may be a secret
+// copied where it does not fit.
 func Problems(err error) []Problem {
 	var many *yaml.LoadErrors
 	if errors.As(err, &many) && len(many.Errors) > 0 {
 		out := make([]Problem, 0, len(many.Errors))
 		for _, e := range many.Errors {
-			out = append(out, Problem{Line: e.Mark.Line, Column: e.Mark.Column, Message: e.Message})
+			out = append(out, Problem{Line: e.Mark.Line, Column: e.Mark.Column, Message: WithoutValues(e.Message)})
 		}
 
 		return out
@@ -302,8 +304,21 @@ func Problems(err error) []Problem {
 
 	var one *yaml.LoadError
 	if errors.As(err, &one) {
-		return []Problem{{Line: one.Mark.Line, Column: one.Mark.Column, Message: one.Message}}
+		return []Problem{{Line: one.Mark.Line, Column: one.Mark.Column, Message: WithoutValues(one.Message)}}
 	}
 
-	return []Problem{{Message: err.Error()}}
+	return []Problem{{Message: WithoutValues(err.Error())}}
+}
+
+// quotedRe matches what decoders quote in their messages: `value` (the YAML library),
+// "value" (strconv, net/url, %q) and 'value'. Quoted single characters are syntax the
+// scanner names (did not find expected ',' or ']'), not values; neither is text with
+// spaces between two single quotes.
+var quotedRe = regexp.MustCompile(`\s*(` + "`[^`]*`" + `|"(?:[^"\\]|\\.){2,}"|'[^'\s]{2,}')`)
+
+// WithoutValues drops the quoted parts of a decoder's message, which are the values it
+// could not decode: "cannot construct !!str `m1tkhQ/...` into bool" becomes "cannot
+// construct !!str into bool". A value without quotes around it is not recognised.
+func WithoutValues(msg string) string {
+	return quotedRe.ReplaceAllString(msg, "")
 }

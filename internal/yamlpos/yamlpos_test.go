@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v4"
 
@@ -149,4 +150,74 @@ func TestUnknownFields_AliasesThatMultiplyAreCheckedOnce(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("took %s", d)
 	}
+}
+
+func TestWithoutValues_DropsQuotedValuesAndKeepsSyntax(t *testing.T) {
+	for msg, want := range map[string]string{
+		"cannot construct !!str `m1tkhQ/...` into bool":               "cannot construct !!str into bool",
+		`parse "m1tkhQ/xyz": first path segment cannot contain colon`: "parse: first path segment cannot contain colon",
+		`strconv.ParseInt: parsing "a\"b": invalid syntax`:            "strconv.ParseInt: parsing: invalid syntax",
+		"cannot use 'secretvalue' as a map key":                       "cannot use as a map key",
+		"did not find expected ',' or ']'":                            "did not find expected ',' or ']'",
+	} {
+		if got := yamlpos.WithoutValues(msg); got != want {
+			t.Errorf("WithoutValues(%q) = %q, want %q", msg, got, want)
+		}
+	}
+}
+
+func TestProblems_MessagesHoldNoValue(t *testing.T) {
+	var v struct {
+		Wipe bool `yaml:"wipe"`
+	}
+
+	err := yaml.Unmarshal([]byte("wipe: m1tkhQ/secretvalue\n"), &v)
+
+	p := yamlpos.Problems(err)
+	if len(p) != 1 || p[0].Line != 1 || strings.Contains(p[0].Message, "m1tkhQ") {
+		t.Errorf("problems = %+v", p)
+	}
+}
+
+func FuzzWithoutValues(f *testing.F) {
+	f.Add("m1tkhQ/secretvalue", "cannot construct !!str ", " into bool")
+	f.Add("a b", `parse "`, `": bad`)
+
+	f.Fuzz(func(t *testing.T, value, before, after string) {
+		// Quoted single characters are kept on purpose: the scanner names syntax so. Quotes
+		// around the value only, or the text around it could make a quoted value of its own.
+		if utf8.RuneCountInString(value) < 2 || strings.ContainsAny(value+before+after, "`\"'\\") {
+			return
+		}
+
+		for _, q := range []string{"`", `"`} {
+			if got := yamlpos.WithoutValues(before + q + value + q + after); strings.Contains(got, q+value+q) {
+				t.Fatalf("WithoutValues kept %s%s%s: %q", q, value, q, got)
+			}
+		}
+	})
+}
+
+func FuzzProblems(f *testing.F) {
+	f.Add([]byte("wipe: m1tkhQ/secretvalue\n"))
+	f.Add([]byte("wipe: [a\n"))
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var v struct {
+			Wipe bool              `yaml:"wipe"`
+			Port int               `yaml:"port"`
+			Args map[string]string `yaml:"args"`
+		}
+
+		err := yaml.Unmarshal(data, &v)
+		if err == nil {
+			return
+		}
+
+		for _, p := range yamlpos.Problems(err) {
+			if strings.Contains(p.Message, "`") && strings.Count(p.Message, "`") > 1 {
+				t.Fatalf("a quoted value survived: %q", p.Message)
+			}
+		}
+	})
 }
