@@ -46,7 +46,7 @@ func TestApply_ATalosBumpUpgradesTheControlPlaneThenTheWorkersAndVerifiesVersion
 	ids := labIDs(t, l)
 
 	if err := l.apply("--format", "json"); err != nil {
-		t.Fatalf("apply: %v\n%s", err, l.h.stderr.String())
+		t.Fatalf("apply: %v\n%s%s", err, l.h.stderr.String(), l.h.stdout.String())
 	}
 
 	var want []string

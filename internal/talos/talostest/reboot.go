@@ -39,14 +39,44 @@ func (r Reboot) withDefaults() Reboot {
 }
 
 // host serves a node's API on one address, and stops and starts it as the node reboots.
+// It keeps the port while the node is down (another test could take a port let go) and
+// drops every connection at once then, as a host that is down refuses it.
 type host struct {
 	addr      string
 	newServer func() *grpc.Server
 
 	mu     sync.Mutex
+	lis    net.Listener
 	srv    *grpc.Server
+	cur    *session
 	closed bool
 }
+
+// session is the listener one boot's gRPC server serves: the connections the host accepts
+// while that boot is up.
+type session struct {
+	addr  net.Addr
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (s *session) Accept() (net.Conn, error) {
+	select {
+	case c := <-s.conns:
+		return c, nil
+	case <-s.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (s *session) Close() error {
+	s.once.Do(func() { close(s.done) })
+
+	return nil
+}
+
+func (s *session) Addr() net.Addr { return s.addr }
 
 func (h *host) up() error {
 	h.mu.Lock()
@@ -56,23 +86,55 @@ func (h *host) up() error {
 		return nil
 	}
 
-	lis, err := net.Listen("tcp", h.addr)
-	if err != nil {
-		return err
+	if h.lis == nil {
+		lis, err := net.Listen("tcp", h.addr)
+		if err != nil {
+			return err
+		}
+
+		h.lis, h.addr = lis, lis.Addr().String()
+
+		go h.accept(lis)
 	}
 
-	h.addr = lis.Addr().String()
+	h.cur = &session{addr: h.lis.Addr(), conns: make(chan net.Conn), done: make(chan struct{})}
 	h.srv = h.newServer()
 
-	go h.srv.Serve(lis) //nolint:errcheck // ends with Stop
+	go h.srv.Serve(h.cur) //nolint:errcheck // ends with Stop
 
 	return nil
+}
+
+// accept hands each connection to the boot that is up, or drops it while none is.
+func (h *host) accept(lis net.Listener) {
+	for {
+		c, err := lis.Accept()
+		if err != nil {
+			return
+		}
+
+		h.mu.Lock()
+		s := h.cur
+		h.mu.Unlock()
+
+		if s == nil {
+			c.Close() //nolint:errcheck // refused
+
+			continue
+		}
+
+		select {
+		case s.conns <- c:
+		case <-s.done:
+			c.Close() //nolint:errcheck // refused
+		}
+	}
 }
 
 func (h *host) down() {
 	h.mu.Lock()
 	srv := h.srv
-	h.srv = nil
+	h.srv, h.cur = nil, nil
 	h.mu.Unlock()
 
 	if srv != nil {
@@ -83,9 +145,14 @@ func (h *host) down() {
 func (h *host) close() {
 	h.mu.Lock()
 	h.closed = true
+	lis := h.lis
 	h.mu.Unlock()
 
 	h.down()
+
+	if lis != nil {
+		lis.Close() //nolint:errcheck // the test ends
+	}
 }
 
 // reboot starts a reboot unless one is under way; m.mu is held. The node answers for a
