@@ -157,7 +157,7 @@ func TestApply_StagedIsReportedStagedAndNotRunning(t *testing.T) {
 	l.setSysctl(t, "48")
 
 	rep, code := l.apply(t, "--mode", "staged")
-	if got := rep.Nodes[0]; code != 0 || got.Outcome != "applied" || got.Detail != "staged: takes effect on the node's next reboot" {
+	if got := rep.Nodes[0]; code != 0 || got.Outcome != "applied" || !strings.HasPrefix(got.Detail, "staged: takes effect on the node's next reboot") {
 		t.Errorf("apply --mode staged: exit %d, %+v", code, got)
 	}
 
