@@ -133,7 +133,7 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.S
 		s.Nodes = append(s.Nodes, plan.NodeState{
 			Name:         n.Name,
 			Role:         role,
-			Schematic:    schematicName(r.Schematics, res.Value.SchematicID),
+			Schematic:    runningSchematic(r.Schematics, res.Value.SchematicID),
 			Installer:    runningInstaller(r, n.SecureBoot, res.Value),
 			Config:       cfg,
 			TalosVersion: res.Value.Version,
@@ -155,6 +155,16 @@ func runningInstaller(r *Repo, secureBoot bool, v talos.Running) string {
 	}
 
 	return schematic.InstallerImage(r.Cluster.ImageFactory(), r.Cluster.Platform(), id, v.Version, secureBoot)
+}
+
+// runningSchematic names what a node runs for the plan's reasons: as talops.yaml names it,
+// and a node that reports no schematic as installed from a non-factory image.
+func runningSchematic(names map[string]string, id string) string {
+	if id == "" {
+		return "vanilla (installed from a non-factory image)"
+	}
+
+	return schematicName(names, id)
 }
 
 // schematicName is the name talops.yaml gives the schematic id ("" for the vanilla one).

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/talops/talops/internal/talos/talostest"
@@ -15,10 +16,10 @@ func TestPlanLive_NodeWithoutSchematicExtension(t *testing.T) {
 	t.Parallel()
 
 	for _, tc := range []struct {
-		name, schematic, want string
+		name, schematic, want, reason string
 	}{
-		{"VanillaTargetIsNoUpgrade", "", "noop"},
-		{"TargetWithExtensionsIsAnUpgrade", "    schematic: base\n", "upgrade"},
+		{"VanillaTargetIsNoUpgrade", "", "noop", ""},
+		{"TargetWithExtensionsIsAnUpgrade", "    schematic: base\n", "upgrade", "installer schematic vanilla (installed from a non-factory image) → base"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := testlab.Files(t)
@@ -38,8 +39,8 @@ func TestPlanLive_NodeWithoutSchematicExtension(t *testing.T) {
 			l.h.deps.TalosEndpoint = func(string) string { return master.Addr }
 
 			for _, n := range l.plan(t).Nodes {
-				if n.Name == "k8s-master" && n.Action != tc.want {
-					t.Errorf("k8s-master: %s %v, want %s", n.Action, n.Reasons, tc.want)
+				if n.Name == "k8s-master" && (n.Action != tc.want || tc.reason != "" && !strings.HasPrefix(strings.Join(n.Reasons, "; "), tc.reason)) {
+					t.Errorf("k8s-master: %s %v, want %s %s", n.Action, n.Reasons, tc.want, tc.reason)
 				}
 			}
 		})
