@@ -299,6 +299,7 @@ func commands() []command {
 		{"render", "write the machine config of every node", runRender},
 		{"plan", "show what applying would change on each node", runPlan},
 		{"apply", "apply the plan to the nodes, node by node with health gates", runApply},
+		{"kubeconfig", "write the cluster's admin kubeconfig, read from a control plane", runKubeconfig},
 		{"schematic", "print the Image Factory ID of schematic files: schematic id FILE...", runSchematic},
 		{"schematics", "show each schematic's ID and each node's installer and boot images", runSchematics},
 		{"versions", "explain a Talos, Kubernetes and NVIDIA version bump against another state", runVersions},

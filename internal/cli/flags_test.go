@@ -71,6 +71,12 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 				ProxmoxImages: true, Parallel: 3, Mode: "staged", DryRun: true, Format: "json", InstallTimeout: 25 * time.Minute},
 		},
 		{
+			name:  "kubeconfig to a file",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(kubeconfigFlags(d, a)) },
+			args:  []string{"--dir", "lab", "--talosconfig", "tc", "--out", "kc"},
+			want:  &KubeconfigOptions{Dir: "lab", Talosconfig: "tc", Out: "kc"},
+		},
+		{
 			name:  "versions against a directory",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(versionsFlags(d, a)) },
 			args:  []string{"--against", "base", "--offline", "--format", "json"},
@@ -140,6 +146,8 @@ func TestFlags_UsageErrorsNameTheFlag(t *testing.T) {
 		{"validate --dir with files", func(d *Deps, a []string) (any, error) { return withoutDeps(validateFlags(d, a)) }, []string{"--dir", "x", "a.yaml"}, "validate takes --dir or FILE arguments, not both"},
 		{"plan stray argument", func(d *Deps, a []string) (any, error) { return withoutDeps(planFlags(d, a)) }, []string{"extra"}, `unexpected argument "extra"`},
 		{"apply --parallel 0", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--parallel", "0"}, "--parallel must be 1 or more, got 0"},
+		{"kubeconfig without --out", func(d *Deps, a []string) (any, error) { return withoutDeps(kubeconfigFlags(d, a)) }, nil, "--out is required"},
+		{"kubeconfig to the output", func(d *Deps, a []string) (any, error) { return withoutDeps(kubeconfigFlags(d, a)) }, []string{"--out", "-"}, "--out -: the admin kubeconfig is only written to a file (mode 0600), never to the output"},
 		{"apply --install-timeout 0", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--install-timeout", "0s"}, "--install-timeout must be positive, got 0s"},
 		{"apply unknown mode", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--mode", "soon"}, `--mode must be one of auto, no-reboot, staged, try, got "soon"`},
 		{"versions without a state", func(d *Deps, a []string) (any, error) { return withoutDeps(versionsFlags(d, a)) }, nil, "give one of --base REF or --against DIR"},

@@ -97,3 +97,9 @@ func (n *clientNode) Bootstrap(ctx context.Context) error {
 
 // ErrBootstrapped says a node's etcd already has data.
 var ErrBootstrapped = errors.New("etcd was bootstrapped before")
+
+// Kubeconfig returns the cluster's admin kubeconfig, as a control plane generates it from
+// its config (talosctl kubeconfig).
+func (n *clientNode) Kubeconfig(ctx context.Context) ([]byte, error) {
+	return n.c.Kubeconfig(n.with(ctx))
+}

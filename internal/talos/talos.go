@@ -71,6 +71,8 @@ type Node interface {
 	EtcdErrors(ctx context.Context) ([]string, error)
 	// Bootstrap starts etcd on the first control plane of a new cluster.
 	Bootstrap(ctx context.Context) error
+	// Kubeconfig returns the cluster's admin kubeconfig (control planes only).
+	Kubeconfig(ctx context.Context) ([]byte, error)
 	Close() error
 }
 
