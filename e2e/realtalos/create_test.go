@@ -4,6 +4,7 @@ package realtalos
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -60,7 +61,9 @@ func TestCreate_MaintenanceNodeToBootstrappedControlPlane(t *testing.T) {
 	imported := make(chan error, 1)
 	go func() { imported <- importEtcd(ctx, n, l.admin) }()
 
-	rep, code := l.apply(t)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+
+	rep, code := l.apply(t, "--kubeconfig-out", kubeconfig)
 	got := rep.Nodes[0]
 
 	if err := <-imported; err != nil {
@@ -69,6 +72,10 @@ func TestCreate_MaintenanceNodeToBootstrappedControlPlane(t *testing.T) {
 
 	if code != 0 || got.Outcome != "applied" || !strings.HasPrefix(got.Detail, "configured from maintenance mode") || !strings.HasSuffix(got.Detail, "; etcd bootstrapped") {
 		t.Fatalf("apply of a new node: exit %d, %+v", code, got)
+	}
+
+	if info, err := os.Stat(kubeconfig); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("--kubeconfig-out: %v", err)
 	}
 
 	if action, reasons, diff := l.planLive(t, l.admin); action != "noop" {

@@ -41,6 +41,9 @@ type ApplyOptions struct {
 	Format        string
 	// InstallTimeout bounds the pull and install of an upgrade's image (0: 10 minutes).
 	InstallTimeout time.Duration
+	// KubeconfigOut, when set, is where the admin kubeconfig is written once every node
+	// was applied (a new cluster's first credential).
+	KubeconfigOut string
 	// Review, when set, says which plan was reviewed (see app.ApplyOptions.Review).
 	Review func(ctx context.Context, cluster string) (hash, base string, err error)
 }
@@ -48,7 +51,7 @@ type ApplyOptions struct {
 func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	opts := &ApplyOptions{Deps: d}
 
-	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--format text|json]")
+	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--kubeconfig-out FILE] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.PlanHash, "plan-hash", "", "refuse to apply unless the plan has this hash (the one reviewed)")
@@ -61,9 +64,14 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "ask each node whether it accepts its config, change nothing")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text or json")
 	fs.DurationVar(&opts.InstallTimeout, "install-timeout", 10*time.Minute, "how long an upgrade's pull and install may take on a node")
+	fs.StringVar(&opts.KubeconfigOut, "kubeconfig-out", "", "once every node was applied, write the admin kubeconfig to this file (mode 0600)")
 
 	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
+	}
+
+	if opts.KubeconfigOut == "-" {
+		return nil, &UsageError{Msg: "--kubeconfig-out -: the admin kubeconfig is only written to a file (mode 0600), never to the output"}
 	}
 
 	if opts.InstallTimeout <= 0 {
@@ -129,6 +137,16 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 	case out.Report.Incomplete():
 		// Interrupted (a cancelled job): nothing failed, but the cluster is not where main says.
 		return out, errors.New("apply was interrupted before every node was handled; nodes not attempted were not touched")
+	}
+
+	if opts.KubeconfigOut != "" && !opts.DryRun {
+		// A note beside the report, which stays alone on the output.
+		said, err := writeKubeconfig(ctx, &KubeconfigOptions{Deps: d, Dir: opts.Dir, Talosconfig: opts.Talosconfig, Out: opts.KubeconfigOut})
+		if err != nil {
+			return out, fmt.Errorf("every node was applied, then the kubeconfig: %w", err)
+		}
+
+		d.errf("talops: %s\n", said)
 	}
 
 	return out, nil

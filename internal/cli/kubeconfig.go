@@ -53,16 +53,26 @@ func runKubeconfig(ctx context.Context, d *Deps, args []string) error {
 // Kubeconfig writes the cluster's admin kubeconfig (see app.Kubeconfig) and says where
 // it came from.
 func Kubeconfig(ctx context.Context, opts *KubeconfigOptions) error {
-	d := opts.Deps
-
-	res, err := app.Kubeconfig(ctx, d.App(), opts.Dir, opts.Talosconfig)
+	said, err := writeKubeconfig(ctx, opts)
 	if err != nil {
 		return err
 	}
 
-	if err := d.WriteFile(opts.Out, res.Data, 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", opts.Out, err)
+	return opts.Deps.out(said + "\n")
+}
+
+// writeKubeconfig writes the kubeconfig and returns the line that says so.
+func writeKubeconfig(ctx context.Context, opts *KubeconfigOptions) (string, error) {
+	d := opts.Deps
+
+	res, err := app.Kubeconfig(ctx, d.App(), opts.Dir, opts.Talosconfig)
+	if err != nil {
+		return "", err
 	}
 
-	return d.out(fmt.Sprintf("wrote %s: the admin kubeconfig of %s, from %s\n", opts.Out, res.Cluster, res.Node))
+	if err := d.WriteFile(opts.Out, res.Data, 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", opts.Out, err)
+	}
+
+	return fmt.Sprintf("wrote %s: the admin kubeconfig of %s, from %s", opts.Out, res.Cluster, res.Node), nil
 }
