@@ -288,11 +288,11 @@ func (k *checker) cluster() {
 		k.bad("cluster.endpoint", "must be an https:// URL, got %q", s.Cluster.Endpoint)
 	}
 
-	k.version("talosVersion", s.TalosVersion)
-	k.version("kubernetesVersion", s.KubernetesVersion)
+	k.version("talosVersion", s.TalosVersion, "v1.14.1")
+	k.version("kubernetesVersion", s.KubernetesVersion, "v1.36.4")
 
 	if s.ConfigVersion != "" {
-		k.version("configVersion", s.ConfigVersion)
+		k.contractVersion("configVersion", s.ConfigVersion)
 
 		cv, errC := version.NewSemver(s.ConfigVersion)
 		tv, errT := version.NewSemver(s.TalosVersion)
@@ -336,16 +336,34 @@ func secureURL(raw string) bool {
 	}
 }
 
-func (k *checker) version(field, v string) {
+// releaseVersion is a release tag as the images are tagged: v, then all three parts.
+var releaseVersion = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
+
+// version checks a release version. Installer, kubelet and API server images are tagged
+// with the whole version, so "v1.36" or "1.13.9" name images that do not exist.
+func (k *checker) version(field, v, example string) {
 	switch {
 	case v == "":
 		k.bad(field, "is required")
-	case !strings.HasPrefix(v, "v"):
-		k.bad(field, "must start with v, as in v%s", v)
+	case !releaseVersion.MatchString(v):
+		k.bad(field, "%q is not a release version: write v and all three parts, as in %s", v, example)
 	default:
 		if _, err := version.NewSemver(v); err != nil {
 			k.bad(field, "%q is not a version", v)
 		}
+	}
+}
+
+// contractVersion checks a config contract: a release or just its minor (v1.14).
+func (k *checker) contractVersion(field, v string) {
+	if !strings.HasPrefix(v, "v") {
+		k.bad(field, "must start with v, as in v1.14")
+
+		return
+	}
+
+	if _, err := version.NewSemver(v); err != nil {
+		k.bad(field, "%q is not a version", v)
 	}
 }
 

@@ -123,7 +123,22 @@ func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
 		{
 			name: "version without v",
 			edit: func(s string) string { return strings.Replace(s, "talosVersion: v1.13.9", "talosVersion: 1.13.9", 1) },
-			want: []string{"lab/talops.yaml:4: talosVersion: must start with v"},
+			want: []string{"lab/talops.yaml:4: talosVersion: \"1.13.9\" is not a release version: write v and all three parts, as in v1.14.1"},
+		},
+		{
+			name: "talos version without its patch",
+			edit: func(s string) string { return strings.Replace(s, "talosVersion: v1.13.9", "talosVersion: v1.13", 1) },
+			want: []string{"lab/talops.yaml:4: talosVersion: \"v1.13\" is not a release version: write v and all three parts, as in v1.14.1"},
+		},
+		{
+			name: "kubernetes version without its patch",
+			edit: func(s string) string { return strings.Replace(s, "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.36", 1) },
+			want: []string{"lab/talops.yaml:5: kubernetesVersion: \"v1.36\" is not a release version: write v and all three parts, as in v1.36.4"},
+		},
+		{
+			name: "a word for a version",
+			edit: func(s string) string { return strings.Replace(s, "talosVersion: v1.13.9", "talosVersion: latest", 1) },
+			want: []string{"lab/talops.yaml:4: talosVersion: \"latest\" is not a release version: write v and all three parts, as in v1.14.1"},
 		},
 		{
 			name: "config version newer than the release",
