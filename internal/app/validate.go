@@ -48,6 +48,11 @@ func Validate(ctx context.Context, d *Deps, opts ValidateOptions) (*ValidateResu
 		return nil, err
 	}
 
+	if opts.Strict {
+		// Every warning, talops' own rules' too (a release without extension data).
+		findings = finding.Strict(findings)
+	}
+
 	return &ValidateResult{Findings: findings, Nodes: len(r.Nodes)}, nil
 }
 

@@ -72,3 +72,16 @@ func Count(fs []Finding) (errors, warnings, infos int) {
 func HasErrors(fs []Finding) bool {
 	return slices.ContainsFunc(fs, func(f Finding) bool { return f.Severity == Error })
 }
+
+// Strict turns every warning into an error, as --strict asks; the findings are copied.
+func Strict(fs []Finding) []Finding {
+	out := slices.Clone(fs)
+
+	for i := range out {
+		if out[i].Severity == Warning {
+			out[i].Severity = Error
+		}
+	}
+
+	return out
+}
