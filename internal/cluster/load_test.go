@@ -132,7 +132,9 @@ func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
 		},
 		{
 			name: "kubernetes version without its patch",
-			edit: func(s string) string { return strings.Replace(s, "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.36", 1) },
+			edit: func(s string) string {
+				return strings.Replace(s, "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.36", 1)
+			},
 			want: []string{"lab/talops.yaml:5: kubernetesVersion: \"v1.36\" is not a release version: write v and all three parts, as in v1.36.4"},
 		},
 		{
