@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -66,7 +67,41 @@ func machineryValidation(in *Input) []finding.Finding {
 		}
 	}
 
-	return out
+	return append(out, contractHint(in, out)...)
+}
+
+// contractHint explains the errors a patch written for an older config format gives once
+// talosVersion moves the contract (a field moved to a document of its own): pinning
+// configVersion keeps the format, as versions and plan say on a bump.
+func contractHint(in *Input, fs []finding.Finding) []finding.Finding {
+	if in.Cluster.Spec.ConfigVersion != "" {
+		return nil
+	}
+
+	moved := 0
+
+	for _, f := range fs {
+		if f.Code == CodeConfigInvalid && strings.Contains(f.Message, "is already set in v1alpha1 config") {
+			moved++
+		}
+	}
+
+	if moved == 0 {
+		return nil
+	}
+
+	contract, err := coreconfig.ParseContractFromVersion(in.Cluster.Spec.TalosVersion)
+	if err != nil {
+		return nil
+	}
+
+	file, line := talosLine(in)
+
+	return []finding.Finding{{
+		Severity: finding.Info, Code: CodeContractChange, File: file, Line: line, Path: "talosVersion",
+		Message: fmt.Sprintf("%d config.invalid errors say a field is set both in v1alpha1 and in its own document: Talos %s generates configs in the %s format, where those fields moved; add configVersion with the release the patches were written for (e.g. configVersion: v1.13) to keep that format",
+			moved, in.Cluster.Spec.TalosVersion, contract.String()),
+	}}
 }
 
 // Placer finds the file and line that set a config path, or that hold a typed document

@@ -1,0 +1,48 @@
+package cli_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/testlab"
+)
+
+// A minor bump without configVersion gives config.invalid errors where the lab's patches
+// set fields the new format moved; validate says why and what to pin, once.
+func TestValidate_MinorBumpWithoutConfigVersionHintsAtIt(t *testing.T) {
+	t.Parallel()
+
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\n")
+
+	h := newHarness(t, files, nil)
+	_ = h.run("validate", "--dir", "examples/homelab", "--offline")
+
+	out := h.stdout.String()
+	if !strings.Contains(out, "config.invalid") || strings.Count(out, "versions.contract-change") != 1 || !strings.Contains(out, "configVersion: v1.13") {
+		t.Errorf("validate of a bump without configVersion:\n%s", out)
+	}
+}
+
+// The lab's first Renovate minor bump, with configVersion pinned as the hint says: versions
+// and plan against the lab give a clean upgrade of every node, no error.
+func TestPlan_MinorBumpWithConfigVersionPinnedIsClean(t *testing.T) {
+	t.Parallel()
+
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\nconfigVersion: v1.13\n")
+
+	for _, cmd := range []string{"versions", "plan"} {
+		h := newHarness(t, files, nil)
+		h.dirs["base"] = testlab.Files(t)
+
+		if err := h.run(cmd, "--dir", "examples/homelab", "--against", "base", "--offline"); err != nil {
+			t.Errorf("%s of the bump: %v\n%s%s", cmd, err, h.stdout.String(), h.stderr.String())
+		}
+
+		out := h.stdout.String()
+		if cmd == "versions" && !strings.Contains(out, "versions ok: Talos v1.13.9 → v1.14.1") || cmd == "plan" && !strings.Contains(out, "5 upgrades (v1.13.9 → v1.14.1)") {
+			t.Errorf("%s of the bump:\n%s", cmd, out)
+		}
+	}
+}
