@@ -8,6 +8,7 @@ import (
 
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/scaffold"
 )
 
 // InitOptions are init's inputs.
@@ -44,7 +45,7 @@ func initFlags(d *Deps, args []string) (*InitOptions, error) {
 	fs.StringVar(&opts.TalosVersion, "talos-version", "", "Talos release (default: the newest stable one talops knows)")
 	fs.StringVar(&opts.KubernetesVersion, "kubernetes-version", "", "Kubernetes version (default: the newest the Talos release supports)")
 	fs.Var((*listFlag)(&opts.Recipients), "age-recipient", "age recipient (age1...) the secrets bundle is encrypted to; repeat for more")
-	fs.BoolVar(&opts.Plaintext, "plaintext-secrets", false, "write the secrets bundle in clear ("+"secrets.PLAINTEXT.yaml) instead of encrypting it")
+	fs.BoolVar(&opts.Plaintext, "plaintext-secrets", false, "write the secrets bundle in clear ("+scaffold.PlaintextBundle+", mode 0600) instead of encrypting it")
 
 	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err

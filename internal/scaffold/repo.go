@@ -16,10 +16,14 @@ const (
 	EncryptedBundle = "secrets.sops.yaml"
 	// PlaintextBundle is the bundle left in clear, when asked for: its name says so.
 	PlaintextBundle = "secrets.PLAINTEXT.yaml"
-	SchematicFile   = "schematics/base.yaml"
-	PatchAll        = "patches/all.yaml"
-	SopsConfig      = ".sops.yaml"
-	GitIgnore       = ".gitignore"
+	// SchematicFile is the schematic every node starts on (base).
+	SchematicFile = "schematics/base.yaml"
+	// PatchAll is the patch of every node.
+	PatchAll = "patches/all.yaml"
+	// SopsConfig holds the creation rule that encrypts the bundle to the recipients.
+	SopsConfig = ".sops.yaml"
+	// GitIgnore keeps rendered and client configs out of Git.
+	GitIgnore = ".gitignore"
 )
 
 // Spec is what a new repository is made from.
@@ -72,7 +76,8 @@ func EndpointHost(endpoint string) (string, error) {
 	return u.Hostname(), nil
 }
 
-// placeholderWorker is a documentation address (RFC 5737) for the worker to edit.
+// placeholderWorkers are documentation addresses (RFC 5737) for the worker to edit; the
+// second stands in when the endpoint is the first.
 var placeholderWorkers = []string{"192.0.2.11", "192.0.2.12"}
 
 // Files returns the repository's files but the bundle, in the order they are written.
