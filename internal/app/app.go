@@ -31,9 +31,7 @@ type Deps struct {
 	// file exists (init and talosconfig never overwrite); MkdirAll creates directories.
 	CreateFile func(name string, data []byte, perm os.FileMode) error
 	MkdirAll   func(name string, perm os.FileMode) error
-	// Now is the clock (certificates, the bundle's encryption time); Rand the randomness of
-	// the bundle's encryption (nil: crypto/rand).
-	Now  func() time.Time
+	// Rand is the randomness of the secrets bundle's encryption (nil: crypto/rand).
 	Rand io.Reader
 	// OpenDir opens a repository directory.
 	OpenDir func(dir string) (cluster.Files, func() error, error)
@@ -58,6 +56,8 @@ type Deps struct {
 	Proxmox func(cfg proxmox.Config) (proxmox.API, error)
 	// UserAgent names talops to the APIs it calls.
 	UserAgent string
+	// Now reads the clock (nil: the rollout's default).
+	Now func() time.Time
 
 	// Mask registers secret values with the masker everything printed goes through, before
 	// anything that could quote them runs; Masker is that masker.

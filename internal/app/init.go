@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"time"
 
 	"filippo.io/age"
 	"github.com/siderolabs/talos/pkg/machinery/config"
@@ -192,7 +193,10 @@ func newInitBundle(d *Deps, spec scaffold.Spec, recipients []*age.X25519Recipien
 		return nil, fmt.Errorf("version contract of Talos %s: %w", spec.TalosVersion, err)
 	}
 
-	now := d.Now()
+	now, err := clock(d)
+	if err != nil {
+		return nil, err
+	}
 
 	b, err := gensecrets.NewBundle(gensecrets.NewFixedClock(now), contract)
 	if err != nil {
@@ -211,6 +215,15 @@ func newInitBundle(d *Deps, spec scaffold.Spec, recipients []*age.X25519Recipien
 	}
 
 	return scaffold.EncryptedBundleYAML(b, recipients, now, random)
+}
+
+// clock reads the time for what init and talosconfig sign and seal: they have no default.
+func clock(d *Deps) (time.Time, error) {
+	if d.Now == nil {
+		return time.Time{}, errors.New("app: no clock (Deps.Now) to date certificates and secrets with")
+	}
+
+	return d.Now(), nil
 }
 
 // refuseExisting fails when path exists, or cannot be told apart from existing.

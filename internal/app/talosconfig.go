@@ -50,7 +50,12 @@ func Talosconfig(_ context.Context, d *Deps, opts TalosconfigOptions) ([]byte, e
 
 	d.mask(b.Values()...)
 
-	data, err := scaffold.Talosconfig(c, b.Bundle, scaffold.TalosconfigSpec{Role: opts.Role, TTL: opts.TTL, Now: d.Now()})
+	now, err := clock(d)
+	if err != nil {
+		return nil, err
+	}
+
+	data, err := scaffold.Talosconfig(c, b.Bundle, scaffold.TalosconfigSpec{Role: opts.Role, TTL: opts.TTL, Now: now})
 	if err != nil {
 		return nil, fmt.Errorf("talosconfig for %s: %w", c.Spec.Cluster.Name, err)
 	}

@@ -262,12 +262,12 @@ func (d *Deps) App() *app.Deps {
 
 	return &app.Deps{
 		Getenv: d.Getenv, ReadFile: d.ReadFile, WriteFile: d.WriteFile,
-		CreateFile: d.CreateFile, MkdirAll: d.MkdirAll, Now: d.Now, Rand: d.Rand,
+		CreateFile: d.CreateFile, MkdirAll: d.MkdirAll, Rand: d.Rand,
 		OpenDir: d.OpenDir, OpenExported: openExported, Git: d.Git, TempDir: d.TempDir,
 		ImageFactory: d.ImageFactory, TalosEndpoint: d.TalosEndpoint, TalosTimeout: d.TalosTimeout,
 		GateTimeout: d.GateTimeout, GateInterval: d.GateInterval, Proxmox: d.Proxmox,
-		UserAgent: "talops/" + Version,
-		Mask:      d.Mask, Masker: d.Masker, Secrets: d.Secrets(), Releases: &d.state().releases,
+		UserAgent: "talops/" + Version, Now: d.Now,
+		Mask: d.Mask, Masker: d.Masker, Secrets: d.Secrets(), Releases: &d.state().releases,
 		Note: func(text string) { d.errf("%s", text) },
 	}
 }
