@@ -6,6 +6,7 @@
 package app
 
 import (
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -26,6 +27,12 @@ type Deps struct {
 	ReadFile func(string) ([]byte, error)
 	// WriteFile writes files (rendered configs, release data).
 	WriteFile func(name string, data []byte, perm os.FileMode) error
+	// CreateFile writes a new file and fails with an error wrapping fs.ErrExist when the
+	// file exists (init and talosconfig never overwrite); MkdirAll creates directories.
+	CreateFile func(name string, data []byte, perm os.FileMode) error
+	MkdirAll   func(name string, perm os.FileMode) error
+	// Rand is the randomness of the secrets bundle's encryption (nil: crypto/rand).
+	Rand io.Reader
 	// OpenDir opens a repository directory.
 	OpenDir func(dir string) (cluster.Files, func() error, error)
 	// OpenExported opens a state exported from git: always on disk, whatever OpenDir serves.

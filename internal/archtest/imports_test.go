@@ -23,8 +23,8 @@ var (
 	adapters = []string{"internal/talos", "internal/proxmox", "internal/github", "internal/factory", "internal/gitrev"}
 	core     = []string{
 		"internal/catalog", "internal/cluster", "internal/finding", "internal/images", "internal/mask",
-		"internal/plan", "internal/render", "internal/rules", "internal/schematic", "internal/secrets",
-		"internal/yamlpos",
+		"internal/plan", "internal/render", "internal/rules", "internal/scaffold", "internal/schematic",
+		"internal/secrets", "internal/yamlpos",
 	}
 )
 

@@ -5,6 +5,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -43,6 +44,11 @@ type Deps struct {
 	WriteFile func(name string, data []byte, perm os.FileMode) error
 	// MkdirAll creates output directories.
 	MkdirAll func(name string, perm os.FileMode) error
+	// CreateFile writes a new file, failing (wrapping fs.ErrExist) when it exists: init and
+	// talosconfig never overwrite.
+	CreateFile func(name string, data []byte, perm os.FileMode) error
+	// Rand is the randomness of the secrets bundle's encryption (nil: crypto/rand).
+	Rand io.Reader
 	// AppendFile appends to a file (the runner's output file).
 	AppendFile func(name string, data []byte) error
 	// OpenDir opens a repository directory.
@@ -98,12 +104,14 @@ func (d *Deps) state() *shared {
 // OSDeps are the real doors.
 func OSDeps() *Deps {
 	return &Deps{
-		Stdout:    os.Stdout,
-		Stderr:    os.Stderr,
-		Getenv:    os.Getenv,
-		ReadFile:  cluster.ReadFileBounded,
-		WriteFile: os.WriteFile,
-		MkdirAll:  os.MkdirAll,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		Getenv:     os.Getenv,
+		ReadFile:   cluster.ReadFileBounded,
+		WriteFile:  os.WriteFile,
+		MkdirAll:   os.MkdirAll,
+		CreateFile: createFile,
+		Rand:       rand.Reader,
 		AppendFile: func(name string, data []byte) error {
 			f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 			if err != nil {
@@ -140,6 +148,29 @@ func OSDeps() *Deps {
 			return err == nil && st.Mode()&os.ModeCharDevice != 0
 		},
 	}
+}
+
+// createFile writes a file that must not exist yet, with exactly perm.
+func createFile(name string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+
+	// Exactly perm, whatever the umask.
+	if err := f.Chmod(perm); err != nil {
+		f.Close() //nolint:errcheck // the chmod error matters more
+
+		return err
+	}
+
+	if _, err := f.Write(data); err != nil {
+		f.Close() //nolint:errcheck // the write error matters more
+
+		return err
+	}
+
+	return f.Close()
 }
 
 // openDisk opens a repository directory on disk.
@@ -231,6 +262,7 @@ func (d *Deps) App() *app.Deps {
 
 	return &app.Deps{
 		Getenv: d.Getenv, ReadFile: d.ReadFile, WriteFile: d.WriteFile,
+		CreateFile: d.CreateFile, MkdirAll: d.MkdirAll, Rand: d.Rand,
 		OpenDir: d.OpenDir, OpenExported: openExported, Git: d.Git, TempDir: d.TempDir,
 		ImageFactory: d.ImageFactory, TalosEndpoint: d.TalosEndpoint, TalosTimeout: d.TalosTimeout,
 		GateTimeout: d.GateTimeout, GateInterval: d.GateInterval, Proxmox: d.Proxmox,
@@ -295,6 +327,8 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"init", "write the repository of a new cluster, with a fresh SOPS/age-encrypted secrets bundle", runInit},
+		{"talosconfig", "write a talosconfig signed by the bundle's OS CA: talosconfig --out FILE", runTalosconfig},
 		{"validate", "check the machine configs of a repository (or standalone files)", runValidate},
 		{"render", "write the machine config of every node", runRender},
 		{"plan", "show what applying would change on each node", runPlan},
@@ -351,10 +385,10 @@ func usage() string {
 	b.WriteString("talops runs Talos Linux clusters from a Git repository.\n\nUsage: talops <command> [flags]\n\nCommands:\n")
 
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.short)
+		fmt.Fprintf(&b, "  %-11s %s\n", c.name, c.short)
 	}
 
-	fmt.Fprintf(&b, "  %-10s %s\n", "action", "run as a GitHub Action: talops action <command>")
+	fmt.Fprintf(&b, "  %-11s %s\n", "action", "run as a GitHub Action: talops action <command>")
 	b.WriteString("\nRun talops <command> -h for its flags.\n")
 
 	return b.String()

@@ -1,6 +1,7 @@
 // Package sops decrypts SOPS-encrypted YAML documents whose data key is
-// wrapped for age recipients, using only filippo.io/age and the standard
-// library.
+// wrapped for age recipients, and encrypts them the same way (Encrypt, for
+// the bundle talops init writes), using only filippo.io/age and the
+// standard library.
 //
 // The format follows sops v3: every leaf value is sealed with AES-256-GCM
 // under the document's data key, with the colon-joined path of mapping keys
