@@ -19,7 +19,7 @@ func TestValidate_MinorBumpWithoutConfigVersionHintsAtIt(t *testing.T) {
 	_ = h.run("validate", "--dir", "examples/homelab", "--offline")
 
 	out := h.stdout.String()
-	if !strings.Contains(out, "config.invalid") || strings.Count(out, "versions.contract-change") != 1 || !strings.Contains(out, "configVersion: v1.13") {
+	if !strings.Contains(out, "config.invalid") || strings.Count(out, "config.contract") != 1 || !strings.Contains(out, "configVersion: v1.13") {
 		t.Errorf("validate of a bump without configVersion:\n%s", out)
 	}
 }

@@ -206,11 +206,6 @@ func releaseCodes(t *testing.T, out []byte) string {
 	var codes []string
 
 	for _, f := range res.Findings {
-		// The config-format hint of a bump without configVersion is not about release data.
-		if f.Code == "versions.contract-change" {
-			continue
-		}
-
 		if strings.HasPrefix(f.Code, "extension.") || strings.HasPrefix(f.Code, "versions.") || (strings.HasPrefix(f.Code, "nvidia.") && f.Severity != "info") {
 			codes = append(codes, f.Severity+" "+f.Code)
 		}

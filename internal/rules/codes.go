@@ -6,6 +6,9 @@ const (
 	CodeConfigInvalid = "config.invalid"
 	// CodeConfigWarning is a machinery validation warning (an error with --strict).
 	CodeConfigWarning = "config.warning"
+	// CodeConfigContract explains config.invalid errors of fields the release's config
+	// format moved (pin configVersion to keep the older format).
+	CodeConfigContract = "config.contract"
 	// CodePatchInvalid is a patch or complete config that cannot be loaded or applied.
 	CodePatchInvalid = "patch.invalid"
 	// CodeSecretsThrowaway says a throwaway bundle stood in for the real secrets.

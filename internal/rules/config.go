@@ -98,7 +98,7 @@ func contractHint(in *Input, fs []finding.Finding) []finding.Finding {
 	file, line := talosLine(in)
 
 	return []finding.Finding{{
-		Severity: finding.Info, Code: CodeContractChange, File: file, Line: line, Path: "talosVersion",
+		Severity: finding.Info, Code: CodeConfigContract, File: file, Line: line, Path: "talosVersion",
 		Message: fmt.Sprintf("%d config.invalid errors say a field is set both in v1alpha1 and in its own document: Talos %s generates configs in the %s format, where those fields moved; add configVersion with the release the patches were written for (e.g. configVersion: v1.13) to keep that format",
 			moved, in.Cluster.Spec.TalosVersion, contract.String()),
 	}}
