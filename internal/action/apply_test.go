@@ -137,8 +137,6 @@ func (l *applyLab) applyComments() []string {
 }
 
 func TestApply_TheReviewedPlanIsAppliedAndReportedOnTheMergedPullRequest(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t)
 	l.review(t)
 
@@ -195,8 +193,6 @@ func TestApply_TheReviewedPlanIsAppliedAndReportedOnTheMergedPullRequest(t *test
 }
 
 func TestApply_AnotherHashOnThePlanCommentRefusesWithoutTouchingANode(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t)
 	l.gh.AddComment(report.Marker("homelab") + "\n### talops plan: homelab\n" + report.HashMarker(strings.Repeat("0", 64)) + "\n")
 
@@ -225,8 +221,6 @@ func TestApply_AnotherHashOnThePlanCommentRefusesWithoutTouchingANode(t *testing
 }
 
 func TestApply_NoMergedPullRequestRefusesUnlessAReviewIsNotRequired(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t)
 
 	r := l.runner(t, nil)
@@ -254,8 +248,6 @@ func TestApply_NoMergedPullRequestRefusesUnlessAReviewIsNotRequired(t *testing.T
 }
 
 func TestApply_AMergedPullRequestWithoutAPlanCommentRefuses(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t)
 	l.gh.AddComment("LGTM")
 
@@ -268,8 +260,6 @@ func TestApply_AMergedPullRequestWithoutAPlanCommentRefuses(t *testing.T) {
 }
 
 func TestApply_PullRequestEventsAreRefusedBeforeGitHubIsAsked(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t)
 
 	r := l.runner(t, nil)
@@ -286,8 +276,6 @@ func TestApply_PullRequestEventsAreRefusedBeforeGitHubIsAsked(t *testing.T) {
 }
 
 func TestApply_APushToAnotherBranchIsRefused(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t)
 
 	r := l.runner(t, nil)
@@ -302,8 +290,6 @@ func TestApply_APushToAnotherBranchIsRefused(t *testing.T) {
 }
 
 func TestApply_ReadOnlyTokenDegradesToTheSummary(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t)
 	l.review(t)
 	l.gh.ReadOnly()
@@ -323,8 +309,6 @@ func TestApply_ReadOnlyTokenDegradesToTheSummary(t *testing.T) {
 }
 
 func TestApply_NoSecretOrTalosconfigKeyReachesGitHubTheSummaryTheOutputsOrTheLog(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t)
 	l.review(t)
 
@@ -378,8 +362,6 @@ func TestApply_NoSecretOrTalosconfigKeyReachesGitHubTheSummaryTheOutputsOrTheLog
 }
 
 func TestApply_APlanCommentSomebodyElseWroteIsNotTrusted(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t)
 	// Somebody copies the marker and a hash into a comment of their own.
 	l.gh.AddCommentBy("mallory", report.Marker("homelab")+"\n### talops plan: homelab\n"+report.HashMarker(strings.Repeat("0", 64))+"\n")

@@ -17,8 +17,6 @@ import (
 
 // A nightly drift job: plan against what the nodes run, the talosconfig given as an input.
 func TestPlan_LiveWithTheTalosconfigInputReportsDrift(t *testing.T) {
-	t.Parallel()
-
 	files := testlab.Files(t)
 
 	// k8s-master runs Talos v1.13.8 with the lab's rendered config of that release.

@@ -56,8 +56,6 @@ func outputsSet(r *runner, t *testing.T) []string {
 }
 
 func TestActionYAML_ValidatePlanAndApplyDeclareWhatTheyReadAndWrite(t *testing.T) {
-	t.Parallel()
-
 	for _, tc := range []struct {
 		name   string
 		inputs []string

@@ -47,8 +47,6 @@ func prepareLab(t *testing.T, srv *proxmoxtest.Server) *applyLab {
 }
 
 func TestApply_RegistersSchematicsAndDownloadsBootImagesThenApplies(t *testing.T) {
-	t.Parallel()
-
 	srv := proxmoxtest.New(t, pveToken)
 	l := prepareLab(t, srv)
 	base, gpu := labISOs(t, l.files)
@@ -81,8 +79,6 @@ func TestApply_RegistersSchematicsAndDownloadsBootImagesThenApplies(t *testing.T
 }
 
 func TestApply_AFactoryThatGivesAnotherIDRefusesBeforeAnyNodeOrImage(t *testing.T) {
-	t.Parallel()
-
 	srv := proxmoxtest.New(t, pveToken)
 	l := prepareLab(t, srv)
 	srv.AddStorage("pve", "local", "iso")
@@ -113,8 +109,6 @@ func TestApply_AFactoryThatGivesAnotherIDRefusesBeforeAnyNodeOrImage(t *testing.
 }
 
 func TestApply_AFailedBootImageDownloadRefusesBeforeAnyNode(t *testing.T) {
-	t.Parallel()
-
 	srv := proxmoxtest.New(t, pveToken)
 	l := prepareLab(t, srv)
 	_, gpu := labISOs(t, l.files)
@@ -134,8 +128,6 @@ func TestApply_AFailedBootImageDownloadRefusesBeforeAnyNode(t *testing.T) {
 }
 
 func TestApply_ProxmoxImagesWithoutAProxmoxSectionIsSkipped(t *testing.T) {
-	t.Parallel()
-
 	l := prepareLab(t, nil)
 
 	if err := l.apply("--proxmox-images"); err != nil {
@@ -152,8 +144,6 @@ func TestApply_ProxmoxImagesWithoutAProxmoxSectionIsSkipped(t *testing.T) {
 }
 
 func TestApply_DryRunListsMissingBootImagesWithoutDownloading(t *testing.T) {
-	t.Parallel()
-
 	srv := proxmoxtest.New(t, pveToken)
 	l := prepareLab(t, srv)
 	srv.AddStorage("pve", "local", "iso")
@@ -172,8 +162,6 @@ func TestApply_DryRunListsMissingBootImagesWithoutDownloading(t *testing.T) {
 }
 
 func TestApply_ReviewedBaseAndReviewedAgainstExcludeEachOther(t *testing.T) {
-	t.Parallel()
-
 	h := newHarness(t, testlab.Files(t), nil)
 
 	err := h.run("apply", "--dir", "examples/homelab", "--plan-hash", "h", "--reviewed-base", "main", "--reviewed-against", "base")
@@ -190,8 +178,6 @@ func TestApply_ReviewedBaseAndReviewedAgainstExcludeEachOther(t *testing.T) {
 
 // In the container there is no git: the reviewed base is a checked-out directory.
 func TestApply_PlanHashCheckedAgainstTheReviewedDirectory(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	l.h.dirs["base"] = testlab.Files(t)
 	addSysctl(t, l.files)

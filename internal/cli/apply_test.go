@@ -154,8 +154,6 @@ func addSysctl(t *testing.T, files cluster.MapFiles) {
 }
 
 func TestApply_UpdatesEveryNodeControlPlaneFirstThenRerunIsANoop(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	addSysctl(t, l.files)
 
@@ -191,8 +189,6 @@ func TestApply_UpdatesEveryNodeControlPlaneFirstThenRerunIsANoop(t *testing.T) {
 }
 
 func TestApply_UnchangedNodesAreNotTouched(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	l.files["nodes/k8s-node3.yaml"] = append(l.files["nodes/k8s-node3.yaml"], []byte("---\nmachine:\n  nodeLabels:\n    zone: b\n")...)
 
@@ -228,8 +224,6 @@ func (l *applyLab) planHash(t *testing.T) string {
 }
 
 func TestApply_AFailureStopsTheRolloutAndTheReportSaysWhatHappenedToEachNode(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, func(n *talostest.Node) {
 		if n.Name == "k8s-node2" {
 			n.Fail = []string{"ApplyConfiguration"}
@@ -266,8 +260,6 @@ func TestApply_AFailureStopsTheRolloutAndTheReportSaysWhatHappenedToEachNode(t *
 }
 
 func TestApply_AFailedControlPlaneStopsBeforeAnyWorker(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, func(n *talostest.Node) {
 		if n.Name == "k8s-master" {
 			n.Fail = []string{"ApplyConfiguration"}
@@ -289,8 +281,6 @@ func TestApply_AFailedControlPlaneStopsBeforeAnyWorker(t *testing.T) {
 }
 
 func TestApply_ParallelWorkersAllApplied(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	addSysctl(t, l.files)
 
@@ -304,8 +294,6 @@ func TestApply_ParallelWorkersAllApplied(t *testing.T) {
 }
 
 func TestApply_AChangeThatNeedsARebootIsFollowedByOne(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	// machine.files needs a reboot up to Talos 1.13: the lab's 1.13.9 node answers AUTO
 	// with REBOOT and reboots by itself, so talops asks for no reboot.
@@ -338,8 +326,6 @@ func TestApply_AChangeThatNeedsARebootIsFollowedByOne(t *testing.T) {
 }
 
 func TestApply_StagedModeStagesWithoutRebooting(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	addSysctl(t, l.files)
 
@@ -359,8 +345,6 @@ func TestApply_StagedModeStagesWithoutRebooting(t *testing.T) {
 }
 
 func TestApply_DryRunChangesNothing(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	addSysctl(t, l.files)
 
@@ -408,8 +392,6 @@ func refused(t *testing.T, l *applyLab, wantStderr string, args ...string) {
 }
 
 func TestApply_RefusesAPlanOtherThanTheReviewedOne(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	reviewed := l.planHash(t)
 
@@ -423,8 +405,6 @@ func TestApply_RefusesAPlanOtherThanTheReviewedOne(t *testing.T) {
 }
 
 func TestApply_RefusesPullRequestEvents(t *testing.T) {
-	t.Parallel()
-
 	for _, ev := range []string{"pull_request", "pull_request_target", "issue_comment", "workflow_run", "merge_group"} {
 		l := newApplyLab(t, map[string]string{"GITHUB_EVENT_NAME": ev}, nil)
 		addSysctl(t, l.files)
@@ -433,16 +413,12 @@ func TestApply_RefusesPullRequestEvents(t *testing.T) {
 }
 
 func TestApply_RefusesAThrowawayBundle(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	testlab.Edit(t, l.files, "talops.yaml", "secrets: secrets.THROWAWAY.yaml\n", "")
 	refused(t, l, "talops: apply needs the cluster's real secrets bundle, and only a throwaway one is available (talops.yaml names no secrets file)\n")
 }
 
 func TestApply_RefusesADesiredStateWithErrors(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	testlab.Edit(t, l.files, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.30.0")
 
@@ -458,8 +434,6 @@ func TestApply_RefusesADesiredStateWithErrors(t *testing.T) {
 }
 
 func TestApply_RefusesWhenANodeCannotBeRead(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	addSysctl(t, l.files)
 	testlab.Edit(t, l.files, "talops.yaml", "address: 10.0.20.104", "address: 10.0.20.199")
@@ -467,8 +441,6 @@ func TestApply_RefusesWhenANodeCannotBeRead(t *testing.T) {
 }
 
 func TestApply_RefusesAnUpgradeOutsideAutoMode(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, func(n *talostest.Node) {
 		if n.Name == "k8s-node1" {
 			n.Version = "v1.13.8"
@@ -478,8 +450,6 @@ func TestApply_RefusesAnUpgradeOutsideAutoMode(t *testing.T) {
 }
 
 func TestApply_NoKeyOrSecretInAnyOutput(t *testing.T) {
-	t.Parallel()
-
 	values := labSecrets(t)
 
 	for _, args := range [][]string{{}, {"--format", "json"}, {"--dry-run"}} {
@@ -502,8 +472,6 @@ func TestApply_NoKeyOrSecretInAnyOutput(t *testing.T) {
 }
 
 func TestApply_FlagsAreChecked(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 
 	for args, want := range map[string]string{
@@ -518,8 +486,6 @@ func TestApply_FlagsAreChecked(t *testing.T) {
 }
 
 func TestApply_NodeThatCannotReachTheTargetInOneUpgradeIsRefused(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, func(n *talostest.Node) {
 		if n.Name == "k8s-node2" {
 			n.Version = "v1.10.7"
@@ -530,8 +496,6 @@ func TestApply_NodeThatCannotReachTheTargetInOneUpgradeIsRefused(t *testing.T) {
 }
 
 func TestApply_ReviewedPlanWithErrorsIsRefused(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 
 	// The reviewed base ran Talos 1.14: going back to 1.13 is a downgrade across minors.
@@ -555,8 +519,6 @@ func TestApply_ReviewedPlanWithErrorsIsRefused(t *testing.T) {
 }
 
 func TestApply_RoleChangeIsRefused(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	testlab.Edit(t, l.files, "talops.yaml", "  - name: k8s-node4\n    address: 10.0.20.104\n    role: worker", "  - name: k8s-node4\n    address: 10.0.20.104\n    role: controlplane")
 
@@ -575,8 +537,6 @@ func TestApply_RoleChangeIsRefused(t *testing.T) {
 }
 
 func TestApply_NodeThatDriftedBeyondTheReviewedPlanIsRefused(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, func(n *talostest.Node) {
 		if n.Name == "k8s-node2" {
 			n.Version = "v1.13.8"

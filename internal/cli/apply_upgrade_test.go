@@ -40,8 +40,6 @@ func lifecycleCalls(name string) []string {
 }
 
 func TestApply_ATalosBumpUpgradesTheControlPlaneThenTheWorkersAndVerifiesVersionAndSchematic(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, onVersion("v1.13.8", nil))
 	ids := labIDs(t, l)
 
@@ -89,8 +87,6 @@ func TestApply_ATalosBumpUpgradesTheControlPlaneThenTheWorkersAndVerifiesVersion
 }
 
 func TestApply_ASchematicChangeUpgradesOnlyThatNode(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, nil)
 	// k8s-node3 moves to a new storage schematic.
 	l.files["schematics/storage.yaml"] = []byte("customization:\n  systemExtensions:\n    officialExtensions:\n      - siderolabs/iscsi-tools\n      - siderolabs/nfs-utils\n")
@@ -119,8 +115,6 @@ func TestApply_ASchematicChangeUpgradesOnlyThatNode(t *testing.T) {
 }
 
 func TestApply_ANodeBackOnItsOldVersionStopsTheRollout(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, onVersion("v1.13.8", func(n *talostest.Node) {
 		n.BootsOldVersion = n.Name == "k8s-node2"
 	}))
@@ -150,8 +144,6 @@ func TestApply_ANodeBackOnItsOldVersionStopsTheRollout(t *testing.T) {
 }
 
 func TestApply_UnhealthyEtcdKeepsTalopsOffTheControlPlane(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, onVersion("v1.13.8", func(n *talostest.Node) {
 		n.EtcdUnhealthy = n.Name == "k8s-master"
 	}))
@@ -172,8 +164,6 @@ func TestApply_UnhealthyEtcdKeepsTalopsOffTheControlPlane(t *testing.T) {
 }
 
 func TestApply_AControlPlaneRebootNeedsTheFullEtcdMemberList(t *testing.T) {
-	t.Parallel()
-
 	// A missing member (the list says two, the cluster has one control plane) is as bad as
 	// an unhealthy one: no reboot.
 	l := newApplyLab(t, nil, func(n *talostest.Node) {
@@ -210,8 +200,6 @@ func TestApply_AControlPlaneRebootNeedsTheFullEtcdMemberList(t *testing.T) {
 }
 
 func TestApply_ANodeBefore113IsUpgradedWithTheLegacyCall(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, func(n *talostest.Node) {
 		if n.Name == "k8s-node4" {
 			n.Version = "v1.12.6"
@@ -237,8 +225,6 @@ func TestApply_ANodeBefore113IsUpgradedWithTheLegacyCall(t *testing.T) {
 }
 
 func TestApply_AnUpgradeWithAConfigChangeUpgradesThenApplies(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, onVersion("v1.13.8", nil))
 	addSysctl(t, l.files)
 
@@ -257,8 +243,6 @@ func TestApply_AnUpgradeWithAConfigChangeUpgradesThenApplies(t *testing.T) {
 }
 
 func TestApply_DryRunUpgradesNothing(t *testing.T) {
-	t.Parallel()
-
 	l := newApplyLab(t, nil, onVersion("v1.13.8", func(n *talostest.Node) {
 		if n.Name == "k8s-node4" {
 			n.Version = "v1.12.6"
@@ -289,8 +273,6 @@ func TestApply_DryRunUpgradesNothing(t *testing.T) {
 }
 
 func TestApply_NoKeyOrSecretInAnyUpgradeOutput(t *testing.T) {
-	t.Parallel()
-
 	values := labSecrets(t)
 
 	for _, args := range [][]string{{}, {"--format", "json"}, {"--dry-run"}} {

@@ -13,8 +13,6 @@ import (
 // extension: with a vanilla target and the target version it runs what talops.yaml asks,
 // while a target with extensions is still an upgrade.
 func TestPlanLive_NodeWithoutSchematicExtension(t *testing.T) {
-	t.Parallel()
-
 	for _, tc := range []struct {
 		name, schematic, want, reason string
 	}{

@@ -94,8 +94,6 @@ func (l *liveLab) plan(t *testing.T, args ...string) livePlan {
 }
 
 func TestPlanLive_EachNodeAgainstWhatItRuns(t *testing.T) {
-	t.Parallel()
-
 	l := newLiveLab(t)
 	p := l.plan(t)
 
@@ -126,8 +124,6 @@ func TestPlanLive_EachNodeAgainstWhatItRuns(t *testing.T) {
 }
 
 func TestPlanLive_AClientCertificateTheNodesDoNotTrustReadsNothing(t *testing.T) {
-	t.Parallel()
-
 	l := newLiveLab(t)
 	l.writeTalosconfig(t, talostest.NewCA(t).ClientCert(t))
 
@@ -139,8 +135,6 @@ func TestPlanLive_AClientCertificateTheNodesDoNotTrustReadsNothing(t *testing.T)
 }
 
 func TestPlanLive_TalosconfigFlagWinsOverTheEnvironment(t *testing.T) {
-	t.Parallel()
-
 	l := newLiveLab(t)
 
 	moved := filepath.Join(t.TempDir(), "other")
@@ -154,8 +148,6 @@ func TestPlanLive_TalosconfigFlagWinsOverTheEnvironment(t *testing.T) {
 }
 
 func TestPlanLive_NoKeyOrSecretInAnyOutput(t *testing.T) {
-	t.Parallel()
-
 	values := labSecrets(t)
 
 	for _, format := range []string{"text", "json", "markdown"} {
@@ -173,8 +165,6 @@ func TestPlanLive_NoKeyOrSecretInAnyOutput(t *testing.T) {
 }
 
 func TestPlanLive_BrokenTalosconfigIsOneLineWithoutItsContent(t *testing.T) {
-	t.Parallel()
-
 	l := newLiveLab(t)
 
 	// A key pasted where YAML breaks: the decoder's message would quote it.
@@ -197,8 +187,6 @@ func TestPlanLive_BrokenTalosconfigIsOneLineWithoutItsContent(t *testing.T) {
 }
 
 func TestPlanLive_MissingTalosconfigNamesTheFile(t *testing.T) {
-	t.Parallel()
-
 	l := newLiveLab(t)
 
 	err := l.h.run("plan", "--dir", "examples/homelab", "--live", "--talosconfig", "/nonexistent/talosconfig")

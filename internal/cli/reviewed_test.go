@@ -17,8 +17,6 @@ import (
 // The pull request's comment hashes the plan against its base commit; after the merge,
 // apply --reviewed-base checks that hash on the same plan, not on the live one.
 func TestApply_PlanHashCheckedAgainstTheReviewedBase(t *testing.T) {
-	t.Parallel()
-
 	g := newGitLab(t)
 	lab, write, git := g.Dir, g.write, g.git
 
