@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -102,12 +103,16 @@ func planFrom(ctx context.Context, d *Deps, opts PlanOptions, head *Repo, dialer
 	if opts.Live {
 		res = &PlanResult{Findings: findings, Nodes: len(head.Nodes)}
 	} else {
-		if base, err = loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head); err != nil {
+		switch base, err = loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head); {
+		case errors.Is(err, errNoBase):
+			// A new cluster: nothing to compare versions with, every node is created.
+			res = &PlanResult{Findings: findings, Nodes: len(head.Nodes)}
+		case err != nil:
 			return nil, nil, err
+		default:
+			bump := rules.CompareVersions(rulesInput(ctx, d, base, opts.Offline), headInput)
+			res = &PlanResult{Findings: merge(findings, bump.Findings), Nodes: len(head.Nodes), Bump: bump}
 		}
-
-		bump := rules.CompareVersions(rulesInput(ctx, d, base, opts.Offline), headInput)
-		res = &PlanResult{Findings: merge(findings, bump.Findings), Nodes: len(head.Nodes), Bump: bump}
 	}
 
 	if finding.HasErrors(findings) {
@@ -122,8 +127,10 @@ func planFrom(ctx context.Context, d *Deps, opts PlanOptions, head *Repo, dialer
 
 	if opts.Live {
 		current = LoadLive(ctx, d, head, dialer)
-	} else if current, err = planState(base, true); err != nil {
-		return nil, nil, fmt.Errorf("current state: %w", err)
+	} else if base != nil {
+		if current, err = planState(base, true); err != nil {
+			return nil, nil, fmt.Errorf("current state: %w", err)
+		}
 	}
 
 	desired, err := planState(head, false)

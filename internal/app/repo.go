@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/gitrev"
@@ -57,12 +59,39 @@ func loadOther(ctx context.Context, d *Deps, dir, base, against string, current 
 	case base != "" && against != "":
 		return nil, &UsageError{Msg: "--base and --against cannot be used together"}
 	case against != "":
+		if !hasCluster(d, against) {
+			return nil, errNoBase
+		}
+
 		return LoadDir(ctx, d, against, current)
 	case base != "":
-		return LoadAt(ctx, d, dir, base, current)
+		r, err := LoadAt(ctx, d, dir, base, current)
+		if errors.Is(err, gitrev.ErrAbsent) {
+			return nil, errNoBase
+		}
+
+		return r, err
 	default:
 		return nil, &UsageError{Msg: "one of --base REF or --against DIR is required"}
 	}
+}
+
+// errNoBase says the state to compare with has no cluster: the directory is new (a new
+// cluster in a pull request), so every node of the desired state is created.
+var errNoBase = errors.New("the other state has no talops.yaml")
+
+// hasCluster reports whether dir opens and holds a talops.yaml: a directory that does not
+// open is an error of its own, reported by the load.
+func hasCluster(d *Deps, dir string) bool {
+	files, closeDir, err := d.OpenDir(dir)
+	if err != nil {
+		return true
+	}
+	defer closeDir() //nolint:errcheck // read-only
+
+	_, err = files.ReadFile(cluster.FileName)
+
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // openAndLoad opens path and loads it as the repository directory named dir in messages.

@@ -16,6 +16,10 @@ import (
 	"strings"
 )
 
+// ErrAbsent says the directory does not exist at the ref: it was added since (a new
+// cluster in a pull request).
+var ErrAbsent = errors.New("the directory does not exist at that ref")
+
 // ErrNoGit says the git binary is missing (as in talops' container image).
 var ErrNoGit = errors.New("git is not installed here: check the other state out into a directory (actions/checkout with ref and path) and compare against it")
 
@@ -72,6 +76,12 @@ func Export(ctx context.Context, git Runner, dir, ref, tmpRoot string) (exported
 
 	if _, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
 		return "", nil, fmt.Errorf("git ref %q not found (fetch it first, e.g. actions/checkout with fetch-depth: 0)", ref)
+	}
+
+	if sub != "" {
+		if _, err := git(ctx, topLevel(ctx, git, dir), "cat-file", "-e", ref+":"+sub); err != nil {
+			return "", nil, fmt.Errorf("%s at %s: %w", dir, ref, ErrAbsent)
+		}
 	}
 
 	args := []string{"archive", "--format=tar", ref}

@@ -2,6 +2,7 @@ package gitrev_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,5 +89,23 @@ func TestExport_UnknownRefIsAClearError(t *testing.T) {
 
 	if _, _, err := gitrev.Export(context.Background(), gitrev.Exec, repo, "--output=/tmp/x", t.TempDir()); err == nil {
 		t.Error("an option-like ref was accepted")
+	}
+}
+
+func TestExport_ADirectoryAddedSinceTheRefIsAbsent(t *testing.T) {
+	repo := t.TempDir()
+	git(t, repo, "init", "-q", "-b", "main")
+	write(t, filepath.Join(repo, "clusters/old/talops.yaml"), "x\n")
+	git(t, repo, "add", ".")
+	git(t, repo, "commit", "-q", "-m", "one")
+	base := git(t, repo, "rev-parse", "HEAD")
+
+	write(t, filepath.Join(repo, "clusters/new/talops.yaml"), "y\n")
+	git(t, repo, "add", ".")
+	git(t, repo, "commit", "-q", "-m", "two")
+
+	_, _, err := gitrev.Export(context.Background(), gitrev.Exec, filepath.Join(repo, "clusters/new"), base, t.TempDir())
+	if !errors.Is(err, gitrev.ErrAbsent) {
+		t.Errorf("err = %v, want ErrAbsent", err)
 	}
 }

@@ -97,11 +97,13 @@ func PlanJSON(w io.Writer, p *plan.Plan, fs []finding.Finding) error {
 	}
 
 	return enc.Encode(struct {
-		Summary  map[string]any    `json:"summary"`
-		Nodes    []plan.Node       `json:"nodes"`
-		Hash     string            `json:"hash"`
-		Findings []finding.Finding `json:"findings"`
-	}{summary, nodes, p.Hash, fs})
+		Summary map[string]any `json:"summary"`
+		Nodes   []plan.Node    `json:"nodes"`
+		// Bootstrap names the control plane etcd is started on (a new cluster only).
+		Bootstrap string            `json:"bootstrap,omitempty"`
+		Hash      string            `json:"hash"`
+		Findings  []finding.Finding `json:"findings"`
+	}{summary, nodes, p.Bootstrap, p.Hash, fs})
 }
 
 // PlanText is the plan for a terminal.
