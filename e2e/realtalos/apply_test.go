@@ -42,9 +42,10 @@ func sysctlValue(t *testing.T, n node, talosconfig string) string {
 
 // applyReport is the part of apply's JSON view the tests judge.
 type applyReport struct {
-	Mode   string `json:"mode"`
-	DryRun bool   `json:"dryRun"`
-	Nodes  []struct {
+	Mode         string `json:"mode"`
+	DryRun       bool   `json:"dryRun"`
+	EtcdSnapshot string `json:"etcdSnapshot"`
+	Nodes        []struct {
 		Name     string   `json:"name"`
 		Action   string   `json:"action"`
 		Outcome  string   `json:"outcome"`

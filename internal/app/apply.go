@@ -47,6 +47,12 @@ type ApplyOptions struct {
 	// InstallTimeout bounds the pull and install of an upgrade's image (0: the gate's
 	// timeout, 10 minutes by default).
 	InstallTimeout time.Duration
+	// EtcdBackup is the directory of the etcd snapshot taken before the first control
+	// plane changes ("": the user's state directory); NoEtcdBackup takes none.
+	// BackupRecipients encrypt it (none: the recipients of the cluster's SOPS file).
+	EtcdBackup       string
+	NoEtcdBackup     bool
+	BackupRecipients []string
 	// Review, when set, is asked which plan was reviewed for the cluster (by name) before
 	// anything else is read: its hash and the base it was computed against become PlanHash
 	// and ReviewedBase (unless ReviewedAgainst names the base). An empty hash checks none.
@@ -100,6 +106,11 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
+	snapshot, err := snapshotSaver(d, opts, st.head.Cluster, todo)
+	if err != nil {
+		return nil, err
+	}
+
 	out, err := prepare(ctx, d, opts, st.head.Cluster)
 	if err != nil {
 		return nil, err
@@ -114,6 +125,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		GateInterval:   orDefault(d.GateInterval, defaultGateInterval),
 		UpgradeTimeout: orDefault(opts.InstallTimeout, orDefault(d.GateTimeout, defaultGateTimeout)),
 		Now:            d.Now,
+		Snapshot:       snapshot,
 	})
 
 	return out, nil

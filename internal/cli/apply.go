@@ -41,6 +41,11 @@ type ApplyOptions struct {
 	Format        string
 	// InstallTimeout bounds the pull and install of an upgrade's image (0: 10 minutes).
 	InstallTimeout time.Duration
+	// EtcdBackup, NoEtcdBackup and BackupRecipients say where the etcd snapshot taken
+	// before the first control-plane change goes, and who can decrypt it (app.ApplyOptions).
+	EtcdBackup       string
+	NoEtcdBackup     bool
+	BackupRecipients []string
 	// KubeconfigOut, when set, is where the admin kubeconfig is written once every node
 	// was applied (a new cluster's first credential).
 	KubeconfigOut string
@@ -51,7 +56,7 @@ type ApplyOptions struct {
 func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	opts := &ApplyOptions{Deps: d}
 
-	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--kubeconfig-out FILE] [--format text|json]")
+	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--etcd-backup DIR | --no-etcd-backup] [--etcd-backup-recipient R] [--kubeconfig-out FILE] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.PlanHash, "plan-hash", "", "refuse to apply unless the plan has this hash (the one reviewed)")
@@ -64,10 +69,21 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "ask each node whether it accepts its config, change nothing")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text or json")
 	fs.DurationVar(&opts.InstallTimeout, "install-timeout", 10*time.Minute, "how long an upgrade's pull and install may take on a node")
+	fs.StringVar(&opts.EtcdBackup, "etcd-backup", "", "directory for the age-encrypted etcd snapshot taken before the first control-plane change (default: $XDG_STATE_HOME/talops/etcd-backups)")
+	fs.BoolVar(&opts.NoEtcdBackup, "no-etcd-backup", false, "take no etcd snapshot")
+	fs.Func("etcd-backup-recipient", "age recipient the etcd snapshot is encrypted to, repeatable (default: the recipients of the SOPS secrets file)", func(v string) error {
+		opts.BackupRecipients = append(opts.BackupRecipients, v)
+
+		return nil
+	})
 	fs.StringVar(&opts.KubeconfigOut, "kubeconfig-out", "", "once every node was applied, write the admin kubeconfig to this file (mode 0600)")
 
 	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
+	}
+
+	if opts.NoEtcdBackup && (opts.EtcdBackup != "" || len(opts.BackupRecipients) > 0) {
+		return nil, &UsageError{Msg: "--no-etcd-backup cannot be used with --etcd-backup or --etcd-backup-recipient"}
 	}
 
 	if opts.KubeconfigOut == "-" {
@@ -122,6 +138,7 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		Register: opts.Register, ProxmoxImages: opts.ProxmoxImages,
 		Parallel: opts.Parallel, Mode: opts.Mode, DryRun: opts.DryRun, Review: opts.Review,
 		InstallTimeout: opts.InstallTimeout,
+		EtcdBackup:     opts.EtcdBackup, NoEtcdBackup: opts.NoEtcdBackup, BackupRecipients: opts.BackupRecipients,
 	})
 	if err != nil {
 		return nil, err

@@ -51,6 +51,22 @@ func newHarness(t *testing.T, files cluster.MapFiles, env map[string]string) *ha
 			return nil
 		},
 		MkdirAll: func(string, os.FileMode) error { return nil },
+		CreateFile: func(name string, data []byte, perm os.FileMode) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+
+			if _, ok := h.written[name]; ok {
+				return &os.PathError{Op: "create", Path: name, Err: os.ErrExist}
+			}
+
+			if perm != 0o600 {
+				t.Errorf("%s created with mode %o, want 0600", name, perm)
+			}
+
+			h.written[name] = data
+
+			return nil
+		},
 		OpenDir: func(dir string) (cluster.Files, func() error, error) {
 			switch {
 			case dir == "examples/homelab":

@@ -55,7 +55,13 @@ func ApplyText(r *rollout.Report) string {
 	var b strings.Builder
 
 	b.WriteString(ApplySummary(r) + "\n")
-	fmt.Fprintf(&b, "mode %s, plan hash %s\n\n", r.Mode, r.PlanHash)
+	fmt.Fprintf(&b, "mode %s, plan hash %s\n", r.Mode, r.PlanHash)
+
+	if r.EtcdSnapshot != "" {
+		fmt.Fprintf(&b, "etcd snapshot before the first control-plane change: %s\n", oneLine(r.EtcdSnapshot))
+	}
+
+	b.WriteString("\n")
 
 	for _, n := range r.Nodes {
 		fmt.Fprintf(&b, "  %s (%s, %s): %s", n.Name, n.Role, n.Action, n.Outcome)
@@ -93,13 +99,15 @@ func ApplyJSON(w io.Writer, r *rollout.Report) error {
 	enc.SetIndent("", "  ")
 
 	return enc.Encode(struct {
-		Summary  applySummary         `json:"summary"`
-		Cluster  string               `json:"cluster"`
-		PlanHash string               `json:"planHash"`
-		Mode     string               `json:"mode"`
-		DryRun   bool                 `json:"dryRun"`
-		Nodes    []rollout.NodeResult `json:"nodes"`
-	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, nodes})
+		Summary  applySummary `json:"summary"`
+		Cluster  string       `json:"cluster"`
+		PlanHash string       `json:"planHash"`
+		Mode     string       `json:"mode"`
+		DryRun   bool         `json:"dryRun"`
+		// EtcdSnapshot is where the snapshot taken before the first control-plane change went.
+		EtcdSnapshot string               `json:"etcdSnapshot,omitempty"`
+		Nodes        []rollout.NodeResult `json:"nodes"`
+	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes})
 }
 
 type applySummary struct {

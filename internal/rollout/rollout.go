@@ -74,6 +74,10 @@ type Options struct {
 	UpgradeTimeout time.Duration
 	// Now reads the clock, for the time an interrupted wait took (nil: time.Now).
 	Now func() time.Time
+	// Snapshot, when set, saves an etcd snapshot streamed from a control plane and says
+	// where: it is taken once, before the first control plane changes, and a failure stops
+	// the rollout with that node untouched.
+	Snapshot func(ctx context.Context, n talos.Node) (string, error)
 }
 
 func (o Options) now() time.Time {
@@ -105,6 +109,9 @@ type Mode string
 type Report struct {
 	Cluster  string       `json:"cluster"`
 	PlanHash string       `json:"planHash"`
+	// EtcdSnapshot is where the etcd snapshot taken before the first control-plane change
+	// was saved ("" when none was taken).
+	EtcdSnapshot string `json:"etcdSnapshot,omitempty"`
 	Mode     Mode         `json:"mode"`
 	DryRun   bool         `json:"dryRun"`
 	Nodes    []NodeResult `json:"nodes"`
@@ -210,7 +217,7 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 				}
 			}()
 
-			r.Nodes[i] = step(ctx, d, s, o, slices.Clone(members), r.Nodes[i])
+			r.Nodes[i] = step(ctx, d, s, o, slices.Clone(members), r.Nodes[i], r)
 			if r.Nodes[i].Outcome == Failed {
 				stopped.Store(true)
 			}

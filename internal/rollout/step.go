@@ -20,12 +20,14 @@ type stepper struct {
 	res     NodeResult
 	// upgraded says what an upgrade did before the config is applied ("" for none).
 	upgraded string
+	// report is the rollout's, for what is taken once for all nodes (the etcd snapshot).
+	report *Report
 }
 
 // step brings one node to its desired state and waits until it is no less healthy than it
 // was. On a control plane, etcd must be healthy before anything is touched and again after.
-func step(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step, res NodeResult) NodeResult {
-	st := &stepper{ctx: ctx, d: d, s: s, o: o, members: members, res: res}
+func step(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step, res NodeResult, r *Report) NodeResult {
+	st := &stepper{ctx: ctx, d: d, s: s, o: o, members: members, res: res, report: r}
 
 	return st.run()
 }
@@ -46,6 +48,10 @@ func (st *stepper) run() NodeResult {
 	if st.controlPlane() {
 		if err := etcdGate(st.ctx, st.d, st.members, st.o); err != nil {
 			return st.fail("etcd not healthy before touching this control plane", err)
+		}
+
+		if err := st.snapshot(); err != nil {
+			return st.fail("etcd snapshot before the first control-plane change", err)
 		}
 	}
 
@@ -73,6 +79,29 @@ func (st *stepper) run() NodeResult {
 	}
 
 	return st.apply(before)
+}
+
+// snapshot saves an etcd snapshot from this control plane when none was taken yet (control
+// planes change one at a time, so the first one takes it). A dry run takes none.
+func (st *stepper) snapshot() error {
+	if st.o.Snapshot == nil || st.o.DryRun || st.report.EtcdSnapshot != "" {
+		return nil
+	}
+
+	n, err := st.d.Dial(st.ctx, st.s.Address)
+	if err != nil {
+		return err
+	}
+	defer n.Close() //nolint:errcheck // the snapshot's error matters
+
+	where, err := st.o.Snapshot(st.ctx, n)
+	if err != nil {
+		return err
+	}
+
+	st.report.EtcdSnapshot = where
+
+	return nil
 }
 
 // apply sends the config, reboots the node where the plan says the change needs it and

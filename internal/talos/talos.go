@@ -6,6 +6,7 @@ package talos
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -73,6 +74,8 @@ type Node interface {
 	Bootstrap(ctx context.Context) error
 	// Kubeconfig returns the cluster's admin kubeconfig (control planes only).
 	Kubeconfig(ctx context.Context) ([]byte, error)
+	// EtcdSnapshot streams a snapshot of the node's etcd member into w (control planes only).
+	EtcdSnapshot(ctx context.Context, w io.Writer) error
 	Close() error
 }
 

@@ -136,3 +136,18 @@ func (n *clientNode) EtcdErrors(ctx context.Context) ([]string, error) {
 
 	return out, nil
 }
+
+// EtcdSnapshot streams a snapshot of the node's etcd member into w (control planes only).
+func (n *clientNode) EtcdSnapshot(ctx context.Context, w io.Writer) error {
+	r, err := n.c.EtcdSnapshot(n.with(ctx), &machine.EtcdSnapshotRequest{})
+	if err != nil {
+		return err
+	}
+	defer r.Close() //nolint:errcheck // the copy's error matters
+
+	if _, err := io.Copy(w, r); err != nil {
+		return fmt.Errorf("read the snapshot: %w", err)
+	}
+
+	return nil
+}

@@ -247,3 +247,29 @@ func lineOf(n, fallback *yaml.Node) int {
 	}
 	return fallback.Line
 }
+
+// Recipients lists the age recipients a SOPS file is encrypted to, as its metadata names
+// them; nil for a file that is not SOPS-encrypted.
+func Recipients(data []byte) ([]string, error) {
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		return nil, nil //nolint:nilerr // not YAML: not a SOPS file either
+	}
+
+	n, ok := metadataNode(&doc)
+	if !ok {
+		return nil, nil
+	}
+
+	m, err := parseMetadata(n)
+	if err != nil {
+		return nil, err
+	}
+
+	out := make([]string, 0, len(m.recipients))
+	for _, r := range m.recipients {
+		out = append(out, r.recipient)
+	}
+
+	return out, nil
+}

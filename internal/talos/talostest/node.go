@@ -48,7 +48,7 @@ type Node struct {
 	// SchematicID is reported as the version of the "schematic" extension ("" for none).
 	SchematicID string
 	// Fail makes these calls fail with codes.Internal: "ApplyConfiguration", "Reboot",
-	// "Upgrade" (legacy), "Pull", "EtcdMemberList", "EtcdStatus"; "LifecycleUpgrade" makes
+	// "Upgrade" (legacy), "Pull", "EtcdMemberList", "EtcdStatus", "EtcdSnapshot"; "LifecycleUpgrade" makes
 	// the installer exit with code 1 instead.
 	Fail []string
 	// BootsOldVersion makes the node come back on the version and schematic it ran before

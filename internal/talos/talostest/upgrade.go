@@ -12,6 +12,7 @@ import (
 	"github.com/cosi-project/runtime/pkg/safe"
 	"github.com/cosi-project/runtime/pkg/state"
 	"github.com/hashicorp/go-version"
+	"github.com/siderolabs/talos/pkg/machinery/api/common"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
 	"google.golang.org/grpc"
@@ -302,4 +303,30 @@ func pinned(ref string) string {
 	sum := sha256.Sum256([]byte(ref))
 
 	return name + "@sha256:" + hex.EncodeToString(sum[:])
+}
+
+// EtcdSnapshot streams a made-up snapshot: SnapshotBytes of the node's own name.
+func (m *machineService) EtcdSnapshot(_ *machine.EtcdSnapshotRequest, srv grpc.ServerStreamingServer[common.Data]) error {
+	if err := m.etcd("EtcdSnapshot", "etcd snapshot"); err != nil {
+		return err
+	}
+
+	m.mu.Lock()
+	m.snapshots++
+	m.mu.Unlock()
+
+	m.node.Journal.add("%s EtcdSnapshot", m.node.Name)
+
+	return srv.Send(&common.Data{Bytes: SnapshotBytes(m.node.Name)})
+}
+
+// SnapshotBytes is the etcd snapshot a fake node named name streams.
+func SnapshotBytes(name string) []byte { return []byte("etcd snapshot of " + name + "\n") }
+
+// Snapshots counts the etcd snapshots the node streamed.
+func (s *Server) Snapshots() int {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+
+	return s.m.snapshots
 }

@@ -1,0 +1,128 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"filippo.io/age"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/rollout"
+	"github.com/talops/talops/internal/secrets/sops"
+	"github.com/talops/talops/internal/talos"
+)
+
+// snapshotSaver is what apply gives the rollout to save the etcd snapshot it takes before
+// the first control-plane change: encrypted with age to the recipients of the cluster's
+// SOPS file (a snapshot holds every Kubernetes Secret, so it is never written in the
+// clear), into a new file of the backup directory. Nil when no snapshot is wanted or none
+// can be encrypted (a note says so).
+func snapshotSaver(d *Deps, opts ApplyOptions, c *cluster.Cluster, steps []rollout.Step) (func(context.Context, talos.Node) (string, error), error) {
+	if opts.NoEtcdBackup || opts.DryRun || !changesControlPlane(steps) {
+		return nil, nil
+	}
+
+	recipients, err := backupRecipients(opts.BackupRecipients, c)
+	if err != nil {
+		return nil, &RefusedError{Reasons: []string{"the etcd snapshot cannot be encrypted:"}, Err: err}
+	}
+
+	if len(recipients) == 0 {
+		d.note("etcd snapshot: none taken: the secrets file is not SOPS/age-encrypted, so there is no recipient to encrypt it to (--etcd-backup-recipient R, or --no-etcd-backup)\n")
+
+		return nil, nil
+	}
+
+	dir := opts.EtcdBackup
+	if dir == "" {
+		if dir = defaultBackupDir(d); dir == "" {
+			return nil, &RefusedError{Reasons: []string{"the etcd snapshot has nowhere to go: no $XDG_STATE_HOME or $HOME; pass --etcd-backup DIR or --no-etcd-backup"}}
+		}
+	}
+
+	return func(ctx context.Context, n talos.Node) (string, error) {
+		var buf bytes.Buffer
+
+		w, err := age.Encrypt(&buf, recipients...)
+		if err != nil {
+			return "", err
+		}
+
+		if err := n.EtcdSnapshot(ctx, w); err != nil {
+			return "", err
+		}
+
+		if err := w.Close(); err != nil {
+			return "", err
+		}
+
+		if err := d.MkdirAll(dir, 0o700); err != nil {
+			return "", fmt.Errorf("create %s: %w", dir, err)
+		}
+
+		now, err := clock(d)
+		if err != nil {
+			return "", err
+		}
+
+		path := filepath.Join(dir, fmt.Sprintf("%s-%s.etcd-snapshot.age", c.Spec.Cluster.Name, now.UTC().Format("20060102T150405Z")))
+		if err := d.CreateFile(path, buf.Bytes(), 0o600); err != nil {
+			return "", fmt.Errorf("write %s: %w", path, err)
+		}
+
+		return path, nil
+	}, nil
+}
+
+// changesControlPlane reports whether a running control plane is changed: only then is a
+// snapshot taken (a new cluster has no etcd data yet).
+func changesControlPlane(steps []rollout.Step) bool {
+	return slices.ContainsFunc(steps, func(s rollout.Step) bool {
+		return s.Node.Role == "controlplane" && s.Node.Action != plan.Noop && s.Node.Action != plan.Create
+	})
+}
+
+// backupRecipients are the recipients given, else those the cluster's SOPS file is
+// encrypted to.
+func backupRecipients(given []string, c *cluster.Cluster) ([]age.Recipient, error) {
+	names := given
+
+	if len(names) == 0 && c.Spec.Secrets != "" {
+		data, _ := c.File(c.Spec.Secrets)
+
+		var err error
+		if names, err = sops.Recipients(data); err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Path(c.Spec.Secrets), err)
+		}
+	}
+
+	out := make([]age.Recipient, 0, len(names))
+
+	for _, name := range names {
+		r, err := sops.ParseRecipient(name)
+		if err != nil {
+			return nil, errors.New("an age recipient of the etcd snapshot is not an X25519 recipient (age1…)")
+		}
+
+		out = append(out, r)
+	}
+
+	return out, nil
+}
+
+// defaultBackupDir is where snapshots go without --etcd-backup: the user's state directory.
+func defaultBackupDir(d *Deps) string {
+	switch {
+	case d.Getenv("XDG_STATE_HOME") != "":
+		return filepath.Join(d.Getenv("XDG_STATE_HOME"), "talops", "etcd-backups")
+	case d.Getenv("HOME") != "":
+		return filepath.Join(d.Getenv("HOME"), ".local", "state", "talops", "etcd-backups")
+	default:
+		return ""
+	}
+}
