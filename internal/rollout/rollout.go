@@ -107,14 +107,14 @@ type Mode string
 
 // Report is the outcome of a rollout, node by node in rollout order.
 type Report struct {
-	Cluster  string       `json:"cluster"`
-	PlanHash string       `json:"planHash"`
+	Cluster  string `json:"cluster"`
+	PlanHash string `json:"planHash"`
 	// EtcdSnapshot is where the etcd snapshot taken before the first control-plane change
 	// was saved ("" when none was taken).
-	EtcdSnapshot string `json:"etcdSnapshot,omitempty"`
-	Mode     Mode         `json:"mode"`
-	DryRun   bool         `json:"dryRun"`
-	Nodes    []NodeResult `json:"nodes"`
+	EtcdSnapshot string       `json:"etcdSnapshot,omitempty"`
+	Mode         Mode         `json:"mode"`
+	DryRun       bool         `json:"dryRun"`
+	Nodes        []NodeResult `json:"nodes"`
 }
 
 // Failed reports whether a node failed.
