@@ -126,6 +126,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		UpgradeTimeout: orDefault(opts.InstallTimeout, orDefault(d.GateTimeout, defaultGateTimeout)),
 		Now:            d.Now,
 		Snapshot:       snapshot,
+		Progress:       func(line string) { d.note(line + "\n") },
 	})
 
 	return out, nil

@@ -40,6 +40,8 @@ func (st *stepper) create() NodeResult {
 		return st.fail("not sent", fmt.Errorf("the node is in stage %s, not maintenance: talops sends a config without mTLS only to a node waiting for its first one", stage.Stage))
 	}
 
+	st.say("sending its first config over the maintenance API")
+
 	applied, err := m.Apply(cctx, st.s.Config, st.o.DryRun)
 	if err != nil {
 		return st.fail("send the first config over the maintenance API", err)
@@ -66,6 +68,8 @@ func (st *stepper) create() NodeResult {
 	detail := notReady("configured from maintenance mode, healthy", after)
 
 	if st.s.Bootstrap {
+		st.say("bootstrapping etcd")
+
 		if err := bootstrap(st.ctx, st.d, st.s, st.o); err != nil {
 			return st.fail("first config sent, then the bootstrap", err)
 		}

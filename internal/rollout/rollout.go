@@ -78,6 +78,18 @@ type Options struct {
 	// where: it is taken once, before the first control plane changes, and a failure stops
 	// the rollout with that node untouched.
 	Snapshot func(ctx context.Context, n talos.Node) (string, error)
+	// Progress, when set, gets one line per step of a node as it happens
+	// ("[2/5] k8s-node1: rebooting"), for a person watching a long rollout.
+	Progress func(line string)
+}
+
+// sayer is the progress of the node at position i of n.
+func (o Options) sayer(i, n int, name string) func(string) {
+	if o.Progress == nil {
+		return func(string) {}
+	}
+
+	return func(what string) { o.Progress(fmt.Sprintf("[%d/%d] %s: %s", i+1, n, name, what)) }
 }
 
 func (o Options) now() time.Time {
@@ -217,7 +229,7 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 				}
 			}()
 
-			r.Nodes[i] = step(ctx, d, s, o, slices.Clone(members), r.Nodes[i], r)
+			r.Nodes[i] = step(ctx, d, s, o, slices.Clone(members), r.Nodes[i], r, o.sayer(i, len(steps), s.Node.Name))
 			if r.Nodes[i].Outcome == Failed {
 				stopped.Store(true)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/talos"
@@ -22,14 +23,25 @@ type stepper struct {
 	upgraded string
 	// report is the rollout's, for what is taken once for all nodes (the etcd snapshot).
 	report *Report
+	// say reports progress, one line per phase.
+	say func(string)
 }
 
 // step brings one node to its desired state and waits until it is no less healthy than it
 // was. On a control plane, etcd must be healthy before anything is touched and again after.
-func step(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step, res NodeResult, r *Report) NodeResult {
-	st := &stepper{ctx: ctx, d: d, s: s, o: o, members: members, res: res, report: r}
+func step(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step, res NodeResult, r *Report, say func(string)) NodeResult {
+	st := &stepper{ctx: ctx, d: d, s: s, o: o, members: members, res: res, report: r, say: say}
 
-	return st.run()
+	if s.Node.Action == plan.Noop {
+		return st.run()
+	}
+
+	start := o.now()
+	out := st.run()
+
+	say(fmt.Sprintf("%s after %s", out.Outcome, o.now().Sub(start).Round(time.Second)))
+
+	return out
 }
 
 func (st *stepper) run() NodeResult {
@@ -64,6 +76,8 @@ func (st *stepper) run() NodeResult {
 
 			return st.outcome(DryRun, detail)
 		}
+
+		st.say("upgrading to " + st.s.Upgrade.describe())
 
 		if before, err = upgrade(st.ctx, st.d, st.s, st.o, before); err != nil {
 			return st.fail("upgrade", err)
@@ -100,6 +114,7 @@ func (st *stepper) snapshot() error {
 	}
 
 	st.report.EtcdSnapshot = where
+	st.say("etcd snapshot saved to " + where)
 
 	return nil
 }
@@ -112,6 +127,8 @@ func (st *stepper) apply(before health) NodeResult {
 		return st.fail(st.done("connect"), err)
 	}
 	defer n.Close() //nolint:errcheck // the calls' errors matter
+
+	st.say("sending its config (mode " + string(st.o.Mode) + ")")
 
 	cctx, cancel := context.WithTimeout(st.ctx, st.o.CallTimeout)
 	applied, err := n.Apply(cctx, st.s.Config, st.o.Mode, st.o.DryRun)
@@ -142,6 +159,8 @@ func (st *stepper) apply(before health) NodeResult {
 	// From Talos 1.14 the node never reboots on apply: talops reboots it where the plan
 	// says the change needs one.
 	if st.talopsReboots(applied) {
+		st.say("rebooting it")
+
 		cctx, cancel := context.WithTimeout(st.ctx, st.o.CallTimeout)
 		err := n.Reboot(cctx)
 
@@ -161,6 +180,8 @@ func (st *stepper) apply(before health) NodeResult {
 		// A staged config is not the running one until the next boot.
 		want.config = st.s.Config
 	}
+
+	st.say("waiting for its health gate")
 
 	after, err := gate(st.ctx, st.d, st.s, st.o, before, want)
 	if err != nil {
