@@ -152,3 +152,21 @@ func TestPlan_BlockedPlanIsNotLabelledNoChanges(t *testing.T) {
 		t.Errorf("outputs do not say there is no plan:\n%s", out)
 	}
 }
+
+func TestPlan_RefusedTokenIsAWarningNotTheForkNotice(t *testing.T) {
+	t.Parallel()
+
+	gh := githubtest.New(t, "lab", "infra", 7)
+	gh.FailNext(http.MethodPost, "/repos/lab/infra/issues/7/comments", githubtest.BadCredentials())
+
+	r := planRunner(t, gh)
+
+	if err := action.Run(context.Background(), r.deps, []string{"plan"}); err != nil {
+		t.Fatalf("a refused token failed the check: %v", err)
+	}
+
+	out := r.stdout.String()
+	if strings.Contains(out, "::notice::the plan is in the job summary only") || !strings.Contains(out, "::warning::could not post the plan on lab/infra#7") || !strings.Contains(out, "401") {
+		t.Errorf("want a warning naming the 401, not the fork's notice:\n%s", out)
+	}
+}
