@@ -14,6 +14,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -263,6 +264,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		Method: r.Method, Path: r.URL.Path, ContentType: r.Header.Get("Content-Type"), Body: body,
 	})
 
+	if v, ok := extensionsVersion(r.URL.Path); ok && !semverTag.MatchString(v) {
+		s.mu.Unlock()
+
+		// The real factory's handleOfficialExtensions fails semver.Parse and its error
+		// wrapper maps that to no client status: a plain 500, as for an outage.
+		http.Error(w, "internal server error", http.StatusInternalServerError)
+
+		return
+	}
+
 	var st *Stub
 
 	for _, cand := range s.stubs {
@@ -307,6 +318,30 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		st.served--
 		s.mu.Unlock()
 	}
+}
+
+// semverTag is a version the real factory parses: "v", then what blang/semver takes.
+var semverTag = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)` +
+	`(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+
+// extensionsVersion is the version of a /version/{v}/extensions/official path, with the
+// "v" the factory adds when it is left out.
+func extensionsVersion(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, "/version/")
+	if !ok {
+		return "", false
+	}
+
+	v, ok := strings.CutSuffix(rest, "/extensions/official")
+	if !ok || strings.Contains(v, "/") {
+		return "", false
+	}
+
+	if !strings.HasPrefix(v, "v") {
+		v = "v" + v
+	}
+
+	return v, true
 }
 
 func (s *Server) verify() {
