@@ -3,8 +3,10 @@ package github
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -76,6 +78,12 @@ func newRetrier(hc *http.Client, opts []Option) *retrier {
 func (r *retrier) RoundTrip(req *http.Request) (*http.Response, error) {
 	for attempt := 1; ; attempt++ {
 		resp, err := r.do(req)
+
+		// The caller's client names the request again around what we return.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 
 		wait, again := r.verdict(req, resp, err, attempt)
 		if !again || attempt >= r.attempts || wait > r.maxWait || req.Context().Err() != nil {

@@ -153,3 +153,19 @@ func TestClient_UnauthorizedIsNotReportedAsAReadOnlyToken(t *testing.T) {
 		t.Errorf("err = %v, want GitHub's reason", err)
 	}
 }
+
+func TestClient_LostConnectionOnAReadIsRetriedAndNamedOnce(t *testing.T) {
+	var waits []time.Duration
+
+	// A closed port: every attempt fails to connect.
+	dead, err := github.New(http.DefaultClient, "http://127.0.0.1:1/", "token",
+		github.WithSleep(func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = dead.ListComments(context.Background(), pr)
+	if err == nil || strings.Count(err.Error(), `Get "`) != 1 || len(waits) != 3 {
+		t.Errorf("err = %v after %d retries, want the request named once after 3", err, len(waits))
+	}
+}
