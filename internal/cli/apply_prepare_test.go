@@ -135,8 +135,6 @@ func TestApply_AFailedBootImageDownloadRefusesBeforeAnyNode(t *testing.T) {
 }
 
 func TestApply_BootImagesWithoutRegisterStillRegisterTheSchematicsBeforeDownloading(t *testing.T) {
-	t.Parallel()
-
 	srv := proxmoxtest.New(t, pveToken)
 	l := prepareLab(t, srv)
 	srv.AddStorage("pve", "local", "iso")
