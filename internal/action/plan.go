@@ -133,19 +133,28 @@ func (a *runner) postPlan(ctx context.Context, ev *event, res *app.PlanResult, f
 		return
 	}
 
-	body, err := commentBody(res, full)
+	labels := labelsFor(res.Plan)
+	marker := labelsMarker(labels) + "\n"
+
+	body, err := commentBody(res, full, len(marker))
 	if err != nil {
 		a.gha.Warningf("render the plan comment: %s", err)
 
 		return
 	}
 
-	body = a.d.Masker().String(body)
+	body = a.d.Masker().String(body) + marker
 
 	result, err := github.Sticky(ctx, api, *ev.PR, a.commentAuthor(), report.Marker(res.Plan.Cluster), body)
 	if err == nil {
 		a.gha.Infof("plan comment on %s: %s", ev.PR, result)
-		err = github.SyncLabels(ctx, api, *ev.PR, planLabels, labelsFor(res.Plan))
+
+		// Read after our comment is posted, so that of two jobs the later one sees both.
+		var comments []github.Comment
+		if comments, err = api.ListComments(ctx, *ev.PR); err == nil {
+			want := prLabels(comments, a.commentAuthor(), report.Marker(res.Plan.Cluster), labels)
+			err = github.SyncLabels(ctx, api, *ev.PR, planLabels, want)
+		}
 	}
 
 	switch {
@@ -157,10 +166,10 @@ func (a *runner) postPlan(ctx context.Context, ev *event, res *app.PlanResult, f
 }
 
 // commentBody is the plan comment: the job summary's markdown when it fits a comment
-// (a body under the limit is the whole plan either way), else a shorter rendering that
-// points at the job summary.
-func commentBody(res *app.PlanResult, full string) (string, error) {
-	if len(full) < report.CommentLimit {
+// beside reserve bytes of hidden lines (a body under the limit is the whole plan either
+// way), else a shorter rendering that points at the job summary.
+func commentBody(res *app.PlanResult, full string, reserve int) (string, error) {
+	if len(full)+reserve < report.CommentLimit {
 		return full, nil
 	}
 

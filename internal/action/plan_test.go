@@ -152,3 +152,84 @@ func TestPlan_BlockedPlanIsNotLabelledNoChanges(t *testing.T) {
 		t.Errorf("outputs do not say there is no plan:\n%s", out)
 	}
 }
+
+func TestPlan_RefusedTokenIsAWarningNotTheForkNotice(t *testing.T) {
+	t.Parallel()
+
+	gh := githubtest.New(t, "lab", "infra", 7)
+	gh.FailNext(http.MethodPost, "/repos/lab/infra/issues/7/comments", githubtest.BadCredentials())
+
+	r := planRunner(t, gh)
+
+	if err := action.Run(context.Background(), r.deps, []string{"plan"}); err != nil {
+		t.Fatalf("a refused token failed the check: %v", err)
+	}
+
+	out := r.stdout.String()
+	if strings.Contains(out, "::notice::the plan is in the job summary only") || !strings.Contains(out, "::warning::could not post the plan on lab/infra#7") || !strings.Contains(out, "401") {
+		t.Errorf("want a warning naming the 401, not the fork's notice:\n%s", out)
+	}
+}
+
+func TestPlan_LabelsAreThoseOfEveryClustersPlanComment(t *testing.T) {
+	t.Parallel()
+
+	const edge = "<!-- talops:plan cluster=edge -->\n### talops plan: edge\n"
+
+	for _, tc := range []struct {
+		name    string
+		changed bool   // homelab's plan upgrades a node (else it changes nothing)
+		author  string // who wrote edge's comment
+		other   string // edge's labels line
+		seeded  []string
+		want    string
+	}{
+		{
+			name: "another cluster upgrades, this one changes nothing", author: githubtest.Bot,
+			other: "<!-- talops:plan-labels talos:upgrade,talos:reboot -->", seeded: []string{"talos:upgrade", "talos:reboot"},
+			want: "talos:upgrade,talos:reboot",
+		},
+		{
+			name: "this cluster upgrades, another changes nothing", changed: true, author: githubtest.Bot,
+			other: "<!-- talops:plan-labels talos:no-changes -->", seeded: []string{"talos:no-changes"},
+			want: "talos:upgrade,talos:reboot",
+		},
+		{
+			name: "neither changes anything", author: githubtest.Bot,
+			other: "<!-- talops:plan-labels talos:no-changes -->", want: "talos:no-changes",
+		},
+		{
+			name: "somebody else's copy of a plan comment is not trusted", author: "mallory",
+			other: "<!-- talops:plan-labels talos:upgrade,talos:reboot -->", seeded: []string{"talos:upgrade"},
+			want: "talos:no-changes",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			gh := githubtest.New(t, "lab", "infra", 7)
+			gh.AddCommentBy(tc.author, edge+"\n"+tc.other+"\n")
+
+			for _, l := range tc.seeded {
+				gh.AddPRLabel(l)
+			}
+
+			desired := testlab.Files(t)
+			if tc.changed {
+				desired = testlab.Changed(t)
+			}
+
+			r := newRunner(t, desired, map[string]string{"dir": "examples/homelab", "against": "base", "github-token": "ghs_faketoken"})
+			r.dirs["base"] = testlab.Files(t)
+			r.env["GITHUB_API_URL"] = gh.URL
+
+			if err := action.Run(context.Background(), r.deps, []string{"plan"}); err != nil {
+				t.Fatalf("%v\n%s", err, r.stdout.String())
+			}
+
+			if got := strings.Join(gh.PRLabels(), ","); got != tc.want {
+				t.Errorf("labels = %s, want %s\n%s", got, tc.want, r.stdout.String())
+			}
+		})
+	}
+}

@@ -291,7 +291,7 @@ func prepare(ctx context.Context, d *Deps, opts ApplyOptions, c *cluster.Cluster
 		return out, nil
 	}
 
-	isos, err := ProxmoxImages(ctx, d, ProxmoxImagesOptions{Dir: opts.Dir, DryRun: opts.DryRun})
+	isos, err := ProxmoxImages(ctx, d, ProxmoxImagesOptions{Dir: opts.Dir, DryRun: opts.DryRun, Register: !out.Registered})
 	if err != nil {
 		return nil, &RefusedError{Reasons: []string{"the boot images in Proxmox storage could not be checked:"}, Err: err}
 	}

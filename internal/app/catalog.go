@@ -23,10 +23,17 @@ type CatalogUpdateResult struct {
 	Added []string
 	// Total is how many releases the data holds now.
 	Total int
+	// PreReleases are the added releases that are alpha, beta or rc: kept while their
+	// release is not out.
+	PreReleases []string
+	// Skipped are the pre-releases the factory lists whose release is out, and that the
+	// data does not hold: not added (see catalog.SplitPreReleases).
+	Skipped []string
 }
 
 // CatalogUpdate adds the releases the factory lists and the data lacks, and rewrites the file
-// only when something was added. Releases already in the data are never refetched: published
+// only when something was added. Pre-releases are added while their release is not out, and
+// skipped after. Releases already in the data are never refetched: published
 // releases do not change.
 func CatalogUpdate(ctx context.Context, d *Deps, opts CatalogUpdateOptions) (*CatalogUpdateResult, error) {
 	current, err := readCatalog(d, opts.File)
@@ -48,12 +55,26 @@ func CatalogUpdate(ctx context.Context, d *Deps, opts CatalogUpdateOptions) (*Ca
 		return nil, fmt.Errorf("catalog update: %w", err)
 	}
 
-	updated, added, err := catalog.Update(ctx, current, versions, FactoryFetcher(client))
+	keep, superseded := catalog.SplitPreReleases(versions)
+
+	updated, added, err := catalog.Update(ctx, current, keep, FactoryFetcher(client))
 	if err != nil {
 		return nil, err
 	}
 
 	out := &CatalogUpdateResult{Added: added, Total: len(updated.Releases())}
+
+	for _, tag := range added {
+		if catalog.IsPreRelease(tag) {
+			out.PreReleases = append(out.PreReleases, tag)
+		}
+	}
+
+	for _, tag := range superseded {
+		if _, held := current.Release(tag); !held {
+			out.Skipped = append(out.Skipped, tag)
+		}
+	}
 
 	if len(added) == 0 {
 		return out, nil

@@ -71,6 +71,10 @@ type ProxmoxImagesOptions struct {
 	Dir string
 	// DryRun lists what is missing without downloading.
 	DryRun bool
+	// Register registers the schematics with the Image Factory before the first download:
+	// the factory builds the ISO of a schematic it was told about, and answers 404
+	// (a failed download task) for any other.
+	Register bool
 }
 
 // ProxmoxImages makes sure the storage of every Proxmox node hosting a talops node holds
@@ -93,6 +97,9 @@ func ProxmoxImages(ctx context.Context, d *Deps, opts ProxmoxImagesOptions) (*im
 	// What each Proxmox node's storage holds, asked once per node.
 	held := map[string][]string{}
 	listErr := map[string]error{}
+
+	// The schematics are registered once, when the first image is to be downloaded.
+	registered, regErr := !opts.Register, error(nil)
 
 	for _, iso := range isos {
 		im := images.ProxmoxImage{
@@ -117,7 +124,13 @@ func ProxmoxImages(ctx context.Context, d *Deps, opts ProxmoxImagesOptions) (*im
 		case opts.DryRun:
 			im.Outcome = images.ImageMissing
 		default:
-			if err := api.DownloadISO(ctx, iso.ProxmoxNode, storage, iso.URL, iso.File); err != nil {
+			if !registered {
+				registered, regErr = true, RegisterSchematics(ctx, d, c)
+			}
+
+			if regErr != nil {
+				im.Outcome, im.Error = images.ImageFailed, "not downloaded: "+regErr.Error()
+			} else if err := api.DownloadISO(ctx, iso.ProxmoxNode, storage, iso.URL, iso.File); err != nil {
 				im.Outcome, im.Error = images.ImageFailed, err.Error()
 			} else {
 				im.Outcome = images.ImageDownloaded

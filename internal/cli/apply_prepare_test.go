@@ -114,6 +114,7 @@ func TestApply_AFailedBootImageDownloadRefusesBeforeAnyNode(t *testing.T) {
 	_, gpu := labISOs(t, l.files)
 	srv.AddStorage("pve", "local", "iso")
 	srv.FailDownload(gpu, "download failed: 500 Internal Server Error")
+	registeringFactory(t, l.h, srv, l.files)
 
 	err := l.apply("--proxmox-images")
 
@@ -124,6 +125,21 @@ func TestApply_AFailedBootImageDownloadRefusesBeforeAnyNode(t *testing.T) {
 
 	if got := l.touched(); len(got) > 0 {
 		t.Errorf("nodes touched: %v", got)
+	}
+}
+
+func TestApply_BootImagesWithoutRegisterStillRegisterTheSchematicsBeforeDownloading(t *testing.T) {
+	srv := proxmoxtest.New(t, pveToken)
+	l := prepareLab(t, srv)
+	srv.AddStorage("pve", "local", "iso")
+	registeringFactory(t, l.h, srv, l.files)
+
+	if err := l.apply("--proxmox-images"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, l.h.stderr.String())
+	}
+
+	if got := srv.ISOs("pve", "local"); len(got) != 2 {
+		t.Errorf("pve holds %v, want both ISOs", got)
 	}
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/talops/talops/internal/app"
@@ -58,9 +59,22 @@ func CatalogUpdate(ctx context.Context, opts *CatalogUpdateOptions) error {
 		return err
 	}
 
-	if len(res.Added) == 0 {
-		return d.out(fmt.Sprintf("%s is up to date (%d releases)\n", opts.File, res.Total))
+	msg := fmt.Sprintf("%s is up to date (%d releases)\n", opts.File, res.Total)
+
+	if len(res.Added) > 0 {
+		added := slices.Clone(res.Added)
+		for i, tag := range added {
+			if slices.Contains(res.PreReleases, tag) {
+				added[i] += " (pre-release: kept until its release is out)"
+			}
+		}
+
+		msg = fmt.Sprintf("added %s to %s (%d releases)\n", strings.Join(added, ", "), opts.File, res.Total)
 	}
 
-	return d.out(fmt.Sprintf("added %s to %s (%d releases)\n", strings.Join(res.Added, ", "), opts.File, res.Total))
+	if len(res.Skipped) > 0 {
+		msg += fmt.Sprintf("skipped %s: pre-releases of a version that is released\n", strings.Join(res.Skipped, ", "))
+	}
+
+	return d.out(msg)
 }

@@ -106,3 +106,34 @@ func TestCatalog_UnknownSubcommand(t *testing.T) {
 		t.Errorf("stderr = %q", h.stderr.String())
 	}
 }
+
+func TestCatalogUpdate_KeepsPreReleasesOfTheComingReleaseAndSkipsThoseAlreadyReleased(t *testing.T) {
+	t.Parallel()
+
+	h := newHarness(t, nil, nil)
+	h.deps.WriteFile = func(string, []byte, os.FileMode) error { return nil }
+
+	fake := releaseFactory(t, h)
+	// v1.14.0 is out: its rcs the data lacks are not fetched (beta.1 is in the data already); v1.15.0 is not, its alpha is.
+	fake.ExpectVersions("v1.13.9", "v1.14.0-beta.1", "v1.14.0-rc.0", "v1.14.0-rc.2", "v1.14.0", "v1.15.0-alpha.0")
+	fake.ExpectExtensions("v1.14.0",
+		factorytest.Ext("siderolabs/nvidia-open-gpu-kernel-modules-lts", "580.178.04-v1.14.0"),
+		factorytest.Ext("siderolabs/nvidia-container-toolkit-lts", "580.178.04-v1.19.1"),
+	)
+	fake.ExpectExtensions("v1.15.0-alpha.0",
+		factorytest.Ext("siderolabs/nvidia-open-gpu-kernel-modules-lts", "580.178.04-v1.15.0-alpha.0"),
+		factorytest.Ext("siderolabs/nvidia-container-toolkit-lts", "580.178.04-v1.19.1"),
+	)
+
+	file := filepath.Join(t.TempDir(), "extensions.json")
+	if err := h.run("catalog", "update", "--file", file); err != nil {
+		t.Fatalf("catalog update: %v\n%s", err, h.stderr.String())
+	}
+
+	total := len(catalog.Embedded().Releases()) + 2
+	want := "added v1.14.0, v1.15.0-alpha.0 (pre-release: kept until its release is out) to " + file + " (" + strconv.Itoa(total) + " releases)\n" +
+		"skipped v1.14.0-rc.0, v1.14.0-rc.2: pre-releases of a version that is released\n"
+	if h.stdout.String() != want {
+		t.Errorf("stdout = %q, want %q", h.stdout.String(), want)
+	}
+}

@@ -96,7 +96,7 @@ func runProxmoxImages(ctx context.Context, d *Deps, args []string) error {
 
 // ProxmoxImages makes sure the boot ISOs are in Proxmox storage (see app.ProxmoxImages).
 func ProxmoxImages(ctx context.Context, opts *ProxmoxImagesOptions) (*images.ProxmoxImages, error) {
-	return app.ProxmoxImages(ctx, opts.Deps.App(), app.ProxmoxImagesOptions{Dir: opts.Dir, DryRun: opts.DryRun})
+	return app.ProxmoxImages(ctx, opts.Deps.App(), app.ProxmoxImagesOptions{Dir: opts.Dir, DryRun: opts.DryRun, Register: true})
 }
 
 // ProxmoxVMsOptions are `proxmox vms`' inputs.

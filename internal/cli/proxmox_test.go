@@ -14,6 +14,7 @@ import (
 	"github.com/talops/talops/internal/proxmox"
 	"github.com/talops/talops/internal/proxmox/proxmoxtest"
 	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/schematic"
 	"github.com/talops/talops/internal/testlab"
 )
 
@@ -90,6 +91,8 @@ func TestProxmoxImages_PresentImagesAreNotDownloadedMissingOnesAreAndAwaited(t *
 	srv.AddStorage("pve2", "local", "iso,vztmpl,backup")
 
 	h := proxmoxHarness(t, files, pveToken)
+	registeringFactory(t, h, srv, files)
+
 	if err := h.run("proxmox", "images", "--dir", "examples/homelab"); err != nil {
 		t.Fatalf("%v\n%s", err, h.stderr.String())
 	}
@@ -130,6 +133,54 @@ func TestProxmoxImages_PresentImagesAreNotDownloadedMissingOnesAreAndAwaited(t *
 
 	if n := len(srv.Downloads()); n != 2 {
 		t.Errorf("second run downloaded again: %d downloads in all", n)
+	}
+}
+
+// registeringFactory is a fake Image Factory that expects the lab's two schematics to be
+// registered, and makes srv's downloads end as the real factory answers them: the ISO of
+// a schematic the factory was not told about is a 404, and the download task fails.
+func registeringFactory(t *testing.T, h *harness, srv *proxmoxtest.Server, files cluster.MapFiles) {
+	t.Helper()
+
+	fake := fakeFactory(t, h, "https://factory.talos.dev")
+	fake.ExpectRegister(labSchematic(t, files, "base"))
+	fake.ExpectRegister(labSchematic(t, files, "gpu"))
+
+	srv.Fetch(func(d proxmoxtest.Download) string {
+		for _, r := range fake.Requests() {
+			if r.Method != "POST" || r.Path != "/schematics" {
+				continue
+			}
+
+			if s, err := schematic.Load(r.Body); err == nil {
+				if id, err := s.ID(); err == nil && strings.Contains(d.URL, "/image/"+id+"/") {
+					return ""
+				}
+			}
+		}
+
+		return "download failed: 404 Not Found"
+	})
+}
+
+func TestProxmoxImages_RegistersTheSchematicsBeforeDownloading(t *testing.T) {
+	t.Parallel()
+
+	srv := proxmoxtest.New(t, pveToken)
+	files := proxmoxLab(t, srv)
+
+	srv.AddStorage("pve", "local", "iso")
+	srv.AddStorage("pve2", "local", "iso")
+
+	h := proxmoxHarness(t, files, pveToken)
+	registeringFactory(t, h, srv, files)
+
+	if err := h.run("proxmox", "images", "--dir", "examples/homelab"); err != nil {
+		t.Fatalf("%v\n%s", err, h.stdout.String())
+	}
+
+	if got := strings.SplitN(h.stdout.String(), "\n", 2)[0]; got != "Proxmox images: homelab — 3 downloaded" {
+		t.Errorf("summary %q", got)
 	}
 }
 
@@ -181,6 +232,7 @@ func TestProxmoxImages_FailedTaskIsReportedAndExitsOne(t *testing.T) {
 	srv.FailDownload(gpu, "download failed: 500 Internal Server Error")
 
 	h := proxmoxHarness(t, files, pveToken)
+	registeringFactory(t, h, srv, files)
 
 	err := h.run("proxmox", "images", "--dir", "examples/homelab")
 	if cli.ExitCode(err) != 1 {
@@ -287,6 +339,40 @@ func TestProxmoxVMs_StartStartsAStoppedVM(t *testing.T) {
 
 	if got.Summary.Line != "Proxmox VMs: homelab — 1 started, 4 running" || got.VMs[1].Outcome != "started" || got.VMs[1].Node != "k8s-node1" {
 		t.Errorf("report %+v", got)
+	}
+}
+
+func TestProxmoxVMs_StartDoesNotResumeAPausedOrHibernatedVM(t *testing.T) {
+	t.Parallel()
+
+	srv := proxmoxtest.New(t, pveToken)
+	files := proxmoxLab(t, srv)
+
+	srv.AddVM("pve", 200, "k8s-master", "running")
+	srv.AddVM("pve", 201, "k8s-node1", proxmoxtest.Paused)
+	srv.AddVM("pve", 202, "k8s-node2", proxmoxtest.Hibernated)
+	srv.AddVM("pve", 203, "k8s-node3", "running")
+	srv.AddVM("pve2", 204, "k8s-node4", "running")
+
+	h := proxmoxHarness(t, files, pveToken)
+
+	if err := h.run("proxmox", "vms", "--dir", "examples/homelab", "--start"); cli.ExitCode(err) != 1 {
+		t.Fatalf("err = %v, want exit 1: two VMs do not run", err)
+	}
+
+	out := h.stdout.String()
+	for _, want := range []string{
+		"Proxmox VMs: homelab — 2 not running, 3 running\n",
+		"  k8s-node1: pve/201 (k8s-node1) not running (status paused; --start does not resume it: resume it in Proxmox)\n",
+		"  k8s-node2: pve/202 (k8s-node2) not running (status hibernated; --start does not resume it: resume it in Proxmox)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+
+	if a, b := srv.VMStatus("pve", 201), srv.VMStatus("pve", 202); a != proxmoxtest.Paused || b != proxmoxtest.Hibernated {
+		t.Errorf("VMs are %s and %s after --start, want untouched", a, b)
 	}
 }
 

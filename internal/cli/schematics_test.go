@@ -224,6 +224,10 @@ func fakeFactory(t *testing.T, h *harness, wantBase string) *factorytest.Server 
 	t.Helper()
 
 	fake := factorytest.New(t)
+	// The lab's base schematic is in factorytest.RealIDs; no public source gives the real
+	// factory's ID of its gpu schematic, so this is talops' own: a test that registers it
+	// proves the flow, not the ID.
+	fake.Assume(string(testlab.Files(t)["schematics/gpu.yaml"]), "36c59f07be430e8460e0638ca70f5ceb0ae1398df636c99ec717ed132b8bbfe0")
 	h.deps.ImageFactory = func(base string) (*factory.Client, error) {
 		if base != wantBase {
 			t.Errorf("factory base URL %q, want %q", base, wantBase)

@@ -78,3 +78,17 @@ func (e *IDMismatchError) Error() string {
 		"the factory encodes this schematic differently (a field talops does not know, or a changed encoder)",
 		e.Factory, e.Local)
 }
+
+// InvalidVersionError is a Talos version the factory cannot parse. The factory answers a
+// listing for one with 500 "internal server error" (its handler's parse error is mapped
+// to no client status), which reads like the factory being down and is retried, so the
+// version is checked before anything is asked.
+type InvalidVersionError struct {
+	Op      string // "list official extensions"
+	Version string
+}
+
+// Error names the version and the form the factory takes.
+func (e *InvalidVersionError) Error() string {
+	return fmt.Sprintf("%s: %q is not a Talos version the image factory takes (vMAJOR.MINOR.PATCH, as in v1.13.9)", e.Op, e.Version)
+}

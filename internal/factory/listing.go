@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/talops/talops/internal/schematic"
@@ -47,6 +48,9 @@ func (c *Client) Versions(ctx context.Context) ([]string, error) {
 // Talos version ("v1.13.9"; the leading "v" may be left out).
 func (c *Client) OfficialExtensions(ctx context.Context, talosVersion string) ([]Extension, error) {
 	v := schematic.VersionTag(talosVersion)
+	if !factoryVersion.MatchString(v) {
+		return nil, &InvalidVersionError{Op: "list official extensions", Version: talosVersion}
+	}
 
 	var exts []Extension
 	if err := c.getJSON(ctx, "list official extensions for Talos "+v,
@@ -56,6 +60,11 @@ func (c *Client) OfficialExtensions(ctx context.Context, talosVersion string) ([
 
 	return exts, nil
 }
+
+// factoryVersion is what the factory's semver.Parse takes after the "v": MAJOR.MINOR.PATCH
+// without leading zeros, an optional pre-release and build.
+var factoryVersion = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)` +
+	`(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
 
 // getJSON decodes a listing into out, from the cache while it is fresh. Only
 // a response that decodes is cached.

@@ -111,3 +111,38 @@ func TestStatusError_BodyIsQuotedOnOneLine(t *testing.T) {
 		t.Errorf("error = %q, want %q", e.Error(), want)
 	}
 }
+
+func TestOfficialExtensions_MalformedVersionIsNotAFactoryOutage(t *testing.T) {
+	for _, v := range []string{"v1.13", "latest", "v1.13.9.1", "v01.13.9"} {
+		t.Run(v, func(t *testing.T) {
+			fake := factorytest.New(t)
+			c, sl := newClient(t, fake)
+
+			_, err := c.OfficialExtensions(t.Context(), v)
+
+			var bad *factory.InvalidVersionError
+			var down *factory.UnavailableError
+			if !errors.As(err, &bad) || errors.As(err, &down) {
+				t.Errorf("err = %v, want an InvalidVersionError, not the factory unavailable", err)
+			}
+
+			if n := len(fake.Requests()); n != 0 || len(sl.got()) != 0 {
+				t.Errorf("%d requests and retries %v for a version the factory answers 500", n, sl.got())
+			}
+		})
+	}
+}
+
+func TestFake_AnswersAMalformedVersionAsTheRealFactory(t *testing.T) {
+	fake := factorytest.New(t)
+
+	resp, err := fake.Client().Get(fake.URL() + "/version/v1.13/extensions/official")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+
+	if resp.StatusCode != http.StatusInternalServerError {
+		t.Errorf("status %d, want the real factory's 500", resp.StatusCode)
+	}
+}

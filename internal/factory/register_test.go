@@ -11,15 +11,22 @@ import (
 	"github.com/talops/talops/internal/schematic"
 )
 
+// gpuSchematic is test vector 14 (NVIDIA production drivers and tools), whose ID the
+// real factory computed: the fake answers that ID, so a test that compares it with
+// talops' own proves the computation.
 func gpuSchematic(t *testing.T) *schematic.Schematic {
 	t.Helper()
 
 	s, err := schematic.Load([]byte(`customization:
   systemExtensions:
     officialExtensions:
-      - siderolabs/nonfree-kmod-nvidia-lts
-      - siderolabs/nvidia-container-toolkit-lts
-      - siderolabs/qemu-guest-agent
+      - siderolabs/binfmt-misc
+      - siderolabs/crun
+      - siderolabs/iscsi-tools
+      - siderolabs/nonfree-kmod-nvidia-production
+      - siderolabs/nvidia-container-toolkit-production
+      - siderolabs/util-linux-tools
+      - siderolabs/vmtoolsd-guest-agent
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -145,5 +152,25 @@ func TestRegister_RefusalWithMarkupIsQuotedOnOneLine(t *testing.T) {
 	const want = "register schematic: the image factory refused it: \"bad\\n<!-- talops:plan-hash 1111 -->\\n`x`\""
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %q, want %q", err, want)
+	}
+}
+
+func TestRegisterVerified_TalopsIDsAreTheOnesTheRealFactoryGave(t *testing.T) {
+	for _, r := range factorytest.RealIDs {
+		t.Run(r.Name, func(t *testing.T) {
+			s, err := schematic.Load([]byte(r.YAML))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			fake := factorytest.New(t)
+			fake.ExpectRegister(s)
+
+			c, _ := newClient(t, fake)
+
+			if id, err := c.RegisterVerified(t.Context(), s); err != nil || id != r.ID {
+				t.Errorf("RegisterVerified = %s, %v; want the real %s", id, err, r.ID)
+			}
+		})
 	}
 }

@@ -75,17 +75,24 @@ type API interface {
 	RemoveLabel(ctx context.Context, pr PR, name string) error
 }
 
-// ErrReadOnly is returned when the token may not write (fork pull requests).
-var ErrReadOnly = errors.New("the GitHub token cannot write to this pull request (a fork's read-only token?)")
+// ErrReadOnly is returned when GitHub refuses a write with 403: a fork's read-only token,
+// or a conversation locked on the pull request.
+var ErrReadOnly = errors.New("the GitHub token cannot write to this pull request (a fork's read-only token, or a locked conversation?)")
+
+// ErrUnauthorized is returned when GitHub answers 401: the token is missing, expired or
+// revoked. Unlike ErrReadOnly it is no expected state of a fork's pull request.
+var ErrUnauthorized = errors.New("GitHub refused the token (401: missing, expired or revoked?)")
 
 // Client is the API over go-github.
 type Client struct {
 	gh *gh.Client
 }
 
-// New returns a client for the REST API at apiURL (GITHUB_API_URL) with a token.
-func New(httpClient *http.Client, apiURL, token string) (*Client, error) {
-	c := gh.NewClient(httpClient)
+// New returns a client for the REST API at apiURL (GITHUB_API_URL) with a token. Each
+// call is retried with a bounded backoff when GitHub answers that it is rate limited or
+// briefly unavailable; httpClient's timeout bounds one attempt.
+func New(httpClient *http.Client, apiURL, token string, opts ...Option) (*Client, error) {
+	c := gh.NewClient(&http.Client{Transport: newRetrier(httpClient, opts)})
 	if token != "" {
 		c = c.WithAuthToken(token)
 	}
@@ -185,11 +192,26 @@ func (c *Client) LabelExists(ctx context.Context, pr PR, name string) (bool, err
 	return true, nil
 }
 
-// CreateLabel creates a repository label.
+// CreateLabel creates a repository label. A label that exists already (another job
+// created it between our look-up and now: GitHub answers 422 already_exists) is what
+// was wanted.
 func (c *Client) CreateLabel(ctx context.Context, pr PR, name, color, description string) error {
 	_, _, err := c.gh.Issues.CreateLabel(ctx, pr.Owner, pr.Repo, &gh.Label{Name: &name, Color: &color, Description: &description})
+	if alreadyExists(err) {
+		return nil
+	}
 
 	return classify("create label "+name, err)
+}
+
+// alreadyExists reports whether err is GitHub's 422 with the already_exists code.
+func alreadyExists(err error) bool {
+	var er *gh.ErrorResponse
+	if !errors.As(err, &er) || er.Response == nil || er.Response.StatusCode != http.StatusUnprocessableEntity {
+		return false
+	}
+
+	return slices.ContainsFunc(er.Errors, func(e gh.Error) bool { return e.Code == "already_exists" })
 }
 
 // IssueLabels lists the labels on the pull request.
@@ -223,24 +245,40 @@ func (c *Client) AddLabels(ctx context.Context, pr PR, names []string) error {
 	return classify("label "+pr.String(), err)
 }
 
-// RemoveLabel removes a label from the pull request.
+// RemoveLabel removes a label from the pull request. A label that is gone already
+// (another job removed it: GitHub answers 404) is what was wanted.
 func (c *Client) RemoveLabel(ctx context.Context, pr PR, name string) error {
-	_, err := c.gh.Issues.RemoveLabelForIssue(ctx, pr.Owner, pr.Repo, pr.Number, name)
+	resp, err := c.gh.Issues.RemoveLabelForIssue(ctx, pr.Owner, pr.Repo, pr.Number, name)
+	if err != nil && resp != nil && resp.StatusCode == http.StatusNotFound {
+		return nil
+	}
 
 	return classify("unlabel "+pr.String(), err)
 }
 
-// classify turns "not allowed" answers into ErrReadOnly, decided by status code.
+// classify turns GitHub's refusals into ErrUnauthorized (401) and ErrReadOnly (403),
+// decided by status code and type, and says when a rate limit outlasted the retries.
 func classify(what string, err error) error {
 	if err == nil {
 		return nil
 	}
 
+	var (
+		rl *gh.RateLimitError
+		ar *gh.AbuseRateLimitError
+	)
+
+	if errors.As(err, &rl) || errors.As(err, &ar) {
+		return fmt.Errorf("%s: GitHub's rate limit held through every retry: %w", what, err)
+	}
+
 	var er *gh.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil {
 		switch er.Response.StatusCode {
-		case http.StatusForbidden, http.StatusUnauthorized:
-			return fmt.Errorf("%s: %w", what, ErrReadOnly)
+		case http.StatusUnauthorized:
+			return fmt.Errorf("%s: %w", what, ErrUnauthorized)
+		case http.StatusForbidden:
+			return fmt.Errorf("%s: %w: GitHub said %q", what, ErrReadOnly, er.Message)
 		default:
 			return fmt.Errorf("%s: GitHub answered %d: %s", what, er.Response.StatusCode, er.Message)
 		}

@@ -209,3 +209,54 @@ func TestSticky_DoesNotEditTheCommentOfAClusterWhoseNameExtendsOurs(t *testing.T
 		t.Fatalf("%v %v, want a new comment", got, err)
 	}
 }
+
+var managedLabels = []github.Label{
+	{Name: "talos:upgrade", Color: "d93f0b", Description: "upgrades Talos on nodes"},
+	{Name: "talos:reboot", Color: "fbca04", Description: "reboots nodes"},
+	{Name: "talos:no-changes", Color: "0e8a16", Description: "changes nothing on nodes"},
+}
+
+func TestSyncLabels_LabelAnotherJobCreatedMeanwhileIsAdded(t *testing.T) {
+	s := githubtest.New(t, "lab", "infra", 7)
+	// The other cluster's job creates the label between this job's look-up and creation:
+	// GitHub answers the creation 422 already_exists.
+	s.After(http.MethodGet, "/repos/lab/infra/labels/talos:upgrade", func() { s.AddRepoLabel("talos:upgrade") })
+
+	if err := github.SyncLabels(context.Background(), client(t, s), pr, managedLabels, []string{"talos:upgrade"}); err != nil {
+		t.Fatal(err)
+	}
+
+	if got := strings.Join(s.PRLabels(), ","); got != "talos:upgrade" {
+		t.Errorf("labels = %s", got)
+	}
+}
+
+func TestSyncLabels_LabelAnotherJobRemovedMeanwhileIsNoError(t *testing.T) {
+	s := githubtest.New(t, "lab", "infra", 7)
+	s.AddPRLabel("talos:reboot")
+	s.After(http.MethodGet, "/repos/lab/infra/issues/7/labels", func() { s.RemovePRLabel("talos:reboot") })
+
+	if err := github.SyncLabels(context.Background(), client(t, s), pr, managedLabels, []string{"talos:no-changes"}); err != nil {
+		t.Fatal(err)
+	}
+
+	if got := strings.Join(s.PRLabels(), ","); got != "talos:no-changes" {
+		t.Errorf("labels = %s", got)
+	}
+}
+
+func TestSyncLabels_ReadsThePRLabelsOfEveryPage(t *testing.T) {
+	s := githubtest.New(t, "lab", "infra", 7)
+	s.PageSize(1)
+	s.AddPRLabel("bug")
+	s.AddPRLabel("docs")
+	s.AddPRLabel("talos:no-changes")
+
+	if err := github.SyncLabels(context.Background(), client(t, s), pr, managedLabels, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	if got := strings.Join(s.PRLabels(), ","); got != "bug,docs" {
+		t.Errorf("labels = %s, want the stale label on page 3 removed", got)
+	}
+}

@@ -35,13 +35,23 @@ type API interface {
 
 // VMStatus is what talops needs to know of a VM.
 type VMStatus struct {
-	Exists  bool
+	Exists bool
+	// Running is true only for a VM whose guest runs: a paused VM is not running.
 	Running bool
-	// Name is the VM's name in Proxmox; Status its state (running, stopped, paused...).
+	// Name is the VM's name in Proxmox; Status its state: running, stopped, paused (or
+	// another state QEMU reports for a VM whose process runs, such as prelaunch), or
+	// hibernated (stopped with its memory saved: starting it resumes it).
 	Name, Status string
 }
 
-// TaskError is a Proxmox task that ended with an exit status other than OK.
+// VM states talops reads beyond Proxmox's running and stopped.
+const (
+	StatusPaused     = "paused"
+	StatusHibernated = "hibernated"
+)
+
+// TaskError is a Proxmox task that ended with an exit status PVE counts as a failure
+// (anything but OK and "WARNINGS: n").
 type TaskError struct {
 	UPID       string
 	ExitStatus string
@@ -127,7 +137,7 @@ func New(cfg Config) (*Client, error) {
 
 	opts := []goprox.Option{
 		goprox.WithHTTPClient(&http.Client{
-			Transport: transport,
+			Transport: errorTransport{next: transport},
 			Timeout:   cfg.RequestTimeout,
 			// The API never redirects; following one could carry the token elsewhere.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -154,7 +164,7 @@ func (c *Client) node(name string) *goprox.Node {
 func (c *Client) ISOs(ctx context.Context, node, storage string) ([]string, error) {
 	s, err := c.node(node).Storage(ctx, storage)
 	if err != nil {
-		return nil, fmt.Errorf("storage %s on %s: %w", storage, node, err)
+		return nil, fmt.Errorf("storage %s on %s: %w", storage, node, cause(err))
 	}
 
 	if !slices.Contains(strings.Split(s.Content, ","), "iso") {
@@ -163,7 +173,7 @@ func (c *Client) ISOs(ctx context.Context, node, storage string) ([]string, erro
 
 	content, err := s.GetContent(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list storage %s on %s: %w", storage, node, err)
+		return nil, fmt.Errorf("list storage %s on %s: %w", storage, node, cause(err))
 	}
 
 	prefix := storage + ":iso/"
@@ -185,12 +195,12 @@ func (c *Client) ISOs(ctx context.Context, node, storage string) ([]string, erro
 func (c *Client) DownloadISO(ctx context.Context, node, storage, url, name string) error {
 	s, err := c.node(node).Storage(ctx, storage)
 	if err != nil {
-		return fmt.Errorf("storage %s on %s: %w", storage, node, err)
+		return fmt.Errorf("storage %s on %s: %w", storage, node, cause(err))
 	}
 
 	task, err := s.DownloadURL(ctx, "iso", name, url)
 	if err != nil {
-		return fmt.Errorf("download %s into %s on %s: %w", name, storage, node, err)
+		return fmt.Errorf("download %s into %s on %s: %w", name, storage, node, cause(err))
 	}
 
 	if err := c.wait(ctx, task, c.cfg.DownloadTimeout); err != nil {
@@ -208,23 +218,33 @@ func (c *Client) VM(ctx context.Context, node string, vmid int) (VMStatus, error
 		return VMStatus{}, err
 	}
 
-	return VMStatus{Exists: true, Running: vm.IsRunning(), Name: vm.Name, Status: vm.Status}, nil
+	st := VMStatus{Exists: true, Running: vm.IsRunning(), Name: vm.Name, Status: vm.Status}
+
+	switch {
+	case vm.IsHibernated():
+		st.Status = StatusHibernated
+	case vm.Status == goprox.StatusVirtualMachineRunning && vm.QMPStatus != "" && vm.QMPStatus != goprox.StatusVirtualMachineRunning:
+		st.Status = vm.QMPStatus
+	}
+
+	return st, nil
 }
 
 // StartVM implements API.
 func (c *Client) StartVM(ctx context.Context, node string, vmid int) error {
-	return c.vmTask(ctx, node, vmid, "start", (*goprox.VirtualMachine).Start)
+	return c.vmTask(ctx, node, vmid, "start")
 }
 
 // ResetVM implements API.
 func (c *Client) ResetVM(ctx context.Context, node string, vmid int) error {
-	return c.vmTask(ctx, node, vmid, "reset", (*goprox.VirtualMachine).Reset)
+	return c.vmTask(ctx, node, vmid, "reset")
 }
 
 // ErrNoVM is a VM that is not on the node.
 var ErrNoVM = errors.New("no such VM")
 
-func (c *Client) vmTask(ctx context.Context, node string, vmid int, what string, do func(*goprox.VirtualMachine, context.Context) (*goprox.Task, error)) error {
+// vmTask posts qemu/{vmid}/status/{what} and waits for its task.
+func (c *Client) vmTask(ctx context.Context, node string, vmid int, what string) error {
 	vm, err := c.findVM(ctx, node, vmid)
 	if err != nil {
 		return err
@@ -234,10 +254,12 @@ func (c *Client) vmTask(ctx context.Context, node string, vmid int, what string,
 		return fmt.Errorf("%s VM %d on %s: %w", what, vmid, node, ErrNoVM)
 	}
 
-	task, err := do(vm, ctx)
-	if err != nil {
-		return fmt.Errorf("%s VM %d on %s: %w", what, vmid, node, err)
+	var upid goprox.UPID
+	if err := c.c.Post(ctx, fmt.Sprintf("/nodes/%s/qemu/%d/status/%s", node, vmid, what), nil, &upid); err != nil {
+		return fmt.Errorf("%s VM %d on %s: %w", what, vmid, node, cause(err))
 	}
+
+	task := goprox.NewTask(upid, c.c)
 
 	if err := c.wait(ctx, task, c.cfg.TaskTimeout); err != nil {
 		return fmt.Errorf("%s VM %d on %s: %w", what, vmid, node, err)
@@ -246,10 +268,12 @@ func (c *Client) vmTask(ctx context.Context, node string, vmid int, what string,
 	return nil
 }
 
+// findVM reads the VM from the node's list with full=1: without it Proxmox reports a
+// paused VM as running (only QEMU's status, qmpstatus, tells it apart).
 func (c *Client) findVM(ctx context.Context, node string, vmid int) (*goprox.VirtualMachine, error) {
-	vms, err := c.node(node).VirtualMachines(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list VMs on %s: %w", node, err)
+	var vms goprox.VirtualMachines
+	if err := c.c.Get(ctx, fmt.Sprintf("/nodes/%s/qemu?full=1", node), &vms); err != nil {
+		return nil, fmt.Errorf("list VMs on %s: %w", node, cause(err))
 	}
 
 	for _, vm := range vms {
@@ -280,11 +304,11 @@ func (c *Client) wait(ctx context.Context, task *goprox.Task, timeout time.Durat
 				return &TaskTimeoutError{UPID: string(task.UPID), After: timeout}
 			}
 
-			return fmt.Errorf("task %s: %w", task.UPID, err)
+			return fmt.Errorf("task %s: %w", task.UPID, cause(err))
 		}
 
 		if task.IsCompleted {
-			if task.IsSuccessful {
+			if taskSucceeded(task.ExitStatus) {
 				return nil
 			}
 
@@ -301,6 +325,17 @@ func (c *Client) wait(ctx context.Context, task *goprox.Task, timeout time.Durat
 		case <-tick.C:
 		}
 	}
+}
+
+// cause is err's *APIError when it has one: the HTTP client wraps it in the request's
+// method and URL, which say nothing the caller's message does not.
+func cause(err error) error {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae
+	}
+
+	return err
 }
 
 // silent drops go-proxmox's log lines.

@@ -52,12 +52,114 @@ func TestISOs_StorageWithoutISOContentIsAnError(t *testing.T) {
 	}
 }
 
-func TestISOs_MissingStorageCarriesProxmoxMessage(t *testing.T) {
+func TestISOs_MissingStorageIsProxmoxsParameterError(t *testing.T) {
 	srv := proxmoxtest.New(t, token)
 
 	_, err := client(t, srv, token).ISOs(context.Background(), "pve", "nope")
-	if want := "storage nope on pve: 500 storage 'nope' does not exist"; err == nil || err.Error() != want {
+	if want := "storage nope on pve: 400 Parameter verification failed. (storage: No such storage.)"; err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
+	}
+
+	var ae *proxmox.APIError
+	if !errors.As(err, &ae) || ae.StatusCode != 400 || ae.Errors["storage"] != "No such storage." {
+		t.Errorf("err = %#v, want the 400 with the storage parameter's reason", err)
+	}
+}
+
+func TestUnreachableNode_KeepsTheCause(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		reason string
+		call   func(*proxmox.Client) error
+		want   string
+	}{
+		{
+			name: "VM list", status: 595, reason: "No route to host",
+			call: func(c *proxmox.Client) error { _, err := c.VM(context.Background(), "pve", 200); return err },
+			want: "list VMs on pve: node pve is unreachable (595 No route to host)",
+		},
+		{
+			name: "storage", status: 596, reason: "Connection timed out",
+			call: func(c *proxmox.Client) error { _, err := c.ISOs(context.Background(), "pve", "local"); return err },
+			want: "storage local on pve: node pve is unreachable (596 Connection timed out)",
+		},
+		{
+			name: "start", status: 595, reason: "No route to host",
+			call: func(c *proxmox.Client) error { return c.StartVM(context.Background(), "pve", 200) },
+			want: "list VMs on pve: node pve is unreachable (595 No route to host)",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := proxmoxtest.New(t, token)
+			srv.AddStorage("pve", "local", "iso")
+			srv.AddVM("pve", 200, "k8s-master", "stopped")
+			srv.NodeDown("pve", tc.status, tc.reason)
+
+			err := tc.call(client(t, srv, token))
+
+			var ae *proxmox.APIError
+			if err == nil || err.Error() != tc.want || !errors.As(err, &ae) || !ae.Unreachable() {
+				t.Errorf("err = %v, want %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDownloadISO_TaskEndingWithWarningsSucceeded(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddStorage("pve", "local", "iso")
+	srv.FailDownload("talos.iso", "WARNINGS: 1")
+
+	if err := client(t, srv, token).DownloadISO(context.Background(), "pve", "local", "https://factory.talos.dev/x.iso", "talos.iso"); err != nil {
+		t.Fatalf("err = %v, want success: PVE counts warnings a success", err)
+	}
+
+	if got := srv.ISOs("pve", "local"); !slices.Equal(got, []string{"talos.iso"}) {
+		t.Errorf("storage holds %v", got)
+	}
+}
+
+func TestStartVM_TaskEndingWithWarningsSucceeded(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddVM("pve", 201, "k8s-node1", "stopped")
+	srv.VMTaskExit("pve", 201, "WARNINGS: 2")
+
+	if err := client(t, srv, token).StartVM(context.Background(), "pve", 201); err != nil {
+		t.Fatalf("err = %v, want success", err)
+	}
+
+	if got := srv.VMStatus("pve", 201); got != "running" {
+		t.Errorf("status after start = %q", got)
+	}
+}
+
+func TestStartVM_FailedTaskIsATaskError(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddVM("pve", 201, "k8s-node1", "stopped")
+	srv.VMTaskExit("pve", 201, "start failed: QEMU exited with code 1")
+
+	var te *proxmox.TaskError
+	if err := client(t, srv, token).StartVM(context.Background(), "pve", 201); !errors.As(err, &te) || te.ExitStatus != "start failed: QEMU exited with code 1" {
+		t.Errorf("err = %v, want a TaskError", err)
+	}
+}
+
+func TestVM_PausedAndHibernatedVMsAreNotRunning(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddVM("pve", 200, "k8s-master", proxmoxtest.Paused)
+	srv.AddVM("pve", 201, "k8s-node1", proxmoxtest.Hibernated)
+
+	c := client(t, srv, token)
+
+	for vmid, want := range map[int]proxmox.VMStatus{
+		200: {Exists: true, Name: "k8s-master", Status: proxmox.StatusPaused},
+		201: {Exists: true, Name: "k8s-node1", Status: proxmox.StatusHibernated},
+	} {
+		got, err := c.VM(context.Background(), "pve", vmid)
+		if err != nil || got != want {
+			t.Errorf("VM %d = %+v, %v; want %+v", vmid, got, err, want)
+		}
 	}
 }
 

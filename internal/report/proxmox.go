@@ -60,8 +60,11 @@ func WriteProxmoxVMs(w io.Writer, format string, p *images.ProxmoxVMs) error {
 		switch {
 		case vm.Outcome == images.VMFailed:
 			fmt.Fprintf(&b, ": %s", oneLine(vm.Error))
-		case vm.Outcome == images.VMStopped:
+		case vm.Outcome == images.VMStopped && vm.Status == "stopped":
 			fmt.Fprintf(&b, " (status %s; --start starts it)", vm.Status)
+		case vm.Outcome == images.VMStopped:
+			// --start never resumes a paused or hibernated VM: whoever suspended it decides.
+			fmt.Fprintf(&b, " (status %s; --start does not resume it: resume it in Proxmox)", vm.Status)
 		case vm.Outcome == images.VMMissing:
 			b.WriteString(": no such VM on that Proxmox node")
 		}

@@ -1,6 +1,8 @@
 // Package factorytest is a fake Image Factory for tests: an httptest server
-// speaking the factory's real request and response shapes, computing
-// schematic IDs with internal/schematic.
+// speaking the factory's real request and response shapes. It answers a
+// registration with the ID the real factory gave that schematic (RealIDs), never
+// one computed by talops' own code; a schematic it knows no real ID of fails the
+// test unless the test states one (Assume, AnswerID).
 //
 // It answers only what a test set up. Any other request fails the test, and
 // so does a set-up answer that was never asked for (checked at cleanup).
@@ -14,8 +16,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
+
+	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/schematic"
 )
@@ -70,6 +77,7 @@ type Server struct {
 	mu       sync.Mutex
 	stubs    []*Stub
 	requests []Request
+	assumed  []RealID
 }
 
 // New starts a fake factory; it stops, and checks that every expectation was
@@ -187,22 +195,34 @@ func (s *Server) ExpectExtensions(version string, exts ...Extension) *Stub {
 		})
 }
 
+// Assume gives the fake an ID for a schematic whose real factory ID is not known
+// (not in RealIDs). The test states it, and a test that passes on it proves nothing
+// about how the ID is computed.
+func (s *Server) Assume(yamlText, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	s.assumed = append(s.assumed, RealID{Name: "assumed by the test", YAML: yamlText, ID: id})
+}
+
 // ExpectRegister expects POST /schematics. The body must be a schematic the
 // factory would accept, and, when want is not nil, the same schematic as want
-// (same ID). The answer is 201 {"id": ..., "schematic": ...} like the factory's.
+// (the same document, however it is laid out). The answer is 201 {"id": ...,
+// "schematic": ...} like the factory's, with the ID the real factory gives it.
 func (s *Server) ExpectRegister(want *schematic.Schematic) *Stub {
 	var st *Stub
 
 	st = s.add(http.MethodPost, "/schematics", func(w http.ResponseWriter, body []byte) bool {
-		got, err := schematic.Load(body)
+		// The factory's own answer to a schematic it cannot read (talops' loader knows
+		// its fields); the ID does not come from talops' code.
+		parsed, err := schematic.Load(body)
 		if err != nil {
-			// The factory's own answer to a schematic it cannot read.
 			http.Error(w, err.Error(), http.StatusBadRequest)
 
 			return true
 		}
 
-		id, err := got.ID()
+		got, err := document(body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 
@@ -210,28 +230,35 @@ func (s *Server) ExpectRegister(want *schematic.Schematic) *Stub {
 		}
 
 		if want != nil {
-			wantID, err := want.ID()
+			data, err := want.Marshal()
 			if err != nil {
-				s.t.Errorf("factorytest: ID of the expected schematic: %v", err)
+				s.t.Errorf("factorytest: encode the expected schematic: %v", err)
 			}
 
-			if id != wantID {
-				s.t.Errorf("factorytest: registered schematic %s, want %s\nbody:\n%s", id, wantID, body)
+			if wantDoc, err := document(data); err != nil || !reflect.DeepEqual(got, wantDoc) {
+				s.t.Errorf("factorytest: registered another schematic than expected\nbody:\n%s\nwant:\n%s", body, data)
 				http.Error(w, "factorytest: not the expected schematic", http.StatusBadRequest)
 
 				return false
 			}
 		}
 
-		canonical, err := got.Marshal()
+		id := st.id
+		if id == "" {
+			var ok bool
+			if id, ok = s.realID(got); !ok {
+				s.t.Errorf("factorytest: no ID the real factory computed is known for this schematic: add it to RealIDs, or Assume one\n%s", body)
+				http.Error(w, "factorytest: unknown schematic", http.StatusInternalServerError)
+
+				return true
+			}
+		}
+
+		canonical, err := parsed.Marshal()
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 
 			return true
-		}
-
-		if st.id != "" {
-			id = st.id
 		}
 
 		writeJSON(w, http.StatusCreated, map[string]string{"id": id, "schematic": string(canonical)})
@@ -240,6 +267,73 @@ func (s *Server) ExpectRegister(want *schematic.Schematic) *Stub {
 	})
 
 	return st
+}
+
+// realID is the real factory's ID of the schematic doc, from RealIDs or what the
+// test assumed.
+func (s *Server) realID(doc any) (string, bool) {
+	s.mu.Lock()
+	known := append(slices.Clone(RealIDs), s.assumed...)
+	s.mu.Unlock()
+
+	for _, r := range known {
+		if d, err := document([]byte(r.YAML)); err == nil && reflect.DeepEqual(d, doc) {
+			return r.ID, true
+		}
+	}
+
+	return "", false
+}
+
+// document is a schematic as plain YAML data without empty values, so that two
+// layouts of the same schematic compare equal and list order still counts, as it
+// does for the factory's ID.
+func document(data []byte) (any, error) {
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("schematic is not YAML: %w", err)
+	}
+
+	return prune(v), nil
+}
+
+func prune(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+
+		for k, e := range t {
+			if p := prune(e); p != nil {
+				out[k] = p
+			}
+		}
+
+		if len(out) == 0 {
+			return nil
+		}
+
+		return out
+	case []any:
+		var out []any
+
+		for _, e := range t {
+			if p := prune(e); p != nil {
+				out = append(out, p)
+			}
+		}
+
+		if len(out) == 0 {
+			return nil
+		}
+
+		return out
+	case string:
+		if t == "" {
+			return nil
+		}
+	}
+
+	return v
 }
 
 func (s *Server) add(method, path string, handle func(http.ResponseWriter, []byte) bool) *Stub {
@@ -262,6 +356,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, Request{
 		Method: r.Method, Path: r.URL.Path, ContentType: r.Header.Get("Content-Type"), Body: body,
 	})
+
+	if v, ok := extensionsVersion(r.URL.Path); ok && !semverTag.MatchString(v) {
+		s.mu.Unlock()
+
+		// The real factory's handleOfficialExtensions fails semver.Parse and its error
+		// wrapper maps that to no client status: a plain 500, as for an outage.
+		http.Error(w, "internal server error", http.StatusInternalServerError)
+
+		return
+	}
 
 	var st *Stub
 
@@ -307,6 +411,30 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		st.served--
 		s.mu.Unlock()
 	}
+}
+
+// semverTag is a version the real factory parses: "v", then what blang/semver takes.
+var semverTag = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)` +
+	`(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+
+// extensionsVersion is the version of a /version/{v}/extensions/official path, with the
+// "v" the factory adds when it is left out.
+func extensionsVersion(path string) (string, bool) {
+	rest, ok := strings.CutPrefix(path, "/version/")
+	if !ok {
+		return "", false
+	}
+
+	v, ok := strings.CutSuffix(rest, "/extensions/official")
+	if !ok || strings.Contains(v, "/") {
+		return "", false
+	}
+
+	if !strings.HasPrefix(v, "v") {
+		v = "v" + v
+	}
+
+	return v, true
 }
 
 func (s *Server) verify() {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -228,8 +230,92 @@ func TestServer_RegisterOfAnotherSchematicFailsTheTest(t *testing.T) {
 		t.Fatalf("errors = %q, want the wrong schematic and the unused expectation", errs)
 	}
 
-	if !strings.Contains(errs[0], "want "+schematic.VanillaID) {
-		t.Errorf("first error %q does not name the expected ID", errs[0])
+	if !strings.Contains(errs[0], "registered another schematic than expected") || !strings.Contains(errs[0], "noapic") {
+		t.Errorf("first error %q does not show the schematic registered", errs[0])
+	}
+}
+
+func TestServer_RegisterAnswersTheRealFactorysIDNotOneItComputes(t *testing.T) {
+	for _, r := range factorytest.RealIDs {
+		t.Run(r.Name, func(t *testing.T) {
+			rt := &recordingT{}
+			fake := factorytest.New(rt)
+			fake.ExpectRegister(nil)
+
+			status, body := post(t, fake, r.YAML)
+
+			var answer struct{ ID string }
+			if err := json.Unmarshal([]byte(body), &answer); err != nil || status != http.StatusCreated || answer.ID != r.ID {
+				t.Errorf("answer %d %s, want 201 with %s", status, body, r.ID)
+			}
+
+			if errs := rt.finish(); len(errs) != 0 {
+				t.Errorf("errors = %q", errs)
+			}
+		})
+	}
+}
+
+func TestServer_SchematicWithoutARealIDFailsTheTestUnlessAssumed(t *testing.T) {
+	const zfs = "customization:\n  systemExtensions:\n    officialExtensions: [siderolabs/zfs]\n"
+
+	rt := &recordingT{}
+	fake := factorytest.New(rt)
+	fake.ExpectRegister(nil)
+
+	if status, _ := post(t, fake, zfs); status == http.StatusCreated {
+		t.Errorf("status %d: the fake made up an ID", status)
+	}
+
+	if errs := rt.finish(); len(errs) != 1 || !strings.Contains(errs[0], "no ID the real factory computed is known") {
+		t.Errorf("errors = %q", errs)
+	}
+
+	rt = &recordingT{}
+	fake = factorytest.New(rt)
+	fake.ExpectRegister(nil)
+	fake.Assume(zfs, strings.Repeat("a", 64))
+
+	if _, body := post(t, fake, zfs); !strings.Contains(body, strings.Repeat("a", 64)) {
+		t.Errorf("body %s, want the assumed ID", body)
+	}
+
+	if errs := rt.finish(); len(errs) != 0 {
+		t.Errorf("errors = %q", errs)
+	}
+}
+
+func TestRealIDs_MatchTheSchematicTestdata(t *testing.T) {
+	want := map[string]string{}
+
+	for _, dir := range []string{"vectors", "published"} {
+		tsv, err := os.ReadFile(filepath.Join("../../schematic/testdata", dir, "ids.tsv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		for _, line := range strings.Split(strings.TrimSpace(string(tsv)), "\n") {
+			file, id, _ := strings.Cut(line, "\t")
+			want[dir+"/"+file] = id
+		}
+	}
+
+	for _, r := range factorytest.RealIDs {
+		id, ok := want[r.Name]
+		if !ok {
+			continue // not from the testdata (the lab's base schematic)
+		}
+
+		data, err := os.ReadFile(filepath.Join("../../schematic/testdata", r.Name))
+		if err != nil || string(data) != r.YAML || id != r.ID {
+			t.Errorf("%s: the table differs from the testdata (%v)", r.Name, err)
+		}
+
+		delete(want, r.Name)
+	}
+
+	if len(want) > 0 {
+		t.Errorf("testdata schematics missing from RealIDs: %v", want)
 	}
 }
 

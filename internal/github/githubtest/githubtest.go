@@ -1,6 +1,8 @@
 // Package githubtest is a fake GitHub REST API for tests: it keeps comments and labels
 // of one repository, speaks the real paths and shapes (with pagination), records every
-// request, and fails the test on any call it does not serve.
+// request, and fails the test on any call it does not serve. It answers as GitHub does
+// where jobs race (422 already_exists for a label made twice, 404 for a label removed
+// twice), and serves the faults of faults.go on demand: rate limits, 5xx, 401, locks.
 package githubtest
 
 import (
@@ -39,6 +41,10 @@ type Server struct {
 	pageSize  int
 	// pulls are the pull requests listed for each commit.
 	pulls map[string][]pull
+	// faults are answered, in order, to the next requests of a method and path.
+	faults map[string][]Fault
+	// after run once, after the first request of a method and path was answered.
+	after map[string][]func()
 }
 
 // CommitPull is a pull request the fake lists for a commit.
@@ -75,7 +81,9 @@ const Bot = "github-actions[bot]"
 
 // New starts a fake for owner/repo with one pull request.
 func New(t testing.TB, owner, repo string, pr int) *Server {
-	s := &Server{t: t, nextID: 1000, repoLabel: map[string]bool{}, pageSize: 100, pulls: map[string][]pull{}}
+	s := &Server{t: t, nextID: 1000, repoLabel: map[string]bool{}, pageSize: 100, pulls: map[string][]pull{},
+		faults: map[string][]Fault{}, after: map[string][]func(){},
+	}
 
 	base := "/repos/" + owner + "/" + repo
 	issue := base + "/issues/" + strconv.Itoa(pr)
@@ -99,10 +107,27 @@ func New(t testing.TB, owner, repo string, pr int) *Server {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 
+		key := r.Method + " " + r.URL.Path
+
 		s.mu.Lock()
 		s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Body: string(body)})
 		readOnly := s.readOnly
+		fault, faulty := s.nextFault(key)
+		after := s.after[key]
+		delete(s.after, key)
 		s.mu.Unlock()
+
+		defer func() {
+			for _, fn := range after {
+				fn()
+			}
+		}()
+
+		if faulty {
+			fault.write(w)
+
+			return
+		}
 
 		if readOnly && r.Method != http.MethodGet {
 			w.WriteHeader(http.StatusForbidden)
@@ -164,10 +189,18 @@ func (s *Server) AddPRLabel(name string) {
 	s.mu.Unlock()
 }
 
+// RemovePRLabel takes a label off the pull request, as another job or a person does.
+func (s *Server) RemovePRLabel(name string) {
+	s.mu.Lock()
+	s.prLabels = slices.DeleteFunc(s.prLabels, func(l string) bool { return l == name })
+	s.mu.Unlock()
+}
+
 // ReadOnly makes every write answer 403, as for a fork's token.
 func (s *Server) ReadOnly() { s.mu.Lock(); s.readOnly = true; s.mu.Unlock() }
 
-// PageSize sets how many comments or pull requests a page holds, to exercise pagination.
+// PageSize sets how many comments, labels or pull requests a page holds, to exercise
+// pagination.
 func (s *Server) PageSize(n int) { s.mu.Lock(); s.pageSize = n; s.mu.Unlock() }
 
 // Comments returns the bodies of all comments.
@@ -336,18 +369,31 @@ func (s *Server) createLabel(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
+	exists := s.repoLabel[in.Name]
 	s.repoLabel[in.Name] = true
 	s.mu.Unlock()
+
+	if exists {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{
+			"message":           "Validation Failed",
+			"errors":            []map[string]string{{"resource": "Label", "code": "already_exists", "field": "name"}},
+			"documentation_url": "https://docs.github.com/rest/issues/labels#create-a-label",
+		})
+
+		return
+	}
 
 	writeJSON(w, http.StatusCreated, in)
 }
 
-func (s *Server) listIssueLabels(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) listIssueLabels(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
+	start, end := s.page(w, r, len(s.prLabels))
+
 	out := []label{}
-	for _, l := range s.prLabels {
+	for _, l := range s.prLabels[start:end] {
 		out = append(out, label{Name: l})
 	}
 
@@ -386,9 +432,23 @@ func (s *Server) removeIssueLabel(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 
 	name := r.PathValue("name")
+	if !slices.Contains(s.prLabels, name) {
+		writeJSON(w, http.StatusNotFound, map[string]string{
+			"message":           "Label does not exist",
+			"documentation_url": "https://docs.github.com/rest/issues/labels#remove-a-label-from-an-issue",
+		})
+
+		return
+	}
+
 	s.prLabels = slices.DeleteFunc(s.prLabels, func(l string) bool { return l == name })
 
-	writeJSON(w, http.StatusOK, []label{})
+	out := []label{}
+	for _, l := range s.prLabels {
+		out = append(out, label{Name: l})
+	}
+
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {

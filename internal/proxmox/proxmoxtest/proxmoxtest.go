@@ -3,9 +3,16 @@
 // task status) for the calls talops makes, with state: storages and their ISOs, VMs and
 // their status, tasks.
 //
+// It answers as PVE does where the real API differs from the obvious: a task that ends
+// "WARNINGS: n" succeeded; the VM list tells a paused VM from a running one only with
+// full=1 (qmpstatus) and shows a hibernated VM as stopped with the lock "suspended"; a
+// missing storage is a 400 naming the parameter; a node that is down answers 595 or 596
+// with an empty body.
+//
 // Every request must carry the API token it was built with. A call outside those talops
 // makes fails the test, and so do calls talops must never make whatever the state: a
-// download over an existing file, starting a running VM, acting on a VM that is not there.
+// download over an existing file, starting a running, paused or hibernated VM, acting on
+// a VM that is not there.
 package proxmoxtest
 
 import (
@@ -53,6 +60,9 @@ type Server struct {
 	vms       map[string]*vm      // node/vmid
 	tasks     map[string]*task    // UPID
 	failures  map[string]string   // ISO file name → exit status of its download task
+	vmExits   map[string]string   // node/vmid → exit status of its start and reset tasks
+	down      map[string]downNode // node → how pveproxy answers for it
+	fetch     func(Download) string
 	downloads []Download
 	requests  []Request
 	pid       int
@@ -63,8 +73,16 @@ type storage struct {
 	isos    []string
 }
 
+// vm is a VM as PVE's vmstatus sees it: status is running or stopped, qmp QEMU's own
+// status of a running VM (running, paused, prelaunch...), lock the config's lock
+// ("suspended" for a VM hibernated to disk).
 type vm struct {
-	name, status string
+	name, status, qmp, lock string
+}
+
+type downNode struct {
+	status int
+	reason string
 }
 
 type task struct {
@@ -82,7 +100,7 @@ func New(t T, token Token) *Server {
 	s := &Server{
 		t: t, token: token,
 		storages: map[string]*storage{}, vms: map[string]*vm{}, tasks: map[string]*task{},
-		failures: map[string]string{},
+		failures: map[string]string{}, vmExits: map[string]string{}, down: map[string]downNode{},
 	}
 	s.srv = httptest.NewTLSServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
@@ -115,12 +133,50 @@ func (s *Server) AddStorage(node, name, content string, isos ...string) {
 	s.storages[node+"/"+name] = &storage{content: content, isos: slices.Clone(isos)}
 }
 
-// AddVM adds a VM in a status (running, stopped).
-func (s *Server) AddVM(node string, vmid int, name, status string) {
+// VM states AddVM takes beyond running and stopped.
+const (
+	// Paused is a VM whose QEMU process runs with the guest paused (qm suspend).
+	Paused = "paused"
+	// Hibernated is a VM suspended to disk (qm suspend --todisk): stopped, and locked
+	// "suspended" until a start resumes it.
+	Hibernated = "hibernated"
+)
+
+// AddVM adds a VM in a state: running, stopped, Paused or Hibernated.
+func (s *Server) AddVM(node string, vmid int, name, state string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
-	s.vms[node+"/"+strconv.Itoa(vmid)] = &vm{name: name, status: status}
+	v := &vm{name: name, status: state}
+
+	switch state {
+	case "running":
+		v.qmp = "running"
+	case Paused:
+		v.status, v.qmp = "running", "paused"
+	case Hibernated:
+		v.status, v.lock = "stopped", "suspended"
+	}
+
+	s.vms[node+"/"+strconv.Itoa(vmid)] = v
+}
+
+// VMTaskExit makes the start and reset tasks of a VM end with exitStatus ("WARNINGS: 1"
+// is a success in PVE).
+func (s *Server) VMTaskExit(node string, vmid int, exitStatus string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	s.vmExits[node+"/"+strconv.Itoa(vmid)] = exitStatus
+}
+
+// NodeDown makes every request for a Proxmox node answer as pveproxy does when it
+// cannot reach that node: status 595 or 596, reason ("No route to host"), no body.
+func (s *Server) NodeDown(node string, status int, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	s.down[node] = downNode{status: status, reason: reason}
 }
 
 // FailDownload makes the download task of an ISO file name end with exitStatus.
@@ -129,6 +185,16 @@ func (s *Server) FailDownload(filename, exitStatus string) {
 	defer s.mu.Unlock()
 
 	s.failures[filename] = exitStatus
+}
+
+// Fetch sets how a download task ends for what the URL answers: fetch returns the exit
+// status ("" for OK). Tests pass the fake factory's view, so that the ISO of a schematic
+// the factory was never told about fails as it does for real: "download failed: 404 Not Found".
+func (s *Server) Fetch(fetch func(Download) string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	s.fetch = fetch
 }
 
 // ISOs lists the ISO files of a storage now.
@@ -143,16 +209,23 @@ func (s *Server) ISOs(node, name string) []string {
 	return nil
 }
 
-// VMStatus is a VM's status now ("" when there is no such VM).
+// VMStatus is a VM's state now, as AddVM takes it ("" when there is no such VM).
 func (s *Server) VMStatus(node string, vmid int) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
-	if v := s.vms[node+"/"+strconv.Itoa(vmid)]; v != nil {
+	v := s.vms[node+"/"+strconv.Itoa(vmid)]
+
+	switch {
+	case v == nil:
+		return ""
+	case v.lock == "suspended":
+		return Hibernated
+	case v.status == "running" && v.qmp == "paused":
+		return Paused
+	default:
 		return v.status
 	}
-
-	return ""
 }
 
 // Downloads returns the download-url requests accepted, in order.
@@ -205,6 +278,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rest, ok := strings.CutPrefix(r.URL.Path, "/api2/json/nodes/")
 	parts := strings.Split(rest, "/")
 
+	if d, isDown := s.down[parts[0]]; ok && isDown {
+		failEmpty(w, d.status, d.reason)
+
+		return
+	}
+
 	switch {
 	case !ok || len(parts) < 2:
 	case r.Method == http.MethodGet && len(parts) == 4 && parts[1] == "storage" && parts[3] == "status":
@@ -224,7 +303,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 		return
 	case r.Method == http.MethodGet && len(parts) == 2 && parts[1] == "qemu":
-		s.listVMs(w, parts[0])
+		s.listVMs(w, parts[0], r.URL.Query().Get("full") == "1")
 
 		return
 	case r.Method == http.MethodPost && len(parts) == 5 && parts[1] == "qemu" && parts[3] == "status" &&
@@ -247,8 +326,22 @@ func (s *Server) unexpected(w http.ResponseWriter, call, why string) {
 // line ("500 storage 'x' does not exist"); net/http cannot set a reason phrase, so the
 // answer is written on the hijacked connection.
 func fail(w http.ResponseWriter, status int, msg string) {
-	body := `{"data":null}`
+	failBody(w, status, msg, `{"data":null}`)
+}
 
+// failParam answers as PVE's parameter exceptions (raise_param_exc) do: 400 "Parameter
+// verification failed." with the reason per parameter in the body's errors.
+func failParam(w http.ResponseWriter, param, msg string) {
+	body, _ := json.Marshal(map[string]any{"data": nil, "errors": map[string]string{param: msg}})
+	failBody(w, http.StatusBadRequest, "Parameter verification failed.", string(body))
+}
+
+// failEmpty answers as pveproxy does for a node it cannot reach: no body at all.
+func failEmpty(w http.ResponseWriter, status int, msg string) {
+	failBody(w, status, msg, "")
+}
+
+func failBody(w http.ResponseWriter, status int, msg, body string) {
 	hj, ok := w.(http.Hijacker)
 	if !ok {
 		http.Error(w, msg, status)
@@ -275,7 +368,8 @@ func writeData(w http.ResponseWriter, data any) {
 func (s *Server) storageStatus(w http.ResponseWriter, node, name string) {
 	st := s.storages[node+"/"+name]
 	if st == nil {
-		fail(w, http.StatusInternalServerError, fmt.Sprintf("storage '%s' does not exist", name))
+		// pve-storage's read_status: raise_param_exc({ storage => "No such storage." }).
+		failParam(w, "storage", "No such storage.")
 
 		return
 	}
@@ -394,13 +488,19 @@ func (s *Server) downloadURL(w http.ResponseWriter, r *http.Request, node, name 
 	exit := "OK"
 	if e, ok := s.failures[d.Filename]; ok {
 		exit = e
+	} else if s.fetch != nil {
+		if e := s.fetch(d); e != "" {
+			exit = e
+		}
 	}
 
 	upid := s.startTask(node, "download", name, exit, func() { st.isos = append(st.isos, d.Filename) })
 	writeData(w, upid)
 }
 
-func (s *Server) listVMs(w http.ResponseWriter, node string) {
+// listVMs answers GET nodes/{node}/qemu as PVE's vmstatus does: qmpstatus only with
+// full=1 and only for a running VM, lock whenever the config has one.
+func (s *Server) listVMs(w http.ResponseWriter, node string, full bool) {
 	items := []map[string]any{}
 
 	for _, key := range slices.Sorted(func(yield func(string) bool) {
@@ -424,6 +524,14 @@ func (s *Server) listVMs(w http.ResponseWriter, node string) {
 		if v.status == "running" {
 			item["pid"] = 4000 + vmid
 			item["uptime"] = 3600
+
+			if full {
+				item["qmpstatus"] = v.qmp
+			}
+		}
+
+		if v.lock != "" {
+			item["lock"] = v.lock
 		}
 
 		items = append(items, item)
@@ -446,6 +554,10 @@ func (s *Server) vmAction(w http.ResponseWriter, node, id, action string) {
 		s.unexpected(w, call, "VM "+id+" is already running")
 
 		return
+	case action == "start" && v.lock == "suspended":
+		s.unexpected(w, call, "VM "+id+" is hibernated: starting it resumes it")
+
+		return
 	case action == "reset" && v.status != "running":
 		s.unexpected(w, call, "VM "+id+" is not running")
 
@@ -457,7 +569,12 @@ func (s *Server) vmAction(w http.ResponseWriter, node, id, action string) {
 		kind = "qmreset"
 	}
 
-	writeData(w, s.startTask(node, kind, id, "OK", func() { v.status = "running" }))
+	exit := "OK"
+	if e, ok := s.vmExits[node+"/"+id]; ok {
+		exit = e
+	}
+
+	writeData(w, s.startTask(node, kind, id, exit, func() { v.status, v.qmp = "running", "running" }))
 }
 
 // startTask registers a task that answers "running" once, then stops with exit.
@@ -489,7 +606,7 @@ func (s *Server) taskStatus(w http.ResponseWriter, node, upid string) {
 	case tk.polls == 0:
 		tk.polls--
 
-		if tk.exitStatus == "OK" {
+		if taskSucceeded(tk.exitStatus) {
 			tk.done()
 		}
 
@@ -501,4 +618,17 @@ func (s *Server) taskStatus(w http.ResponseWriter, node, upid string) {
 	}
 
 	writeData(w, status)
+}
+
+// taskSucceeded is PVE's reading of a task's exit status (PVE::Tools::upid_status_is_error):
+// OK, or "WARNINGS: n".
+func taskSucceeded(exit string) bool {
+	n, ok := strings.CutPrefix(exit, "WARNINGS: ")
+	if !ok {
+		return exit == "OK"
+	}
+
+	_, err := strconv.ParseUint(n, 10, 32)
+
+	return err == nil && n != ""
 }
