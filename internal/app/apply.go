@@ -53,6 +53,9 @@ type ApplyOptions struct {
 	EtcdBackup       string
 	NoEtcdBackup     bool
 	BackupRecipients []string
+	// Nodes, when set, are the only nodes applied (names of talops.yaml); the others are
+	// left as they are and reported as not selected. The plan hash still covers all.
+	Nodes []string
 	// Review, when set, is asked which plan was reviewed for the cluster (by name) before
 	// anything else is read: its hash and the base it was computed against become PlanHash
 	// and ReviewedBase (unless ReviewedAgainst names the base). An empty hash checks none.
@@ -97,6 +100,10 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		pre.ReviewedHash, pre.Reviewed = reviewed.Hash, reviewed
 	}
 
+	if pre.Only, err = selection(opts.Nodes, res.Plan); err != nil {
+		return nil, err
+	}
+
 	if reasons := rollout.Refusals(pre); len(reasons) > 0 {
 		return nil, &RefusedError{Reasons: reasons}
 	}
@@ -104,6 +111,10 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	todo, err := steps(res.Plan, st)
 	if err != nil {
 		return nil, err
+	}
+
+	for i := range todo {
+		todo[i].NotSelected = pre.Only != nil && !pre.Only[todo[i].Node.Name]
 	}
 
 	snapshot, err := snapshotSaver(d, opts, st.head.Cluster, todo)
@@ -128,6 +139,30 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		Snapshot:       snapshot,
 		Progress:       func(line string) { d.note(line + "\n") },
 	})
+
+	return out, nil
+}
+
+// selection is the set of nodes --nodes names, each one the plan knows (nil: all).
+func selection(names []string, p *plan.Plan) (map[string]bool, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+
+	known := map[string]bool{}
+	for _, n := range p.Nodes {
+		known[n.Name] = true
+	}
+
+	out := map[string]bool{}
+
+	for _, name := range names {
+		if !known[name] {
+			return nil, &UsageError{Msg: fmt.Sprintf("--nodes: %q is not a node of talops.yaml", name)}
+		}
+
+		out[name] = true
+	}
 
 	return out, nil
 }

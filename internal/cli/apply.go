@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/talops/talops/internal/app"
@@ -46,6 +47,8 @@ type ApplyOptions struct {
 	EtcdBackup       string
 	NoEtcdBackup     bool
 	BackupRecipients []string
+	// Nodes, when set, are the only nodes applied.
+	Nodes []string
 	// KubeconfigOut, when set, is where the admin kubeconfig is written once every node
 	// was applied (a new cluster's first credential).
 	KubeconfigOut string
@@ -56,7 +59,7 @@ type ApplyOptions struct {
 func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	opts := &ApplyOptions{Deps: d}
 
-	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--etcd-backup DIR | --no-etcd-backup] [--etcd-backup-recipient R] [--kubeconfig-out FILE] [--format text|json]")
+	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--etcd-backup DIR | --no-etcd-backup] [--etcd-backup-recipient R] [--nodes a,b] [--kubeconfig-out FILE] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.PlanHash, "plan-hash", "", "refuse to apply unless the plan has this hash (the one reviewed)")
@@ -73,6 +76,15 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	fs.BoolVar(&opts.NoEtcdBackup, "no-etcd-backup", false, "take no etcd snapshot")
 	fs.Func("etcd-backup-recipient", "age recipient the etcd snapshot is encrypted to, repeatable (default: the recipients of the SOPS secrets file)", func(v string) error {
 		opts.BackupRecipients = append(opts.BackupRecipients, v)
+
+		return nil
+	})
+	fs.Func("nodes", "apply only these nodes, comma-separated names of talops.yaml (the plan hash still covers every node)", func(v string) error {
+		for _, name := range strings.Split(v, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				opts.Nodes = append(opts.Nodes, name)
+			}
+		}
 
 		return nil
 	})
@@ -139,6 +151,7 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		Parallel: opts.Parallel, Mode: opts.Mode, DryRun: opts.DryRun, Review: opts.Review,
 		InstallTimeout: opts.InstallTimeout,
 		EtcdBackup:     opts.EtcdBackup, NoEtcdBackup: opts.NoEtcdBackup, BackupRecipients: opts.BackupRecipients,
+		Nodes: opts.Nodes,
 	})
 	if err != nil {
 		return nil, err

@@ -56,25 +56,59 @@ type Preflight struct {
 	PlanHash, ReviewedHash, ReviewedAgainst string
 	// Reviewed is the reviewed plan, when it was recomputed (nil: the live plan is the one).
 	Reviewed *plan.Plan
+	// Only, when set, names the nodes to apply (--nodes): the others are neither judged
+	// nor touched. The hash still covers the whole plan.
+	Only map[string]bool
+}
+
+// selected reports whether the node named is one to apply.
+func (p Preflight) selected(name string) bool { return p.Only == nil || p.Only[name] }
+
+// only keeps the nodes of a plan that p selects, for the judgements per node.
+func (p Preflight) only(pl *plan.Plan) *plan.Plan {
+	if pl == nil || p.Only == nil {
+		return pl
+	}
+
+	out := *pl
+	out.Nodes = nil
+
+	for _, n := range pl.Nodes {
+		if p.selected(n.Name) {
+			out.Nodes = append(out.Nodes, n)
+		}
+	}
+
+	return &out
 }
 
 // Refusals are the reasons to touch no node at all, one line each.
 func Refusals(p Preflight) []string {
 	out := hashRefusal(p)
 
+	var running []plan.NodeState
+
 	for _, n := range p.Running {
+		if !p.selected(n.Name) {
+			continue
+		}
+
+		running = append(running, n)
+
 		if n.Broken != "" {
 			out = append(out, fmt.Sprintf("node %s: %s", n.Name, n.Broken))
 		}
 	}
 
+	live := p.only(p.Live)
+
 	if len(out) == 0 {
 		// The plan of an unreadable node says nothing true; its actions are not worth judging.
-		out = append(out, runningRefusals(p.Live, p.Running, p.TargetVersion)...)
-		out = append(out, actionRefusals(p.Live, p.Mode)...)
+		out = append(out, runningRefusals(live, running, p.TargetVersion)...)
+		out = append(out, actionRefusals(live, p.Mode)...)
 	}
 
-	return append(out, BeyondReview(p.Live, p.Reviewed)...)
+	return append(out, BeyondReview(live, p.Reviewed)...)
 }
 
 // hashRefusal refuses a plan other than the reviewed one.

@@ -257,3 +257,23 @@ func TestSteps_NewNodesAnswerWithTheDesiredVersionAndTheFirstControlPlaneIsBoots
 		t.Errorf("steps %+v", got)
 	}
 }
+
+func TestRefusals_OnlyTheSelectedNodesAreJudged(t *testing.T) {
+	t.Parallel()
+
+	p := rollout.Preflight{
+		Live:    livePlan(plan.Node{Name: "n1", Action: plan.Update}, plan.Node{Name: "n2", Action: plan.Remove}),
+		Running: []plan.NodeState{{Name: "n1"}, {Name: "n2", Broken: "not readable over the Talos API: down"}},
+		Mode:    rollout.ModeAuto, PlanHash: "reviewed", ReviewedHash: "reviewed",
+		Only: map[string]bool{"n1": true},
+	}
+
+	if got := rollout.Refusals(p); len(got) != 0 {
+		t.Errorf("a down or removed node that is not selected refuses: %q", got)
+	}
+
+	p.PlanHash = "other"
+	if got := rollout.Refusals(p); len(got) != 1 || !strings.HasPrefix(got[0], "the plan differs from the one reviewed") {
+		t.Errorf("the hash must still cover the whole plan: %q", got)
+	}
+}

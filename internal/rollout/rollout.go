@@ -46,6 +46,8 @@ type Step struct {
 	// Bootstrap is set on the first control plane of a new cluster: once it runs its
 	// config, talops starts etcd on it.
 	Bootstrap bool
+	// NotSelected leaves the node as it is: apply was asked for other nodes (--nodes).
+	NotSelected bool
 }
 
 // Target is the image a node is upgraded to and what it must report once it runs it.

@@ -32,7 +32,7 @@ type stepper struct {
 func step(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step, res NodeResult, r *Report, say func(string)) NodeResult {
 	st := &stepper{ctx: ctx, d: d, s: s, o: o, members: members, res: res, report: r, say: say}
 
-	if s.Node.Action == plan.Noop {
+	if s.Node.Action == plan.Noop || s.NotSelected {
 		return st.run()
 	}
 
@@ -45,10 +45,12 @@ func step(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step
 }
 
 func (st *stepper) run() NodeResult {
-	switch st.s.Node.Action {
-	case plan.Noop:
+	switch {
+	case st.s.NotSelected:
+		return st.outcome(Skipped, "not selected (--nodes)")
+	case st.s.Node.Action == plan.Noop:
 		return st.outcome(Skipped, "already in the desired state")
-	case plan.Create:
+	case st.s.Node.Action == plan.Create:
 		return st.create()
 	}
 
