@@ -23,6 +23,9 @@ const (
 	InputProxmoxImages       = "proxmox-images"
 	InputRequireReviewedPlan = "require-reviewed-plan"
 	InputReviewedAgainst     = "reviewed-against"
+	InputEtcdBackup          = "etcd-backup"
+	InputNoEtcdBackup        = "no-etcd-backup"
+	InputNodes               = "nodes"
 )
 
 // reviewed is what the merged pull request says was reviewed.
@@ -112,6 +115,14 @@ func (a *runner) applyOptions() (*cli.ApplyOptions, error) {
 		Parallel:        1,
 		Format:          report.FormatText,
 		Talosconfig:     a.talosconfig(),
+		// Inside the workspace, where the workflow uploads it as an artifact.
+		EtcdBackup: orDefault(a.gha.GetInput(InputEtcdBackup), "talops-etcd-backups"),
+	}
+
+	for _, name := range strings.Split(a.gha.GetInput(InputNodes), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			opts.Nodes = append(opts.Nodes, name)
+		}
 	}
 
 	if v := a.gha.GetInput(InputParallel); v != "" {
@@ -125,10 +136,14 @@ func (a *runner) applyOptions() (*cli.ApplyOptions, error) {
 
 	var err error
 
-	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages} {
+	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup} {
 		if *dst, err = boolInput(a.gha, name); err != nil {
 			return nil, err
 		}
+	}
+
+	if opts.NoEtcdBackup {
+		opts.EtcdBackup = ""
 	}
 
 	return opts, nil
