@@ -6,14 +6,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/talops/talops/internal/rollout"
+	"github.com/talops/talops/internal/applied"
 )
 
 // ApplyFormats are the formats of an apply report.
 var ApplyFormats = []string{FormatText, FormatJSON}
 
 // WriteApply writes the report of an apply in format.
-func WriteApply(w io.Writer, format string, r *rollout.Report) error {
+func WriteApply(w io.Writer, format string, r *applied.Report) error {
 	switch format {
 	case FormatJSON:
 		return ApplyJSON(w, r)
@@ -27,7 +27,7 @@ func WriteApply(w io.Writer, format string, r *rollout.Report) error {
 }
 
 // ApplySummary is the first line of a report, counted from the outcomes.
-func ApplySummary(r *rollout.Report) string {
+func ApplySummary(r *applied.Report) string {
 	title := "Apply"
 	if r.DryRun {
 		title = "Apply (dry run, nothing changed)"
@@ -37,7 +37,7 @@ func ApplySummary(r *rollout.Report) string {
 
 	var parts []string
 
-	for _, o := range rollout.Outcomes {
+	for _, o := range applied.Outcomes {
 		if count[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", count[o], o))
 		}
@@ -51,7 +51,7 @@ func ApplySummary(r *rollout.Report) string {
 }
 
 // ApplyText is the report for people: the summary, then one line per node in rollout order.
-func ApplyText(r *rollout.Report) string {
+func ApplyText(r *applied.Report) string {
 	var b strings.Builder
 
 	b.WriteString(ApplySummary(r) + "\n")
@@ -81,18 +81,18 @@ func ApplyText(r *rollout.Report) string {
 }
 
 // ApplyJSON is the report for tools.
-func ApplyJSON(w io.Writer, r *rollout.Report) error {
+func ApplyJSON(w io.Writer, r *applied.Report) error {
 	count := r.Count()
 
 	summary := applySummary{
 		Line: ApplySummary(r), Failed: r.Failed(),
-		Applied: count[rollout.Applied], DryRun: count[rollout.DryRun], Skipped: count[rollout.Skipped],
-		FailedNodes: count[rollout.Failed], NotAttempted: count[rollout.NotAttempted],
+		Applied: count[applied.Applied], DryRun: count[applied.DryRun], Skipped: count[applied.Skipped],
+		FailedNodes: count[applied.Failed], NotAttempted: count[applied.NotAttempted],
 	}
 
 	nodes := r.Nodes
 	if nodes == nil {
-		nodes = []rollout.NodeResult{}
+		nodes = []applied.NodeResult{}
 	}
 
 	enc := json.NewEncoder(w)
@@ -106,7 +106,7 @@ func ApplyJSON(w io.Writer, r *rollout.Report) error {
 		DryRun   bool         `json:"dryRun"`
 		// EtcdSnapshot is where the snapshot taken before the first control-plane change went.
 		EtcdSnapshot string               `json:"etcdSnapshot,omitempty"`
-		Nodes        []rollout.NodeResult `json:"nodes"`
+		Nodes        []applied.NodeResult `json:"nodes"`
 	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes})
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/talops/talops/internal/rollout"
+	"github.com/talops/talops/internal/applied"
 )
 
 // ApplyMarker is the hidden line that identifies a cluster's apply comment on the merged
@@ -29,7 +29,7 @@ const detailLimit = 300
 
 // ApplyMarkdown is the report for the job summary and the merged pull request: the
 // summary line, then one table row per node in rollout order.
-func ApplyMarkdown(r *rollout.Report, v ApplyView) string {
+func ApplyMarkdown(r *applied.Report, v ApplyView) string {
 	var b strings.Builder
 
 	if v.Marker {

@@ -6,16 +6,16 @@ import (
 
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/report"
-	"github.com/talops/talops/internal/rollout"
+	"github.com/talops/talops/internal/applied"
 )
 
 func TestApplyMarkdown_CommentOpensWithItsMarkerAndListsEveryNode(t *testing.T) {
-	r := &rollout.Report{
+	r := &applied.Report{
 		Cluster: "homelab", PlanHash: strings.Repeat("ab", 32), Mode: "auto",
-		Nodes: []rollout.NodeResult{
-			{Name: "k8s-master", Role: "controlplane", Action: plan.Update, Outcome: rollout.Applied, Detail: "applied live, healthy"},
-			{Name: "k8s-node1", Role: "worker", Action: plan.Update, Outcome: rollout.Failed, Detail: "apply: a | b\nc"},
-			{Name: "k8s-node2", Role: "worker", Action: plan.Noop, Outcome: rollout.NotAttempted, Detail: strings.Repeat("x", 400)},
+		Nodes: []applied.NodeResult{
+			{Name: "k8s-master", Role: "controlplane", Action: plan.Update, Outcome: applied.Applied, Detail: "applied live, healthy"},
+			{Name: "k8s-node1", Role: "worker", Action: plan.Update, Outcome: applied.Failed, Detail: "apply: a | b\nc"},
+			{Name: "k8s-node2", Role: "worker", Action: plan.Noop, Outcome: applied.NotAttempted, Detail: strings.Repeat("x", 400)},
 		},
 	}
 
@@ -41,8 +41,8 @@ func TestApplyMarkdown_CommentOpensWithItsMarkerAndListsEveryNode(t *testing.T) 
 }
 
 func TestApplyViews_ShowTheNodesWarnings(t *testing.T) {
-	r := &rollout.Report{Cluster: "lab", Mode: "auto", Nodes: []rollout.NodeResult{{
-		Name: "m", Role: "controlplane", Action: plan.Update, Outcome: rollout.Applied, Detail: "applied live, healthy",
+	r := &applied.Report{Cluster: "lab", Mode: "auto", Nodes: []applied.NodeResult{{
+		Name: "m", Role: "controlplane", Action: plan.Update, Outcome: applied.Applied, Detail: "applied live, healthy",
 		Warnings: []string{"IOMMU is not enabled, this config change might not have any effect"},
 	}}}
 

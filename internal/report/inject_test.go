@@ -7,7 +7,7 @@ import (
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/report"
-	"github.com/talops/talops/internal/rollout"
+	"github.com/talops/talops/internal/applied"
 )
 
 // hostile is what a repository (or a server) could put in a name, a path, a message or
@@ -87,7 +87,7 @@ func TestFindingsMarkdown_HostileMessageStaysInItsCell(t *testing.T) {
 }
 
 func TestApplyMarkdown_HostileNamesAreInert(t *testing.T) {
-	r := &rollout.Report{Cluster: hostile, PlanHash: strings.Repeat("ab", 32), Nodes: []rollout.NodeResult{{Name: hostile, Detail: hostile}}}
+	r := &applied.Report{Cluster: hostile, PlanHash: strings.Repeat("ab", 32), Nodes: []applied.NodeResult{{Name: hostile, Detail: hostile}}}
 
 	inert(t, report.ApplyMarkdown(r, report.ApplyView{Notes: []string{hostile}}))
 

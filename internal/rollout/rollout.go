@@ -12,24 +12,35 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/talops/talops/internal/applied"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/talos"
 )
 
-// Outcome is what happened to a node.
-type Outcome string
+// The result types live in internal/applied, which the views read without reaching the
+// Talos adapter; these names keep the rollout's callers as they are.
+type (
+	// Outcome is what happened to a node.
+	Outcome = applied.Outcome
+	// NodeResult is what happened to one node.
+	NodeResult = applied.NodeResult
+	// Report is the outcome of a rollout, node by node in rollout order.
+	Report = applied.Report
+	// Mode is the apply mode a report was made with.
+	Mode = applied.Mode
+)
 
 // Outcomes.
 const (
-	Applied      Outcome = "applied"
-	DryRun       Outcome = "dry-run"
-	Skipped      Outcome = "skipped"
-	Failed       Outcome = "failed"
-	NotAttempted Outcome = "not attempted"
+	Applied      = applied.Applied
+	DryRun       = applied.DryRun
+	Skipped      = applied.Skipped
+	Failed       = applied.Failed
+	NotAttempted = applied.NotAttempted
 )
 
 // Outcomes lists every outcome in the order summaries count them.
-var Outcomes = []Outcome{Applied, DryRun, Skipped, Failed, NotAttempted}
+var Outcomes = applied.Outcomes
 
 // Step is one node to bring to its desired state.
 type Step struct {
@@ -100,68 +111,6 @@ func (o Options) now() time.Time {
 	}
 
 	return o.Now()
-}
-
-// NodeResult is what happened to one node.
-type NodeResult struct {
-	Name    string      `json:"name"`
-	Role    string      `json:"role"`
-	Action  plan.Action `json:"action"`
-	Outcome Outcome     `json:"outcome"`
-	// Rebooted is true when the node rebooted (by itself or asked by talops).
-	Rebooted bool `json:"rebooted"`
-	// Detail says what was done or why it failed, in one line.
-	Detail string `json:"detail"`
-	// Warnings are what the node said about the config it took (deprecated fields…).
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// Mode is the apply mode a report was made with, as its views print it.
-type Mode string
-
-// Report is the outcome of a rollout, node by node in rollout order.
-type Report struct {
-	Cluster  string `json:"cluster"`
-	PlanHash string `json:"planHash"`
-	// EtcdSnapshot is where the etcd snapshot taken before the first control-plane change
-	// was saved ("" when none was taken).
-	EtcdSnapshot string       `json:"etcdSnapshot,omitempty"`
-	Mode         Mode         `json:"mode"`
-	DryRun       bool         `json:"dryRun"`
-	Nodes        []NodeResult `json:"nodes"`
-}
-
-// Failed reports whether a node failed.
-func (r *Report) Failed() bool {
-	for _, n := range r.Nodes {
-		if n.Outcome == Failed {
-			return true
-		}
-	}
-
-	return false
-}
-
-// Incomplete reports whether some node was not attempted: the rollout stopped (a failure,
-// or an interruption such as a cancelled job) before it handled every node.
-func (r *Report) Incomplete() bool {
-	for _, n := range r.Nodes {
-		if n.Outcome == NotAttempted {
-			return true
-		}
-	}
-
-	return false
-}
-
-// Count returns how many nodes had each outcome.
-func (r *Report) Count() map[Outcome]int {
-	out := map[Outcome]int{}
-	for _, n := range r.Nodes {
-		out[n.Outcome]++
-	}
-
-	return out
 }
 
 // Order puts control planes first, then workers, each in plan order.
