@@ -373,3 +373,17 @@ func TestApply_APlanCommentSomebodyElseWroteIsNotTrusted(t *testing.T) {
 		t.Fatalf("error %v, calls %q", err, l.journal.Entries())
 	}
 }
+
+func TestApply_APayloadWithoutTheDefaultBranchIsRefused(t *testing.T) {
+	l := newApplyLab(t)
+
+	r := l.runner(t, nil)
+	if err := os.WriteFile(r.env["GITHUB_EVENT_PATH"], []byte(`{"ref": "refs/heads/main", "repository": {"name": "infra"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	err := action.Run(context.Background(), r.deps, []string{"apply"})
+	if !strings.Contains(fmt.Sprint(err), "apply cannot tell that it runs on the default branch") || len(l.journal.Entries()) > 0 {
+		t.Fatalf("error %v, calls %q", err, l.journal.Entries())
+	}
+}

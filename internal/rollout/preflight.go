@@ -32,10 +32,13 @@ func EventRefusal(event string) string {
 }
 
 // BranchRefusal is the reason apply refuses to run on ref, "" when it may: only what was
-// merged on the repository's default branch was reviewed. Either being unknown ("") says
-// nothing.
+// merged on the repository's default branch was reviewed. It fails closed: a run that
+// cannot tell either is refused.
 func BranchRefusal(ref, defaultBranch string) string {
-	if defaultBranch == "" || ref == "" || ref == "refs/heads/"+defaultBranch {
+	switch {
+	case ref == "" || defaultBranch == "":
+		return "apply cannot tell that it runs on the default branch (the event names no ref or no default branch): it refuses rather than apply what may not have been reviewed"
+	case ref == "refs/heads/"+defaultBranch:
 		return ""
 	}
 

@@ -51,8 +51,9 @@ func TestBranchRefusal_OnlyTheDefaultBranch(t *testing.T) {
 		ref, def, want string
 	}{
 		{"refs/heads/main", "main", ""},
-		{"", "main", ""},
-		{"refs/heads/wip", "", ""},
+		// Fails closed: a run that cannot tell is refused.
+		{"", "main", "apply cannot tell that it runs on the default branch (the event names no ref or no default branch): it refuses rather than apply what may not have been reviewed"},
+		{"refs/heads/wip", "", "apply cannot tell that it runs on the default branch (the event names no ref or no default branch): it refuses rather than apply what may not have been reviewed"},
 		{"refs/heads/wip", "main", "apply runs on the default branch (main), not on refs/heads/wip"},
 		{"refs/tags/v1", "main", "apply runs on the default branch (main), not on refs/tags/v1"},
 	} {
