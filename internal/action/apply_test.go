@@ -194,7 +194,7 @@ func TestApply_TheReviewedPlanIsAppliedAndReportedOnTheMergedPullRequest(t *test
 
 func TestApply_AnotherHashOnThePlanCommentRefusesWithoutTouchingANode(t *testing.T) {
 	l := newApplyLab(t)
-	l.gh.AddComment(report.Marker("homelab") + "\n### talops plan: homelab\n" + report.HashMarker(strings.Repeat("0", 64)) + "\n")
+	l.gh.AddComment(report.Marker("homelab") + "\n" + report.HashMarker(strings.Repeat("0", 64)) + "\n### talops plan: homelab\n")
 
 	r := l.runner(t, nil)
 
@@ -364,7 +364,7 @@ func TestApply_NoSecretOrTalosconfigKeyReachesGitHubTheSummaryTheOutputsOrTheLog
 func TestApply_APlanCommentSomebodyElseWroteIsNotTrusted(t *testing.T) {
 	l := newApplyLab(t)
 	// Somebody copies the marker and a hash into a comment of their own.
-	l.gh.AddCommentBy("mallory", report.Marker("homelab")+"\n### talops plan: homelab\n"+report.HashMarker(strings.Repeat("0", 64))+"\n")
+	l.gh.AddCommentBy("mallory", report.Marker("homelab")+"\n"+report.HashMarker(strings.Repeat("0", 64))+"\n### talops plan: homelab\n")
 
 	r := l.runner(t, nil)
 

@@ -239,9 +239,22 @@ func HashMarker(hash string) string {
 // hashLine finds a HashMarker line in a comment body.
 var hashLine = regexp.MustCompile(`(?m)^<!-- talops:plan-hash ([0-9a-f]{64}) -->$`)
 
-// ParseHashMarker is the plan hash a comment body carries in its HashMarker line.
+// ParseHashMarker is the plan hash a comment body carries in its HashMarker line. talops
+// writes that line once, right below the sticky marker: a body with it elsewhere, or more
+// than once, carries no hash (a planted one is never trusted).
 func ParseHashMarker(body string) (string, bool) {
-	m := hashLine.FindStringSubmatch(body)
+	body = strings.ReplaceAll(body, "\r\n", "\n")
+
+	if len(hashLine.FindAllStringIndex(body, 2)) != 1 {
+		return "", false
+	}
+
+	lines := strings.SplitN(body, "\n", 3)
+	if len(lines) < 2 {
+		return "", false
+	}
+
+	m := hashLine.FindStringSubmatch(lines[1])
 	if m == nil {
 		return "", false
 	}
