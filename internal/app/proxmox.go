@@ -17,6 +17,9 @@ import (
 const (
 	EnvProxmoxTokenID     = "PROXMOX_TOKEN_ID"
 	EnvProxmoxTokenSecret = "PROXMOX_TOKEN_SECRET"
+	// EnvProxmoxURL, when set, pins where the token may go: talops.yaml must name the same
+	// API, so that a change to the repository cannot send the token elsewhere.
+	EnvProxmoxURL = "PROXMOX_URL"
 )
 
 // proxmoxRepo loads the repository and connects to its Proxmox API. The token secret
@@ -43,6 +46,12 @@ func proxmoxRepo(d *Deps, dir string) (*cluster.Cluster, proxmox.API, error) {
 	}
 
 	p := c.Spec.ProxmoxAPI
+
+	if pinned := d.Getenv(EnvProxmoxURL); pinned != "" && strings.TrimSuffix(pinned, "/") != strings.TrimSuffix(p.URL, "/") {
+		return nil, nil, &cluster.InputError{File: c.Path(cluster.FileName), Line: c.Line("proxmox.url"), Field: "proxmox.url",
+			Msg: fmt.Sprintf("%s is not %s, the API %s pins the token to: the token is not sent", p.URL, pinned, EnvProxmoxURL)}
+	}
+
 	cfg := proxmox.Config{URL: p.URL, TokenID: id, TokenSecret: secret, UserAgent: d.UserAgent}
 
 	if p.CAFile != "" {

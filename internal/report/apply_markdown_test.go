@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talops/talops/internal/applied"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/report"
-	"github.com/talops/talops/internal/applied"
 )
 
 func TestApplyMarkdown_CommentOpensWithItsMarkerAndListsEveryNode(t *testing.T) {

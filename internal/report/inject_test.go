@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talops/talops/internal/applied"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/report"
-	"github.com/talops/talops/internal/applied"
 )
 
 // hostile is what a repository (or a server) could put in a name, a path, a message or

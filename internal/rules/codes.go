@@ -83,6 +83,9 @@ const (
 	CodeK8sDowngrade = "versions.k8s-downgrade"
 	// CodeContractChange is a Talos bump that also regenerates every config for a new contract.
 	CodeContractChange = "versions.contract-change"
+	// CodeCredentialsDestination says a change moves where credentials go or boot images
+	// come from (proxmox url, CA or storage; imageFactory).
+	CodeCredentialsDestination = "credentials.destination-changed"
 	// CodeNoControlPlane is a cluster without a control-plane node.
 	CodeNoControlPlane = "cluster.no-controlplane"
 	// CodeKernelArgsIgnored is machine.install.extraKernelArgs that the upgrade API of

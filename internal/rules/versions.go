@@ -138,6 +138,7 @@ func CompareVersions(base, head *Input) *Bump {
 	b.Extensions = extensionMoves(base, head)
 	b.Findings = append(b.Findings, cdiMove(head, b.Talos, len(gpus) > 0)...)
 	b.Findings = append(b.Findings, contractMove(base, head)...)
+	b.Findings = append(b.Findings, destinationMoves(base, head)...)
 	b.Findings = append(b.Findings, newFindings(base, head)...)
 
 	finding.Sort(b.Findings)
