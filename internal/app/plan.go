@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/mask"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/rules"
 	"github.com/talops/talops/internal/secrets"
@@ -138,11 +139,26 @@ func planFrom(ctx context.Context, d *Deps, opts PlanOptions, head *Repo, dialer
 		return nil, nil, fmt.Errorf("desired state: %w", err)
 	}
 
-	if res.Plan, err = plan.Compute(head.Cluster.Spec.Cluster.Name, current, desired, d.masker()); err != nil {
+	if res.Plan, err = plan.Compute(head.Cluster.Spec.Cluster.Name, current, desired, planMasker(d, head, base)); err != nil {
 		return nil, nil, err
 	}
 
 	return res, &planned{head: head, current: current}, nil
+}
+
+// planMasker masks what the printing masker does and the bundles' public values too (CA
+// certificates, the cluster ID): a plan then reads the same whichever bundle rendered it,
+// so a pull request's plan, rendered without the real secrets, is the one apply checks.
+func planMasker(d *Deps, states ...*Repo) *mask.Masker {
+	values := d.masker().Values()
+
+	for _, r := range states {
+		if r != nil {
+			values = append(values, r.Bundle.Public()...)
+		}
+	}
+
+	return mask.New(values...)
 }
 
 // merge adds the findings of the bump b to those of the new state a. The bump repeats some

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-multierror"
+	"github.com/siderolabs/crypto/x509"
 	"github.com/siderolabs/talos/pkg/machinery/config"
 	gensecrets "github.com/siderolabs/talos/pkg/machinery/config/generate/secrets"
 	"go.yaml.in/yaml/v4"
@@ -88,6 +89,41 @@ func (b *Bundle) Values() []string {
 
 		if c.OS != nil {
 			addKey(c.OS.Key)
+		}
+	}
+
+	sort.Strings(out)
+
+	return out
+}
+
+// Public returns the public strings the bundle puts in a machine config: the cluster ID
+// and the CA certificates (encoded as in a config, and as PEM). They are no secret, but they
+// differ from bundle to bundle: a plan shows them as masked too, so that it does not depend
+// on which bundle rendered it (a pull request's throwaway one, or the real one at merge).
+func (b *Bundle) Public() []string {
+	if b == nil || b.Bundle == nil {
+		return nil
+	}
+
+	var out []string
+
+	add := func(s string) {
+		if len(s) >= 6 {
+			out = append(out, s)
+		}
+	}
+
+	if c := b.Cluster; c != nil {
+		add(c.ID)
+	}
+
+	if c := b.Certs; c != nil {
+		for _, pair := range []*x509.PEMEncodedCertificateAndKey{c.Etcd, c.K8s, c.K8sAggregator, c.OS} {
+			if pair != nil && len(pair.Crt) > 0 {
+				add(base64.StdEncoding.EncodeToString(pair.Crt))
+				add(string(pair.Crt))
+			}
 		}
 	}
 
