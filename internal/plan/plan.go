@@ -263,10 +263,12 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 
 	node := Node{Name: n.Name, Role: n.Role, Action: Noop}
 
-	same, err := sameConfig(c, n)
+	oldData, newData, err := encodings(c, n)
 	if err != nil {
 		return Node{}, err
 	}
+
+	same := bytes.Equal(oldData, newData)
 
 	if !same {
 		if node.Diff, err = diffConfigs(c.Config, n.Config, n.Name, masker); err != nil {
@@ -295,7 +297,7 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 	var changes changes
 
 	if !same {
-		if changes, err = changedPaths(c.Config, n.Config); err != nil {
+		if changes, err = changedPaths(c.Config, n.Config, oldData, newData); err != nil {
 			return Node{}, err
 		}
 	}
@@ -326,20 +328,20 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 	return node, nil
 }
 
-// sameConfig says whether two nodes' configs have the same canonical encoding: then there
+// encodings are the canonical encodings of two states of a node: when they are equal there
 // is no diff and no changed path, and neither needs to be looked for.
-func sameConfig(c, n NodeState) (bool, error) {
+func encodings(c, n NodeState) ([]byte, []byte, error) {
 	a, err := c.encoded()
 	if err != nil {
-		return false, err
+		return nil, nil, err
 	}
 
 	b, err := n.encoded()
 	if err != nil {
-		return false, err
+		return nil, nil, err
 	}
 
-	return bytes.Equal(a, b), nil
+	return a, b, nil
 }
 
 // encoded is the node's config encoded without comments.
