@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -263,12 +264,22 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 
 	node := Node{Name: n.Name, Role: n.Role, Action: Noop}
 
-	oldData, newData, err := encodings(c, n)
-	if err != nil {
-		return Node{}, err
-	}
+	var (
+		oldData, newData []byte
+		err              error
+	)
 
-	same := bytes.Equal(oldData, newData)
+	// Equal documents encode alike: most nodes of a plan are unchanged, and comparing
+	// their documents costs a fraction of encoding them. Documents that differ may still
+	// encode alike (an empty list against none), so their encodings decide.
+	same := sameDocuments(c.Config, n.Config)
+	if !same {
+		if oldData, newData, err = encodings(c, n); err != nil {
+			return Node{}, err
+		}
+
+		same = bytes.Equal(oldData, newData)
+	}
 
 	if !same {
 		if node.Diff, err = diffConfigs(c.Config, n.Config, n.Name, masker); err != nil {
@@ -326,6 +337,15 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 	}
 
 	return node, nil
+}
+
+// sameDocuments says whether two configs hold equal documents, in the same order.
+func sameDocuments(a, b coreconfig.Provider) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+
+	return reflect.DeepEqual(a.Documents(), b.Documents())
 }
 
 // encodings are the canonical encodings of two states of a node: when they are equal there
