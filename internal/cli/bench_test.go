@@ -121,10 +121,8 @@ func BenchmarkPlan_500Nodes(b *testing.B) { benchPlan(b, 500, 10) }
 // BenchmarkPlan_500NodesUnchanged plans 500 nodes against themselves: at most 2× validate.
 func BenchmarkPlan_500NodesUnchanged(b *testing.B) { benchPlan(b, 500, 0) }
 
-// BenchmarkRender_500Nodes renders and encodes 500 nodes (files written to memory): at
-// most 2× validate.
-func BenchmarkRender_500Nodes(b *testing.B) {
-	files := testlab.Scaled(b, 500)
+func benchRender(b *testing.B, nodes int) {
+	files := testlab.Scaled(b, nodes)
 	h := newHarness(&testing.T{}, files, nil)
 	h.deps.Stdout, h.deps.Stderr = io.Discard, io.Discard
 
@@ -134,8 +132,8 @@ func BenchmarkRender_500Nodes(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	if len(h.written) != 500 {
-		b.Fatalf("%d files written, want 500", len(h.written))
+	if len(h.written) != nodes {
+		b.Fatalf("%d files written, want %d", len(h.written), nodes)
 	}
 
 	b.ReportAllocs()
@@ -147,3 +145,10 @@ func BenchmarkRender_500Nodes(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRender_50Nodes renders and encodes 50 nodes (files written to memory).
+func BenchmarkRender_50Nodes(b *testing.B) { benchRender(b, 50) }
+
+// BenchmarkRender_500Nodes renders and encodes 500 nodes (files written to memory): at
+// most 2× validate.
+func BenchmarkRender_500Nodes(b *testing.B) { benchRender(b, 500) }
