@@ -87,7 +87,7 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 }
 
 // Encode encodes every rendered node's config over the cores, so that Bytes returns at
-// once after it (the encoding costs as much as the rendering).
+// once after it (encoding a config costs about twice as much as rendering it).
 func Encode(ctx context.Context, results []Result) {
 	overCores(ctx, len(results), func(i int, err error) {
 		if m := results[i].Machine; m != nil && err == nil {
