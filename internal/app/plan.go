@@ -204,6 +204,7 @@ func planState(r *Repo, current bool) (plan.State, error) {
 			Schematic: n.Machine.Node.Schematic,
 			Installer: n.Machine.Installer,
 			Config:    n.Machine.Config,
+			Encode:    n.Machine.Bytes,
 		})
 	}
 

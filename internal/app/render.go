@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+
+	"github.com/talops/talops/internal/render"
 )
 
 // Config is one node's final machine config, encoded.
@@ -39,6 +41,8 @@ func Render(ctx context.Context, d *Deps, dir string) (*RenderResult, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
+
+	render.Encode(ctx, r.Nodes)
 
 	out := &RenderResult{}
 

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"testing"
 
@@ -75,3 +76,79 @@ func BenchmarkPlan_50Nodes(b *testing.B) {
 		}
 	}
 }
+
+// benchPlan plans a lab of n nodes against itself with the first `changed` workers' own
+// patches edited (their hostname), so that the rest are unchanged.
+func benchPlan(b *testing.B, nodes, changed int) {
+	desired := testlab.Scaled(b, nodes)
+
+	for i := 3; i < 3+changed; i++ {
+		name := fmt.Sprintf("node-%02d", i)
+		testlab.Edit(b, desired, "nodes/"+name+".yaml", "hostname: "+name+"\n", "hostname: "+name+"-renamed\n")
+	}
+
+	h := newHarness(&testing.T{}, desired, nil)
+	h.dirs["base"] = testlab.Scaled(b, nodes)
+	h.deps.Stdout, h.deps.Stderr = io.Discard, io.Discard
+
+	opts := &cli.PlanOptions{Deps: h.deps, Dir: "examples/homelab", Against: "base", Format: "markdown"}
+
+	res, err := cli.Plan(context.Background(), opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	if got := res.Plan.Count()[plan.Noop]; got != nodes-changed {
+		b.Fatalf("%d unchanged, want %d: %s", got, nodes-changed, res.Plan.Summary())
+	}
+
+	b.ReportAllocs()
+	b.ResetTimer()
+
+	for b.Loop() {
+		if _, err := cli.Plan(context.Background(), opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkValidate_500Nodes is the scale the plan and render targets are measured against.
+func BenchmarkValidate_500Nodes(b *testing.B) { benchValidate(b, 500) }
+
+// BenchmarkPlan_500Nodes plans 500 nodes of which 10 changed: at most 2.5× validate.
+func BenchmarkPlan_500Nodes(b *testing.B) { benchPlan(b, 500, 10) }
+
+// BenchmarkPlan_500NodesUnchanged plans 500 nodes against themselves: at most 2× validate.
+func BenchmarkPlan_500NodesUnchanged(b *testing.B) { benchPlan(b, 500, 0) }
+
+func benchRender(b *testing.B, nodes int) {
+	files := testlab.Scaled(b, nodes)
+	h := newHarness(&testing.T{}, files, nil)
+	h.deps.Stdout, h.deps.Stderr = io.Discard, io.Discard
+
+	opts := &cli.RenderOptions{Deps: h.deps, Dir: "examples/homelab", Out: "out"}
+
+	if err := cli.Render(context.Background(), opts); err != nil {
+		b.Fatal(err)
+	}
+
+	if len(h.written) != nodes {
+		b.Fatalf("%d files written, want %d", len(h.written), nodes)
+	}
+
+	b.ReportAllocs()
+	b.ResetTimer()
+
+	for b.Loop() {
+		if err := cli.Render(context.Background(), opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRender_50Nodes renders and encodes 50 nodes (files written to memory).
+func BenchmarkRender_50Nodes(b *testing.B) { benchRender(b, 50) }
+
+// BenchmarkRender_500Nodes renders and encodes 500 nodes (files written to memory): at
+// most 2× validate.
+func BenchmarkRender_500Nodes(b *testing.B) { benchRender(b, 500) }

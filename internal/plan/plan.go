@@ -4,12 +4,16 @@
 package plan
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
@@ -49,6 +53,9 @@ type NodeState struct {
 	// Installer is the installer image the node should run (version and schematic).
 	Installer string
 	Config    coreconfig.Provider
+	// Encode returns Config encoded without comments, computed once by whoever holds it
+	// (a rendered node's Machine.Bytes); nil makes the plan encode Config itself.
+	Encode func() ([]byte, error)
 	// Broken says why the node's state is unknown: it does not render, or it could not be
 	// read from the node (then Config is nil).
 	Broken string
@@ -119,47 +126,34 @@ func Compute(cluster string, current, desired State, masker *mask.Masker) (*Plan
 		cur[n.Name] = n
 	}
 
+	// Every node is planned on its own, over the cores; the plan keeps the order of
+	// desired, then the removed nodes in the order of current.
+	var jobs []func() (Node, error)
+
 	seen := map[string]bool{}
 
 	for _, n := range desired.Nodes {
 		seen[n.Name] = true
 
-		c, ok := cur[n.Name]
-		if !ok {
-			node, err := created(n, masker)
-			if err != nil {
-				return nil, err
-			}
-
-			p.Nodes = append(p.Nodes, node)
-
-			continue
+		if c, ok := cur[n.Name]; ok {
+			jobs = append(jobs, func() (Node, error) { return changed(c, n, current, desired, masker) })
+		} else {
+			jobs = append(jobs, func() (Node, error) { return created(n, masker) })
 		}
-
-		node, err := changed(c, n, current, desired, masker)
-		if err != nil {
-			return nil, err
-		}
-
-		p.Nodes = append(p.Nodes, node)
 	}
 
 	for _, c := range current.Nodes {
-		if seen[c.Name] {
-			continue
+		if !seen[c.Name] {
+			jobs = append(jobs, func() (Node, error) { return removed(c, masker) })
 		}
-
-		diff, err := diffConfigs(c.Config, nil, c.Name, masker)
-		if err != nil {
-			return nil, err
-		}
-
-		p.Nodes = append(p.Nodes, Node{
-			Name: c.Name, Role: c.Role, Action: Remove, Diff: diff, ConfigChanged: true,
-			Reasons: []string{"node removed from talops.yaml: talops does not reset or delete it; remove it from the cluster by hand"},
-		})
 	}
 
+	nodes, err := fanOut(jobs)
+	if err != nil {
+		return nil, err
+	}
+
+	p.Nodes = nodes
 	p.bootstrap()
 	p.Hash = hash(p)
 
@@ -194,6 +188,59 @@ func (p *Plan) bootstrap() {
 	p.Nodes[first].Reasons = append(p.Nodes[first].Reasons, "bootstrap: etcd is started on "+p.Bootstrap)
 }
 
+// fanOut runs every job over the cores; the nodes keep the jobs' order, and the error is
+// the first job's in that order, so that the outcome does not depend on scheduling.
+func fanOut(jobs []func() (Node, error)) ([]Node, error) {
+	if len(jobs) == 0 {
+		return nil, nil // a plan of no nodes has none (JSON null, as it always had)
+	}
+
+	nodes := make([]Node, len(jobs))
+	errs := make([]error, len(jobs))
+	next := make(chan int)
+
+	var wg sync.WaitGroup
+
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+
+		go func() {
+			defer wg.Done()
+
+			for i := range next {
+				nodes[i], errs[i] = jobs[i]()
+			}
+		}()
+	}
+
+	for i := range jobs {
+		next <- i
+	}
+
+	close(next)
+	wg.Wait()
+
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	return nodes, nil
+}
+
+func removed(c NodeState, masker *mask.Masker) (Node, error) {
+	diff, err := diffConfigs(c.Config, nil, c.Name, masker)
+	if err != nil {
+		return Node{}, err
+	}
+
+	return Node{
+		Name: c.Name, Role: c.Role, Action: Remove, Diff: diff, ConfigChanged: true,
+		Reasons: []string{"node removed from talops.yaml: talops does not reset or delete it; remove it from the cluster by hand"},
+	}, nil
+}
+
 func created(n NodeState, masker *mask.Masker) (Node, error) {
 	diff, err := diffConfigs(nil, n.Config, n.Name, masker)
 	if err != nil {
@@ -217,12 +264,28 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 
 	node := Node{Name: n.Name, Role: n.Role, Action: Noop}
 
-	diff, err := diffConfigs(c.Config, n.Config, n.Name, masker)
-	if err != nil {
-		return Node{}, err
+	var (
+		oldData, newData []byte
+		err              error
+	)
+
+	// Equal documents encode alike: most nodes of a plan are unchanged, and comparing
+	// their documents costs a fraction of encoding them. Documents that differ may still
+	// encode alike (an empty list against none), so their encodings decide.
+	same := sameDocuments(c.Config, n.Config)
+	if !same {
+		if oldData, newData, err = encodings(c, n); err != nil {
+			return Node{}, err
+		}
+
+		same = bytes.Equal(oldData, newData)
 	}
 
-	node.Diff = diff
+	if !same {
+		if node.Diff, err = diffConfigs(c.Config, n.Config, n.Name, masker); err != nil {
+			return Node{}, err
+		}
+	}
 
 	if c.Installer != n.Installer {
 		node.Upgrade = &InstallerChange{FromVersion: current.versionOf(c), ToVersion: desired.TalosVersion, FromInstaller: c.Installer, ToInstaller: n.Installer}
@@ -242,9 +305,12 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 			current.KubernetesVersion, desired.KubernetesVersion))
 	}
 
-	changes, err := changedPaths(c.Config, n.Config)
-	if err != nil {
-		return Node{}, err
+	var changes changes
+
+	if !same {
+		if changes, err = changedPaths(c.Config, n.Config, oldData, newData); err != nil {
+			return Node{}, err
+		}
 	}
 
 	if len(changes.paths) > 0 || changes.otherDocs > 0 {
@@ -271,6 +337,48 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 	}
 
 	return node, nil
+}
+
+// sameDocuments says whether two configs hold equal documents, in the same order.
+func sameDocuments(a, b coreconfig.Provider) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+
+	return reflect.DeepEqual(a.Documents(), b.Documents())
+}
+
+// encodings are the canonical encodings of two states of a node: when they are equal there
+// is no diff and no changed path, and neither needs to be looked for.
+func encodings(c, n NodeState) ([]byte, []byte, error) {
+	a, err := c.encoded()
+	if err != nil {
+		return nil, nil, err
+	}
+
+	b, err := n.encoded()
+	if err != nil {
+		return nil, nil, err
+	}
+
+	return a, b, nil
+}
+
+// encoded is the node's config encoded without comments.
+func (n NodeState) encoded() ([]byte, error) {
+	switch {
+	case n.Encode != nil:
+		return n.Encode()
+	case n.Config == nil:
+		return nil, nil
+	}
+
+	data, err := n.Config.EncodeBytes(encoder.WithComments(encoder.CommentsDisabled))
+	if err != nil {
+		return nil, fmt.Errorf("encode config of node %s: %w", n.Name, err)
+	}
+
+	return data, nil
 }
 
 func upgradeReasons(c, n NodeState, current, desired State) []string {

@@ -1,7 +1,10 @@
 package plan
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"sort"
@@ -33,15 +36,17 @@ type docChange struct {
 	kind, name, how string // how: added, removed, changed
 }
 
-func changedPaths(old, new coreconfig.Provider) (changes, error) {
+// changedPaths finds what differs between the configs of two states of a node; oldData
+// and newData are their canonical encodings (nil for no config).
+func changedPaths(old, new coreconfig.Provider, oldData, newData []byte) (changes, error) {
 	ch := changes{removedFromLists: map[string]bool{}, oneSided: map[string]bool{}}
 
-	oldV1, oldDocs, err := split(old)
+	oldV1, oldDocs, err := split(old, oldData)
 	if err != nil {
 		return ch, err
 	}
 
-	newV1, newDocs, err := split(new)
+	newV1, newDocs, err := split(new, newData)
 	if err != nil {
 		return ch, err
 	}
@@ -79,7 +84,9 @@ type docID struct{ kind, name string }
 
 // split decodes a config into its v1alpha1 document as a generic tree and the other
 // documents keyed by kind and name, so that changes are found on canonical encodings.
-func split(cfg coreconfig.Provider) (map[string]any, map[docID]any, error) {
+// data is the config's canonical encoding, decoded once; a config whose documents are not
+// encoded in the order Documents lists them has each document encoded on its own.
+func split(cfg coreconfig.Provider, data []byte) (map[string]any, map[docID]any, error) {
 	v1 := map[string]any{}
 	others := map[docID]any{}
 
@@ -87,19 +94,20 @@ func split(cfg coreconfig.Provider) (map[string]any, map[docID]any, error) {
 		return v1, others, nil
 	}
 
-	for _, doc := range cfg.Documents() {
-		data, err := encoder.NewEncoder(doc, encoder.WithComments(encoder.CommentsDisabled)).Encode()
-		if err != nil {
-			return nil, nil, fmt.Errorf("encode %s document: %w", doc.Kind(), err)
+	docs := encodingOrder(cfg.Documents())
+
+	trees, err := decodeAll(data)
+	if err != nil || len(trees) != len(docs) || docs == nil {
+		if trees, err = decodeEach(cfg.Documents()); err != nil {
+			return nil, nil, err
 		}
 
-		var tree map[string]any
-		if err := yaml.Unmarshal(data, &tree); err != nil {
-			return nil, nil, fmt.Errorf("decode %s document: %w", doc.Kind(), err)
-		}
+		docs = cfg.Documents()
+	}
 
+	for i, doc := range docs {
 		if _, ok := doc.(*v1alpha1.Config); ok {
-			v1 = tree
+			v1 = trees[i]
 
 			continue
 		}
@@ -109,10 +117,73 @@ func split(cfg coreconfig.Provider) (map[string]any, map[docID]any, error) {
 			id.name = named.Name()
 		}
 
-		others[id] = tree
+		others[id] = trees[i]
 	}
 
 	return v1, others, nil
+}
+
+// encodingOrder lists docs in the order a config encodes them: the v1alpha1 document
+// first, then the others as Documents lists them. It is nil when that order is not known
+// (a v1alpha1 delete, which Documents lists before the v1alpha1 document).
+func encodingOrder(docs []config.Document) []config.Document {
+	out := make([]config.Document, 0, len(docs))
+
+	for _, doc := range docs {
+		switch _, ok := doc.(*v1alpha1.Config); {
+		case ok:
+			out = slices.Insert(out, 0, doc)
+		case doc.Kind() == v1alpha1.Version:
+			return nil
+		default:
+			out = append(out, doc)
+		}
+	}
+
+	return out
+}
+
+// decodeAll decodes every document of a YAML stream as a generic tree.
+func decodeAll(data []byte) ([]map[string]any, error) {
+	var out []map[string]any
+
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+
+	for {
+		var tree map[string]any
+
+		err := dec.Decode(&tree)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+
+		if err != nil {
+			return nil, fmt.Errorf("decode config: %w", err)
+		}
+
+		out = append(out, tree)
+	}
+}
+
+// decodeEach encodes and decodes each document on its own.
+func decodeEach(docs []config.Document) ([]map[string]any, error) {
+	out := make([]map[string]any, 0, len(docs))
+
+	for _, doc := range docs {
+		data, err := encoder.NewEncoder(doc, encoder.WithComments(encoder.CommentsDisabled)).Encode()
+		if err != nil {
+			return nil, fmt.Errorf("encode %s document: %w", doc.Kind(), err)
+		}
+
+		var tree map[string]any
+		if err := yaml.Unmarshal(data, &tree); err != nil {
+			return nil, fmt.Errorf("decode %s document: %w", doc.Kind(), err)
+		}
+
+		out = append(out, tree)
+	}
+
+	return out, nil
 }
 
 func walkDiff(a, b any, path string, ch *changes) {

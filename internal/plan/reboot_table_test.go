@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -40,9 +41,19 @@ func diff(t *testing.T, from, to string) changes {
 		t.Fatalf("new config: %v", err)
 	}
 
-	ch, err := changedPaths(old, new)
+	oldData, newData, err := encodings(NodeState{Config: old}, NodeState{Config: new})
 	if err != nil {
 		t.Fatal(err)
+	}
+
+	ch, err := changedPaths(old, new, oldData, newData)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Without the encodings each document is encoded on its own: the changes are the same.
+	if each, err := changedPaths(old, new, nil, nil); err != nil || !reflect.DeepEqual(each, ch) {
+		t.Errorf("changes from the documents one by one: %+v, %v; from one decode: %+v", each, err, ch)
 	}
 
 	if len(ch.paths) == 0 && ch.otherDocs == 0 {

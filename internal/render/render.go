@@ -72,15 +72,40 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 
 	opts.patches = loadPatches(c)
 
+	overCores(ctx, len(nodes), func(i int, err error) {
+		results[i].Name = nodes[i].Name
+		if err != nil {
+			results[i].Err = err
+
+			return
+		}
+
+		results[i].Machine, results[i].Err = one(ctx, c, b, nodes[i], opts)
+	})
+
+	return results
+}
+
+// Encode encodes every rendered node's config over the cores, so that Bytes returns at
+// once after it (encoding a config costs about twice as much as rendering it).
+func Encode(ctx context.Context, results []Result) {
+	overCores(ctx, len(results), func(i int, err error) {
+		if m := results[i].Machine; m != nil && err == nil {
+			_, _ = m.Bytes() // kept by Bytes, error included, for its caller
+		}
+	})
+}
+
+// overCores calls do for 0..n-1, as many at once as there are cores; do gets ctx's error
+// instead of running its work once ctx is done.
+func overCores(ctx context.Context, n int, do func(i int, err error)) {
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 
 	var wg sync.WaitGroup
 
-	for i, n := range nodes {
-		results[i].Name = n.Name
-
+	for i := range n {
 		if err := ctx.Err(); err != nil {
-			results[i].Err = err
+			do(i, err)
 
 			continue
 		}
@@ -92,13 +117,11 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 
-			results[i].Machine, results[i].Err = one(ctx, c, b, n, opts)
+			do(i, nil)
 		}()
 	}
 
 	wg.Wait()
-
-	return results
 }
 
 // One renders a single node.
@@ -231,14 +254,23 @@ func kubernetesVersion(v string) string {
 	return v
 }
 
-// loadPatches parses every patch file the nodes use, once. A file that fails to parse
-// is left out, so each node that uses it reports the error itself.
+// loadPatches parses every patch file more than one node uses, once. A node's own patches
+// are parsed in its render worker (Options.patch), in parallel with the others. A file that
+// fails to parse is left out, so each node that uses it reports the error itself.
 func loadPatches(c *cluster.Cluster) map[string]*patch {
+	uses := map[string]int{}
+
+	for _, n := range c.Spec.Nodes {
+		for _, rel := range c.NodePatches(n) {
+			uses[rel]++
+		}
+	}
+
 	out := map[string]*patch{}
 
 	for _, n := range c.Spec.Nodes {
 		for _, rel := range c.NodePatches(n) {
-			if _, done := out[rel]; done {
+			if _, done := out[rel]; done || uses[rel] < 2 {
 				continue
 			}
 

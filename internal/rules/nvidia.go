@@ -47,9 +47,26 @@ func (e gpuExt) display() string {
 type gpuSetup struct {
 	node *render.Machine
 	exts []gpuExt
+	clusterTalos
+}
+
+// clusterTalos is what the NVIDIA rules need of the cluster's Talos version, parsed once
+// per check, not once per node.
+type clusterTalos struct {
 	// release is the cluster's release data, when the catalog has it.
 	release    catalog.Release
 	hasRelease bool
+	// talos is the version as a tag ("" when it does not parse); before113 says it is
+	// older than 1.13 (or does not parse).
+	talos     string
+	before113 bool
+}
+
+func talosOf(in *Input) clusterTalos {
+	r, hasRelease := release(in)
+	talos, _ := catalog.NormalizeTag(in.Cluster.Spec.TalosVersion)
+
+	return clusterTalos{release: r, hasRelease: hasRelease, talos: talos, before113: !atLeast(in.Cluster.Spec.TalosVersion, "1.13")}
 }
 
 func (g gpuSetup) of(kinds ...catalog.NvidiaKind) []gpuExt {
@@ -74,10 +91,10 @@ func (g gpuSetup) fromSchematicOnly() bool {
 	return !slices.ContainsFunc(g.exts, func(e gpuExt) bool { return e.explicit() })
 }
 
-// nodeGPU resolves a node's NVIDIA extensions.
-func nodeGPU(in *Input, n *render.Machine) gpuSetup {
-	r, hasRelease := release(in)
-	g := gpuSetup{node: n, release: r, hasRelease: hasRelease}
+// nodeGPU resolves a node's NVIDIA extensions; t is talosOf(in).
+func nodeGPU(in *Input, t clusterTalos, n *render.Machine) gpuSetup {
+	r, hasRelease := t.release, t.hasRelease
+	g := gpuSetup{node: n, clusterTalos: t}
 
 	for _, req := range requestedExtensions(in, n) {
 		ext, ok := catalog.ParseNvidia(req.name)
@@ -154,9 +171,10 @@ func nvidiaRules(in *Input) []finding.Finding {
 	var out []finding.Finding
 
 	gpuNodes := false
+	t := talosOf(in)
 
 	for _, n := range rendered(in) {
-		g := nodeGPU(in, n)
+		g := nodeGPU(in, t, n)
 		gpuNodes = gpuNodes || len(g.kmods()) > 0
 
 		var fs []finding.Finding
@@ -282,8 +300,8 @@ func nvidiaExtensionSet(in *Input, g gpuSetup) []finding.Finding {
 // nvidiaTalosMismatch: kernel modules load only on the exact Talos release they were built
 // for. It needs no release data: the tag names its release.
 func nvidiaTalosMismatch(in *Input, g gpuSetup) []finding.Finding {
-	talos, err := catalog.NormalizeTag(in.Cluster.Spec.TalosVersion)
-	if err != nil {
+	talos := g.talos
+	if talos == "" {
 		return nil
 	}
 
@@ -462,7 +480,7 @@ const bpfJITHarden = "net.core.bpf_jit_harden"
 
 func nvidiaSysctl(in *Input, g gpuSetup) []finding.Finding {
 	c := in.Cluster
-	if len(g.kmods()) == 0 || atLeast(c.Spec.TalosVersion, "1.13") {
+	if len(g.kmods()) == 0 || !g.before113 {
 		return nil
 	}
 

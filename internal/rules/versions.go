@@ -224,8 +224,10 @@ func kubernetesMove(head *Input, k Change) []finding.Finding {
 // driverMoves lists the NVIDIA driver of every GPU node of the head state, before and after.
 func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
 	before := map[string]gpuSetup{}
+	baseTalos := talosOf(base)
+
 	for _, n := range rendered(base) {
-		before[n.Node.Name] = nodeGPU(base, n)
+		before[n.Node.Name] = nodeGPU(base, baseTalos, n)
 	}
 
 	var (
@@ -234,9 +236,10 @@ func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
 	)
 
 	c := head.Cluster
+	headTalos := talosOf(head)
 
 	for _, n := range rendered(head) {
-		g := nodeGPU(head, n)
+		g := nodeGPU(head, headTalos, n)
 		if len(g.kmods()) == 0 {
 			continue
 		}
