@@ -96,7 +96,7 @@ func (a *runner) plan(ctx context.Context) (*result, error) {
 
 	a.maskSecrets()
 
-	full, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{Version: cli.Version, Limit: report.SummaryLimit, Bump: res.Bump})
+	full, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{Version: a.d.TalopsVersion(), Limit: report.SummaryLimit, Bump: res.Bump})
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (a *runner) postPlan(ctx context.Context, ev *event, res *app.PlanResult, f
 		return
 	}
 
-	body, err := commentBody(res, full)
+	body, err := commentBody(res, full, a.d.TalopsVersion())
 	if err != nil {
 		a.gha.Warningf("render the plan comment: %s", err)
 
@@ -159,13 +159,13 @@ func (a *runner) postPlan(ctx context.Context, ev *event, res *app.PlanResult, f
 // commentBody is the plan comment: the job summary's markdown when it fits a comment
 // (a body under the limit is the whole plan either way), else a shorter rendering that
 // points at the job summary.
-func commentBody(res *app.PlanResult, full string) (string, error) {
+func commentBody(res *app.PlanResult, full, version string) (string, error) {
 	if len(full) < report.CommentLimit {
 		return full, nil
 	}
 
 	return report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{
-		Version:     cli.Version,
+		Version:     version,
 		SummaryNote: "the job summary of this run",
 		Bump:        res.Bump,
 	})

@@ -78,6 +78,8 @@ type Deps struct {
 	// OpenExported opens a state exported from git, always on disk whatever OpenDir
 	// serves (nil: the directory on disk).
 	OpenExported func(dir string) (cluster.Files, func() error, error)
+	// Version is talops' own version (ResolveVersion); "" reports dev.
+	Version string
 
 	// shared is the state of d and of every Deps derived from it: secrets masked through
 	// one are masked in all, and the factory is asked about a release once.
@@ -103,7 +105,10 @@ func (d *Deps) state() *shared {
 
 // OSDeps are the real doors.
 func OSDeps() *Deps {
+	version := buildVersion()
+
 	return &Deps{
+		Version:    version,
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		Getenv:     os.Getenv,
@@ -132,7 +137,7 @@ func OSDeps() *Deps {
 		Git:          gitrev.Exec,
 		HTTPClient:   &http.Client{Timeout: 30 * time.Second},
 		ImageFactory: func(baseURL string) (*factory.Client, error) {
-			return factory.New(baseURL, factory.WithUserAgent("talops/"+Version))
+			return factory.New(baseURL, factory.WithUserAgent("talops/"+version))
 		},
 		Proxmox: func(cfg proxmox.Config) (proxmox.API, error) {
 			c, err := proxmox.New(cfg)
@@ -266,7 +271,7 @@ func (d *Deps) App() *app.Deps {
 		OpenDir: d.OpenDir, OpenExported: openExported, Git: d.Git, TempDir: d.TempDir,
 		ImageFactory: d.ImageFactory, TalosEndpoint: d.TalosEndpoint, TalosTimeout: d.TalosTimeout,
 		GateTimeout: d.GateTimeout, GateInterval: d.GateInterval, Proxmox: d.Proxmox,
-		UserAgent: "talops/" + Version, Now: d.Now,
+		UserAgent: "talops/" + d.TalopsVersion(), Now: d.Now,
 		Mask: d.Mask, Masker: d.Masker, Secrets: d.Secrets(), Releases: &d.state().releases,
 		Note: func(text string) { d.errf("%s", text) },
 	}
@@ -343,13 +348,6 @@ func commands() []command {
 	}
 }
 
-// Version is set at build time.
-var Version = "dev"
-
-func runVersion(_ context.Context, d *Deps, _ []string) error {
-	return d.out("talops " + Version + "\n")
-}
-
 // Run runs one command line (without the program name) and reports errors on stderr.
 func Run(ctx context.Context, d *Deps, args []string) error {
 	err := dispatch(ctx, d, args)
@@ -363,6 +361,10 @@ func dispatch(ctx context.Context, d *Deps, args []string) error {
 		d.errf("%s", usage())
 
 		return &UsageError{Msg: "a command is required"}
+	}
+
+	if args[0] == "--version" {
+		return runVersion(ctx, d, args[1:])
 	}
 
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
