@@ -81,6 +81,10 @@ type Deps struct {
 	// Version is talops' own version (ResolveVersion); "" reports dev.
 	Version string
 
+	// flagSet, when set, is handed every flag set a command makes (completion reads the
+	// flags from them, so they are never listed twice).
+	flagSet func(fs *flag.FlagSet)
+
 	// shared is the state of d and of every Deps derived from it: secrets masked through
 	// one are masked in all, and the factory is asked about a release once.
 	shared *shared
@@ -345,6 +349,7 @@ func commands() []command {
 		{"proxmox", "boot ISOs in Proxmox storage, and the nodes' VMs: proxmox images|vms", runProxmox},
 		{"catalog", "release data: catalog update refreshes it from the Image Factory", runCatalog},
 		{"version", "print the talops version", runVersion},
+		{"completion", "print a shell completion script: completion bash|zsh|fish", runCompletion},
 	}
 }
 
@@ -426,6 +431,10 @@ func newFlags(d *Deps, name, synopsis string) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(d.Stderr, "Usage: talops %s\n\nFlags:\n", synopsis) //nolint:errcheck
 		fs.PrintDefaults()
+	}
+
+	if d.flagSet != nil {
+		d.flagSet(fs)
 	}
 
 	return fs
