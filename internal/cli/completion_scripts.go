@@ -51,10 +51,12 @@ _talops() {
 		fmt.Fprintf(&b, "    %q) subs=%q flags=%q ;;\n", n.Path, strings.Join(n.Subs, " "), strings.Join(flags, " "))
 	}
 
+	// No mapfile: zsh runs this script through bashcompinit, which has compgen but not
+	// mapfile. The words are flag and command names, so splitting them is safe.
 	b.WriteString(`  esac
   case "$cur" in
-    -*) mapfile -t COMPREPLY < <(compgen -W "$flags" -- "$cur") ;;
-    *) [ -n "$subs" ] && mapfile -t COMPREPLY < <(compgen -W "$subs" -- "$cur") ;;
+    -*) COMPREPLY=($(compgen -W "$flags" -- "$cur")) ;;
+    *) COMPREPLY=($(compgen -W "$subs" -- "$cur")) ;;
   esac
 }
 complete -o default -F _talops talops
