@@ -88,8 +88,12 @@ func fishCompletion(tree []complNode) string {
 		cond := fishCondition(n.Path, n.Subs)
 
 		for _, s := range n.Subs {
-			path := strings.TrimSpace(n.Path + " " + s)
-			fmt.Fprintf(&b, "complete -c talops -n %s -a %s -d %s\n", fishQuote(cond), s, fishQuote(short[path]))
+			line := fmt.Sprintf("complete -c talops -n %s -a %s", fishQuote(cond), s)
+			if d := short[strings.TrimSpace(n.Path+" "+s)]; d != "" {
+				line += " -d " + fishQuote(d)
+			}
+
+			b.WriteString(line + "\n")
 		}
 
 		for _, f := range n.Flags {

@@ -94,7 +94,7 @@ func TestCompletion_ZshAndFishScripts(t *testing.T) {
 		"zsh": {"bashcompinit", "complete -o default -F _talops talops"},
 		"fish": {
 			"complete -c talops -n '__fish_use_subcommand' -a plan -d 'show what applying would change on each node'\n",
-			"complete -c talops -n '__fish_seen_subcommand_from proxmox; and not __fish_seen_subcommand_from images vms' -a images -d ''\n",
+			"complete -c talops -n '__fish_seen_subcommand_from proxmox; and not __fish_seen_subcommand_from images vms' -a images\n",
 			"complete -c talops -n '__fish_seen_subcommand_from plan' -l detailed-exitcode -d ",
 			"complete -c talops -n '__fish_seen_subcommand_from proxmox; and __fish_seen_subcommand_from images' -l dir -r -F -d ",
 		},
