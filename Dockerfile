@@ -1,12 +1,16 @@
 # One image for every talops action. Docker actions run as root with the workspace
 # mounted as the working directory, so there is no WORKDIR and no :nonroot base.
-FROM golang:1.26 AS build
+# The build stage runs on the builder's platform and cross-compiles for the target's, so a
+# multi-arch build (the release workflow's linux/amd64,linux/arm64) needs no emulation.
+FROM --platform=$BUILDPLATFORM golang:1.26 AS build
 ENV CGO_ENABLED=0
 COPY go.mod go.sum /src/
 RUN cd /src && go mod download
 COPY . /src
 ARG VERSION=dev
-RUN cd /src && go build -trimpath -ldflags "-s -w -X github.com/talops/talops/internal/cli.Version=${VERSION}" -o /talops ./cmd/talops
+ARG TARGETOS
+ARG TARGETARCH
+RUN cd /src && GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -ldflags "-s -w -X github.com/talops/talops/internal/cli.Version=${VERSION}" -o /talops ./cmd/talops
 
 FROM gcr.io/distroless/static-debian12
 COPY --from=build /talops /talops

@@ -96,7 +96,7 @@ func (a *runner) plan(ctx context.Context) (*result, error) {
 
 	a.maskSecrets()
 
-	full, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{Version: cli.Version, Limit: report.SummaryLimit, Bump: res.Bump})
+	full, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{Version: a.d.TalopsVersion(), Limit: report.SummaryLimit, Bump: res.Bump})
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func (a *runner) postPlan(ctx context.Context, ev *event, res *app.PlanResult, f
 	labels := labelsFor(res.Plan)
 	marker := labelsMarker(labels) + "\n"
 
-	body, err := commentBody(res, full, len(marker))
+	body, err := commentBody(res, full, len(marker), a.d.TalopsVersion())
 	if err != nil {
 		a.gha.Warningf("render the plan comment: %s", err)
 
@@ -168,13 +168,13 @@ func (a *runner) postPlan(ctx context.Context, ev *event, res *app.PlanResult, f
 // commentBody is the plan comment: the job summary's markdown when it fits a comment
 // beside reserve bytes of hidden lines (a body under the limit is the whole plan either
 // way), else a shorter rendering that points at the job summary.
-func commentBody(res *app.PlanResult, full string, reserve int) (string, error) {
+func commentBody(res *app.PlanResult, full string, reserve int, version string) (string, error) {
 	if len(full)+reserve < report.CommentLimit {
 		return full, nil
 	}
 
 	return report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{
-		Version:     cli.Version,
+		Version:     version,
 		SummaryNote: "the job summary of this run",
 		Bump:        res.Bump,
 	})

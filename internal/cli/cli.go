@@ -78,6 +78,12 @@ type Deps struct {
 	// OpenExported opens a state exported from git, always on disk whatever OpenDir
 	// serves (nil: the directory on disk).
 	OpenExported func(dir string) (cluster.Files, func() error, error)
+	// Version is talops' own version (ResolveVersion); "" reports dev.
+	Version string
+
+	// flagSet, when set, is handed every flag set a command makes (completion reads the
+	// flags from them, so they are never listed twice).
+	flagSet func(fs *flag.FlagSet)
 
 	// shared is the state of d and of every Deps derived from it: secrets masked through
 	// one are masked in all, and the factory is asked about a release once.
@@ -103,7 +109,10 @@ func (d *Deps) state() *shared {
 
 // OSDeps are the real doors.
 func OSDeps() *Deps {
+	version := buildVersion()
+
 	return &Deps{
+		Version:    version,
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		Getenv:     os.Getenv,
@@ -132,7 +141,7 @@ func OSDeps() *Deps {
 		Git:          gitrev.Exec,
 		HTTPClient:   &http.Client{Timeout: 30 * time.Second},
 		ImageFactory: func(baseURL string) (*factory.Client, error) {
-			return factory.New(baseURL, factory.WithUserAgent("talops/"+Version))
+			return factory.New(baseURL, factory.WithUserAgent("talops/"+version))
 		},
 		Proxmox: func(cfg proxmox.Config) (proxmox.API, error) {
 			c, err := proxmox.New(cfg)
@@ -266,7 +275,7 @@ func (d *Deps) App() *app.Deps {
 		OpenDir: d.OpenDir, OpenExported: openExported, Git: d.Git, TempDir: d.TempDir,
 		ImageFactory: d.ImageFactory, TalosEndpoint: d.TalosEndpoint, TalosTimeout: d.TalosTimeout,
 		GateTimeout: d.GateTimeout, GateInterval: d.GateInterval, Proxmox: d.Proxmox,
-		UserAgent: "talops/" + Version, Now: d.Now,
+		UserAgent: "talops/" + d.TalopsVersion(), Now: d.Now,
 		Mask: d.Mask, Masker: d.Masker, Secrets: d.Secrets(), Releases: &d.state().releases,
 		Note: func(text string) { d.errf("%s", text) },
 	}
@@ -340,14 +349,8 @@ func commands() []command {
 		{"proxmox", "boot ISOs in Proxmox storage, and the nodes' VMs: proxmox images|vms", runProxmox},
 		{"catalog", "release data: catalog update refreshes it from the Image Factory", runCatalog},
 		{"version", "print the talops version", runVersion},
+		{"completion", "print a shell completion script: completion bash|zsh|fish", runCompletion},
 	}
-}
-
-// Version is set at build time.
-var Version = "dev"
-
-func runVersion(_ context.Context, d *Deps, _ []string) error {
-	return d.out("talops " + Version + "\n")
 }
 
 // Run runs one command line (without the program name) and reports errors on stderr.
@@ -363,6 +366,10 @@ func dispatch(ctx context.Context, d *Deps, args []string) error {
 		d.errf("%s", usage())
 
 		return &UsageError{Msg: "a command is required"}
+	}
+
+	if args[0] == "--version" {
+		return runVersion(ctx, d, args[1:])
 	}
 
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
@@ -424,6 +431,10 @@ func newFlags(d *Deps, name, synopsis string) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(d.Stderr, "Usage: talops %s\n\nFlags:\n", synopsis) //nolint:errcheck
 		fs.PrintDefaults()
+	}
+
+	if d.flagSet != nil {
+		d.flagSet(fs)
 	}
 
 	return fs

@@ -64,7 +64,7 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	view := report.PlanView{Color: d.color(), Version: Version, Bump: res.Bump}
+	view := report.PlanView{Color: d.color(), Version: d.TalopsVersion(), Bump: res.Bump}
 	if err := d.view(func(w io.Writer) error {
 		return report.WritePlan(w, opts.Format, res.Plan, res.Findings, res.Nodes, view)
 	}); err != nil {
