@@ -133,6 +133,18 @@ func Order(steps []Step) []Step {
 func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step, o Options) *Report {
 	steps = Order(steps)
 
+	if say := o.Progress; say != nil {
+		// Workers change in parallel: their lines go out one at a time.
+		var mu sync.Mutex
+
+		o.Progress = func(line string) {
+			mu.Lock()
+			defer mu.Unlock()
+
+			say(line)
+		}
+	}
+
 	r := &Report{Cluster: cluster, PlanHash: hash, Mode: Mode(o.Mode), DryRun: o.DryRun, Nodes: make([]NodeResult, len(steps))}
 
 	// The control planes in etcd: the running ones, then each new one once it joined.
