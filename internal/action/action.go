@@ -17,8 +17,8 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
-	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/door"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/report"
 )
@@ -36,7 +36,7 @@ const (
 
 // Run runs `talops action <command>`; with no command it reads the `command` input
 // (the root action.yml passes it that way).
-func Run(ctx context.Context, d *cli.Deps, args []string) error {
+func Run(ctx context.Context, d *door.Deps, args []string) error {
 	gha := githubactions.New(githubactions.WithGetenv(d.Getenv), githubactions.WithWriter(d.Stdout))
 
 	a := &runner{d: d, gha: gha}
@@ -55,9 +55,9 @@ func Run(ctx context.Context, d *cli.Deps, args []string) error {
 
 	switch {
 	case command == "":
-		err = &cli.UsageError{Msg: "action: no command (pass one as an argument or the command input)"}
+		err = &door.UsageError{Msg: "action: no command (pass one as an argument or the command input)"}
 	case !known:
-		err = &cli.UsageError{Msg: fmt.Sprintf("action: unknown command %q", command)}
+		err = &door.UsageError{Msg: fmt.Sprintf("action: unknown command %q", command)}
 	default:
 		var res *result
 		if res, err = run(a, ctx); err == nil {
@@ -117,14 +117,14 @@ func (a *runner) finish(r *result) error {
 	case r.err != nil:
 		return r.err
 	case r.failed != "":
-		return &cli.FailedError{Msg: r.failed}
+		return &door.FailedError{Msg: r.failed}
 	}
 
 	return nil
 }
 
 type runner struct {
-	d   *cli.Deps
+	d   *door.Deps
 	gha *githubactions.Action
 	// ev is the event payload, read once (evErr: why it could not be).
 	ev    *event
@@ -133,7 +133,7 @@ type runner struct {
 
 // secretInputs makes the secret inputs visible to the secrets loader as the variables it
 // reads, and masks them before anything else is printed.
-func (a *runner) secretInputs() *cli.Deps {
+func (a *runner) secretInputs() *door.Deps {
 	overrides := map[string]string{}
 
 	if v := a.gha.GetInput(InputSOPSAgeKey); v != "" {
@@ -192,7 +192,7 @@ func MaskLines(v string) []string {
 
 // reportError turns a failure before any findings into an annotation and a summary line.
 func (a *runner) reportError(err error) {
-	var failed *cli.FailedError
+	var failed *door.FailedError
 	if err == nil || errors.As(err, &failed) {
 		return
 	}
@@ -297,7 +297,7 @@ func boolInput(gha *githubactions.Action, name string) (bool, error) {
 
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, &cli.UsageError{Msg: fmt.Sprintf("input %s must be true or false, got %q", name, v)}
+		return false, &door.UsageError{Msg: fmt.Sprintf("input %s must be true or false, got %q", name, v)}
 	}
 
 	return b, nil

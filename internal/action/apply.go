@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/door"
 	"github.com/talops/talops/internal/github"
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/rollout"
@@ -74,12 +74,12 @@ func (a *runner) apply(ctx context.Context) (*result, error) {
 		return hash, base, nil
 	}
 
-	res, err := cli.Apply(ctx, opts)
+	res, err := door.Apply(ctx, opts)
 
 	a.maskSecrets()
 
 	if res == nil || res.Report == nil {
-		var refused *cli.RefusedError
+		var refused *door.RefusedError
 		if errors.As(err, &refused) && rev != nil && rev.pr != nil {
 			a.postApply(ctx, api, *rev.pr, name, report.ApplyRefusedMarkdown(name, a.d.Masker().String(err.Error())))
 		}
@@ -106,8 +106,8 @@ func (a *runner) apply(ctx context.Context) (*result, error) {
 }
 
 // applyOptions maps the inputs onto apply's options.
-func (a *runner) applyOptions() (*cli.ApplyOptions, error) {
-	opts := &cli.ApplyOptions{
+func (a *runner) applyOptions() (*door.ApplyOptions, error) {
+	opts := &door.ApplyOptions{
 		Deps:            a.d,
 		Dir:             a.dir(),
 		Mode:            orDefault(a.gha.GetInput(InputMode), "auto"),
@@ -128,7 +128,7 @@ func (a *runner) applyOptions() (*cli.ApplyOptions, error) {
 	if v := a.gha.GetInput(InputParallel); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return nil, &cli.UsageError{Msg: fmt.Sprintf("input %s must be a number of 1 or more, got %q", InputParallel, v)}
+			return nil, &door.UsageError{Msg: fmt.Sprintf("input %s must be a number of 1 or more, got %q", InputParallel, v)}
 		}
 
 		opts.Parallel = n
@@ -158,7 +158,7 @@ func (a *runner) defaultBranchOnly() error {
 	}
 
 	if why := rollout.BranchRefusal(ev.Ref, ev.DefaultBranch); why != "" {
-		return &cli.RefusedError{Reasons: []string{why}}
+		return &door.RefusedError{Reasons: []string{why}}
 	}
 
 	return nil
@@ -170,7 +170,7 @@ func (a *runner) defaultBranchOnly() error {
 func (a *runner) reviewedPlan(ctx context.Context, name string, require bool) (github.API, *reviewed, error) {
 	refuse := func(why string) (github.API, *reviewed, error) {
 		if require {
-			return nil, nil, &cli.RefusedError{Reasons: []string{why + "; set require-reviewed-plan: false to apply the live plan unreviewed"}}
+			return nil, nil, &door.RefusedError{Reasons: []string{why + "; set require-reviewed-plan: false to apply the live plan unreviewed"}}
 		}
 
 		a.gha.Warningf("%s: applying the live plan without checking a reviewed hash", why)
@@ -257,7 +257,7 @@ func mergedPull(pulls []github.Pull, sha string) *github.Pull {
 
 // planCheck is the reviewed plan's hash and the base it was computed against ("", "":
 // none was found to check).
-func (a *runner) planCheck(opts *cli.ApplyOptions, rev *reviewed) (hash, base string) {
+func (a *runner) planCheck(opts *door.ApplyOptions, rev *reviewed) (hash, base string) {
 	if rev == nil || rev.hash == "" {
 		return "", ""
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/talops/talops/internal/app"
-	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/door"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/github"
 	"github.com/talops/talops/internal/plan"
@@ -33,7 +33,7 @@ const talosconfigInput = "(input talosconfig)"
 
 // talosconfigInput serves the talosconfig input, when given, as a file only the
 // talosconfig loader asks for.
-func (a *runner) talosconfigInput() *cli.Deps {
+func (a *runner) talosconfigInput() *door.Deps {
 	if tc := a.gha.GetInput(InputTalosconfig); tc != "" {
 		return a.d.WithFile(talosconfigInput, []byte(tc))
 	}

@@ -76,5 +76,5 @@ func CatalogUpdate(ctx context.Context, opts *CatalogUpdateOptions) error {
 		msg += fmt.Sprintf("skipped %s: pre-releases of a version that is released\n", strings.Join(res.Skipped, ", "))
 	}
 
-	return d.out(msg)
+	return d.Out(msg)
 }

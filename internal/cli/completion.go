@@ -82,7 +82,7 @@ func probeFlags(ctx context.Context, c command, path ...string) []complFlag {
 	d := &Deps{
 		Stdout: io.Discard, Stderr: io.Discard,
 		Getenv:  func(string) string { return "" },
-		flagSet: func(fs *flag.FlagSet) { sets = append(sets, fs) },
+		FlagSet: func(fs *flag.FlagSet) { sets = append(sets, fs) },
 	}
 
 	_ = c.run(ctx, d, append(path, "-h")) //nolint:errcheck // -h ends every command with flag.ErrHelp
@@ -103,11 +103,11 @@ func probeFlags(ctx context.Context, c command, path ...string) []complFlag {
 
 func runCompletion(_ context.Context, d *Deps, args []string) error {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-		return d.out(completionUsage)
+		return d.Out(completionUsage)
 	}
 
 	if len(args) != 1 {
-		d.errf("%s", completionUsage)
+		d.Errf("%s", completionUsage)
 
 		return &UsageError{Msg: "completion needs one shell: bash, zsh or fish"}
 	}
@@ -116,11 +116,11 @@ func runCompletion(_ context.Context, d *Deps, args []string) error {
 
 	switch args[0] {
 	case "bash":
-		return d.out(bashCompletion(tree))
+		return d.Out(bashCompletion(tree))
 	case "zsh":
-		return d.out(zshCompletion(tree))
+		return d.Out(zshCompletion(tree))
 	case "fish":
-		return d.out(fishCompletion(tree))
+		return d.Out(fishCompletion(tree))
 	default:
 		return &UsageError{Msg: fmt.Sprintf("unknown shell %q (bash, zsh or fish)", args[0])}
 	}

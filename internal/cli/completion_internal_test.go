@@ -51,7 +51,7 @@ func TestCompletion_OffersEveryFlagOfEveryCommand(t *testing.T) {
 			var sets []*flag.FlagSet
 
 			d := &Deps{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" },
-				flagSet: func(fs *flag.FlagSet) { sets = append(sets, fs) }}
+				FlagSet: func(fs *flag.FlagSet) { sets = append(sets, fs) }}
 
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()

@@ -104,7 +104,7 @@ func runInit(ctx context.Context, d *Deps, args []string) error {
 	fmt.Fprintf(&b, "  2. talops validate --dir %s\n", dir)
 	fmt.Fprintf(&b, "  3. talops talosconfig --dir %s --out talosconfig\n", dir)
 
-	return d.out(b.String())
+	return d.Out(b.String())
 }
 
 // Init writes the repository of a new cluster.

@@ -2,20 +2,11 @@ package cli
 
 import (
 	"context"
-	"fmt"
-
-	"github.com/talops/talops/internal/app"
+	"github.com/talops/talops/internal/door"
 )
 
-// KubeconfigOptions are kubeconfig's inputs.
-type KubeconfigOptions struct {
-	Deps *Deps
-
-	Dir string
-	// Talosconfig is the talosconfig ("": $TALOSCONFIG, then ~/.talos/config).
-	Talosconfig string
-	Out         string
-}
+// KubeconfigOptions are kubeconfig's inputs (see door.KubeconfigOptions).
+type KubeconfigOptions = door.KubeconfigOptions
 
 func kubeconfigFlags(d *Deps, args []string) (*KubeconfigOptions, error) {
 	opts := &KubeconfigOptions{Deps: d}
@@ -53,26 +44,10 @@ func runKubeconfig(ctx context.Context, d *Deps, args []string) error {
 // Kubeconfig writes the cluster's admin kubeconfig (see app.Kubeconfig) and says where
 // it came from.
 func Kubeconfig(ctx context.Context, opts *KubeconfigOptions) error {
-	said, err := writeKubeconfig(ctx, opts)
+	said, err := door.WriteKubeconfig(ctx, opts)
 	if err != nil {
 		return err
 	}
 
-	return opts.Deps.out(said + "\n")
-}
-
-// writeKubeconfig writes the kubeconfig and returns the line that says so.
-func writeKubeconfig(ctx context.Context, opts *KubeconfigOptions) (string, error) {
-	d := opts.Deps
-
-	res, err := app.Kubeconfig(ctx, d.App(), opts.Dir, opts.Talosconfig)
-	if err != nil {
-		return "", err
-	}
-
-	if err := d.WriteFile(opts.Out, res.Data, 0o600); err != nil {
-		return "", fmt.Errorf("write %s: %w", opts.Out, err)
-	}
-
-	return fmt.Sprintf("wrote %s: the admin kubeconfig of %s, from %s", opts.Out, res.Cluster, res.Node), nil
+	return opts.Deps.Out(said + "\n")
 }

@@ -64,8 +64,8 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	view := report.PlanView{Color: d.color(), Version: d.TalopsVersion(), Bump: res.Bump}
-	if err := d.view(func(w io.Writer) error {
+	view := report.PlanView{Color: d.Color(), Version: d.TalopsVersion(), Bump: res.Bump}
+	if err := d.View(func(w io.Writer) error {
 		return report.WritePlan(w, opts.Format, res.Plan, res.Findings, res.Nodes, view)
 	}); err != nil {
 		return err

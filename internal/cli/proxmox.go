@@ -27,14 +27,14 @@ The API token comes from PROXMOX_TOKEN_ID and PROXMOX_TOKEN_SECRET.
 
 func runProxmox(ctx context.Context, d *Deps, args []string) error {
 	if len(args) == 0 {
-		d.errf("%s", proxmoxUsage)
+		d.Errf("%s", proxmoxUsage)
 
 		return &UsageError{Msg: "proxmox needs a command: images or vms"}
 	}
 
 	switch args[0] {
 	case "-h", "--help", "help":
-		return d.out(proxmoxUsage)
+		return d.Out(proxmoxUsage)
 	case "images":
 		return runProxmoxImages(ctx, d, args[1:])
 	case "vms":
@@ -83,7 +83,7 @@ func runProxmoxImages(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	if err := d.view(func(w io.Writer) error { return report.WriteProxmoxImages(w, opts.Format, out) }); err != nil {
+	if err := d.View(func(w io.Writer) error { return report.WriteProxmoxImages(w, opts.Format, out) }); err != nil {
 		return err
 	}
 
@@ -138,7 +138,7 @@ func runProxmoxVMs(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	if err := d.view(func(w io.Writer) error { return report.WriteProxmoxVMs(w, opts.Format, out) }); err != nil {
+	if err := d.View(func(w io.Writer) error { return report.WriteProxmoxVMs(w, opts.Format, out) }); err != nil {
 		return err
 	}
 

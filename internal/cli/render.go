@@ -64,13 +64,13 @@ func Render(ctx context.Context, opts *RenderOptions) error {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 
-		if err := d.out("wrote " + path + "\n"); err != nil {
+		if err := d.Out("wrote " + path + "\n"); err != nil {
 			return err
 		}
 	}
 
 	if res.Throwaway {
-		d.errf("talops: note: rendered with a throwaway secrets bundle (%s): these configs cannot join a real cluster\n", res.Why)
+		d.Errf("talops: note: rendered with a throwaway secrets bundle (%s): these configs cannot join a real cluster\n", res.Why)
 	}
 
 	return nil

@@ -23,7 +23,7 @@ const schematicSynopsis = "schematic id FILE..."
 
 func schematicFlags(d *Deps, args []string) (*SchematicIDOptions, error) {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		d.errf("Usage: talops %s\n\nPrints the Image Factory schematic ID of each file: with one file the ID alone,\nwith several one \"ID  FILE\" line each.\n", schematicSynopsis)
+		d.Errf("Usage: talops %s\n\nPrints the Image Factory schematic ID of each file: with one file the ID alone,\nwith several one \"ID  FILE\" line each.\n", schematicSynopsis)
 
 		if len(args) == 0 {
 			return nil, &UsageError{Msg: "schematic: a subcommand is required (id)"}
@@ -69,7 +69,7 @@ func runSchematic(_ context.Context, d *Deps, args []string) error {
 		}
 	}
 
-	if outErr := d.out(b.String()); outErr != nil {
+	if outErr := d.Out(b.String()); outErr != nil {
 		return outErr
 	}
 

@@ -50,7 +50,7 @@ func runSchematics(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	return d.view(func(w io.Writer) error { return report.WriteSchematics(w, opts.Format, s) })
+	return d.View(func(w io.Writer) error { return report.WriteSchematics(w, opts.Format, s) })
 }
 
 // Schematics computes every schematic's ID and every node's images (see app.Schematics).

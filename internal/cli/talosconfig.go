@@ -87,5 +87,5 @@ func Talosconfig(ctx context.Context, opts *TalosconfigOptions) error {
 		return fmt.Errorf("write %s: %w", opts.Out, err)
 	}
 
-	return d.out(fmt.Sprintf("wrote %s (%s, valid for %s)\n", opts.Out, opts.Role, opts.TTL))
+	return d.Out(fmt.Sprintf("wrote %s (%s, valid for %s)\n", opts.Out, opts.Role, opts.TTL))
 }

@@ -73,7 +73,7 @@ func runValidate(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	if err := d.view(func(w io.Writer) error { return report.Findings(w, opts.Format, res.Findings, res.Nodes) }); err != nil {
+	if err := d.View(func(w io.Writer) error { return report.Findings(w, opts.Format, res.Findings, res.Nodes) }); err != nil {
 		return err
 	}
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/talops/talops/internal/door"
 	"runtime/debug"
 	"strings"
 
@@ -15,7 +16,7 @@ import (
 var Version = "dev"
 
 // devVersion is what a binary reports when nothing says which source it was built from.
-const devVersion = "dev"
+const devVersion = door.DevVersion
 
 // ResolveVersion says which version a binary is: the one stamped at link time, else the main
 // module's version the go command recorded (the tag for go install …@v1.2.3; a
@@ -48,16 +49,6 @@ func buildVersion() string {
 	return ResolveVersion(Version, info)
 }
 
-// TalopsVersion is the version talops reports: in version, the plan's footer and the user
-// agent. Deps without one (tests) report dev.
-func (d *Deps) TalopsVersion() string {
-	if d.Version == "" {
-		return devVersion
-	}
-
-	return d.Version
-}
-
 // versionText is what version and --version print: the version, then the span of the
 // embedded release data, which says how new a Talos release this binary knows.
 func versionText(version string, c *catalog.Catalog) string {
@@ -80,5 +71,5 @@ func versionText(version string, c *catalog.Catalog) string {
 }
 
 func runVersion(_ context.Context, d *Deps, _ []string) error {
-	return d.out(versionText(d.TalopsVersion(), catalog.Embedded()))
+	return d.Out(versionText(d.TalopsVersion(), catalog.Embedded()))
 }

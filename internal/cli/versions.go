@@ -59,7 +59,7 @@ func runVersions(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	if err := d.view(func(w io.Writer) error { return report.WriteVersions(w, opts.Format, b) }); err != nil {
+	if err := d.View(func(w io.Writer) error { return report.WriteVersions(w, opts.Format, b) }); err != nil {
 		return err
 	}
 

@@ -1,0 +1,123 @@
+package door
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/talops/talops/internal/app"
+	"github.com/talops/talops/internal/report"
+)
+
+// ApplyOptions are apply's inputs.
+type ApplyOptions struct {
+	Deps *Deps
+
+	Dir string
+	// Talosconfig is the talosconfig ("": $TALOSCONFIG, then ~/.talos/config).
+	Talosconfig string
+	// PlanHash, when set, is the hash of the reviewed plan: any other plan is refused.
+	PlanHash string
+	// ReviewedBase, with PlanHash, is the git ref the reviewed plan compared with (a pull
+	// request's base): the hash is checked on the plan against it, the way the pull
+	// request's comment computed it, instead of on the live plan.
+	ReviewedBase string
+	// ReviewedAgainst, with PlanHash, is a directory holding the reviewed base (checked
+	// out beside the repository, for runners without git): like ReviewedBase, as plan
+	// --against is like plan --base.
+	ReviewedAgainst string
+	// Register posts every schematic to the Image Factory (as schematics --register)
+	// before any node is touched.
+	Register bool
+	// ProxmoxImages makes sure the boot ISOs are in Proxmox storage (as proxmox images)
+	// before any node is touched; without a proxmox: section there is nothing to do.
+	ProxmoxImages bool
+	Parallel      int
+	Mode          string
+	DryRun        bool
+	Format        string
+	// InstallTimeout bounds the pull and install of an upgrade's image (0: 10 minutes).
+	InstallTimeout time.Duration
+	// EtcdBackup, NoEtcdBackup and BackupRecipients say where the etcd snapshot taken
+	// before the first control-plane change goes, and who can decrypt it (app.ApplyOptions).
+	EtcdBackup       string
+	NoEtcdBackup     bool
+	BackupRecipients []string
+	// Nodes, when set, are the only nodes applied.
+	Nodes []string
+	// KubeconfigOut, when set, is where the admin kubeconfig is written once every node
+	// was applied (a new cluster's first credential).
+	KubeconfigOut string
+	// Review, when set, says which plan was reviewed (see app.ApplyOptions.Review).
+	Review func(ctx context.Context, cluster string) (hash, base string, err error)
+}
+
+// Apply runs apply (see app.Apply) and prints its report. The result is nil when it refused.
+func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
+	d := opts.Deps
+
+	out, err := app.Apply(ctx, d.App(), app.ApplyOptions{
+		Dir: opts.Dir, Talosconfig: opts.Talosconfig, PlanHash: opts.PlanHash,
+		ReviewedBase: opts.ReviewedBase, ReviewedAgainst: opts.ReviewedAgainst,
+		Register: opts.Register, ProxmoxImages: opts.ProxmoxImages,
+		Parallel: opts.Parallel, Mode: opts.Mode, DryRun: opts.DryRun, Review: opts.Review,
+		InstallTimeout: opts.InstallTimeout,
+		EtcdBackup:     opts.EtcdBackup, NoEtcdBackup: opts.NoEtcdBackup, BackupRecipients: opts.BackupRecipients,
+		Nodes: opts.Nodes,
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	if err := d.View(func(w io.Writer) error { return report.WriteApply(w, opts.Format, out.Report) }); err != nil {
+		return out, err
+	}
+
+	switch {
+	case out.Report.Failed():
+		return out, errors.New("apply stopped at the first failure; nodes not attempted were not touched")
+	case out.Report.Incomplete():
+		// Interrupted (a cancelled job): nothing failed, but the cluster is not where main says.
+		return out, errors.New("apply was interrupted before every node was handled; nodes not attempted were not touched")
+	}
+
+	if opts.KubeconfigOut != "" && !opts.DryRun {
+		// A note beside the report, which stays alone on the output.
+		said, err := WriteKubeconfig(ctx, &KubeconfigOptions{Deps: d, Dir: opts.Dir, Talosconfig: opts.Talosconfig, Out: opts.KubeconfigOut})
+		if err != nil {
+			return out, fmt.Errorf("every node was applied, then the kubeconfig: %w", err)
+		}
+
+		d.Errf("talops: %s\n", said)
+	}
+
+	return out, nil
+}
+
+// KubeconfigOptions are kubeconfig's inputs.
+type KubeconfigOptions struct {
+	Deps *Deps
+
+	Dir string
+	// Talosconfig is the talosconfig ("": $TALOSCONFIG, then ~/.talos/config).
+	Talosconfig string
+	Out         string
+}
+
+// WriteKubeconfig writes the kubeconfig and returns the line that says so.
+func WriteKubeconfig(ctx context.Context, opts *KubeconfigOptions) (string, error) {
+	d := opts.Deps
+
+	res, err := app.Kubeconfig(ctx, d.App(), opts.Dir, opts.Talosconfig)
+	if err != nil {
+		return "", err
+	}
+
+	if err := d.WriteFile(opts.Out, res.Data, 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", opts.Out, err)
+	}
+
+	return fmt.Sprintf("wrote %s: the admin kubeconfig of %s, from %s", opts.Out, res.Cluster, res.Node), nil
+}
