@@ -96,6 +96,22 @@ type Options struct {
 	Progress func(line string)
 }
 
+// oneAtATime serializes say: workers change in parallel, their lines go out one at a time.
+func oneAtATime(say func(string)) func(string) {
+	if say == nil {
+		return nil
+	}
+
+	var mu sync.Mutex
+
+	return func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+
+		say(line)
+	}
+}
+
 // sayer is the progress of the node at position i of n.
 func (o Options) sayer(i, n int, name string) func(string) {
 	if o.Progress == nil {
@@ -133,17 +149,7 @@ func Order(steps []Step) []Step {
 func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step, o Options) *Report {
 	steps = Order(steps)
 
-	if say := o.Progress; say != nil {
-		// Workers change in parallel: their lines go out one at a time.
-		var mu sync.Mutex
-
-		o.Progress = func(line string) {
-			mu.Lock()
-			defer mu.Unlock()
-
-			say(line)
-		}
-	}
+	o.Progress = oneAtATime(o.Progress)
 
 	r := &Report{Cluster: cluster, PlanHash: hash, Mode: Mode(o.Mode), DryRun: o.DryRun, Nodes: make([]NodeResult, len(steps))}
 
