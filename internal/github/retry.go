@@ -37,11 +37,6 @@ func WithClock(now func() time.Time) Option {
 	return func(r *retrier) { r.now = now }
 }
 
-// WithAttempts sets how many times one call is tried in all (default 4; 1: no retries).
-func WithAttempts(n int) Option {
-	return func(r *retrier) { r.attempts = max(n, 1) }
-}
-
 // retrier sends each request through do, trying again what GitHub says is transient: a
 // rate limit (429, or 403 with Retry-After, x-ratelimit-remaining 0 or a secondary rate
 // limit message), a 500/502/503/504, a lost connection. A 5xx or a lost connection is

@@ -33,13 +33,12 @@ type machineService struct {
 	// applyMu is machined's applyConfigMu: one apply at a time.
 	applyMu sync.Mutex
 
-	mu        sync.Mutex
-	applied   []Applied
-	dryRuns   int
-	reboots   int
-	snapshots int
-	boots     int
-	bootID    string
+	mu      sync.Mutex
+	applied []Applied
+	dryRuns int
+	reboots int
+	boots   int
+	bootID  string
 	// active is the running config, current the same loaded; persisted is the config
 	// the node boots with (a staged one, or the active one).
 	active, persisted []byte

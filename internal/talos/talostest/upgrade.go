@@ -311,10 +311,6 @@ func (m *machineService) EtcdSnapshot(_ *machine.EtcdSnapshotRequest, srv grpc.S
 		return err
 	}
 
-	m.mu.Lock()
-	m.snapshots++
-	m.mu.Unlock()
-
 	m.node.Journal.add("%s EtcdSnapshot", m.node.Name)
 
 	return srv.Send(&common.Data{Bytes: SnapshotBytes(m.node.Name)})
@@ -322,11 +318,3 @@ func (m *machineService) EtcdSnapshot(_ *machine.EtcdSnapshotRequest, srv grpc.S
 
 // SnapshotBytes is the etcd snapshot a fake node named name streams.
 func SnapshotBytes(name string) []byte { return []byte("etcd snapshot of " + name + "\n") }
-
-// Snapshots counts the etcd snapshots the node streamed.
-func (s *Server) Snapshots() int {
-	s.m.mu.Lock()
-	defer s.m.mu.Unlock()
-
-	return s.m.snapshots
-}
