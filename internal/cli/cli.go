@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -78,7 +79,15 @@ func OSDeps() *Deps {
 		Git:          gitrev.Exec,
 		HTTPClient:   &http.Client{Timeout: 30 * time.Second},
 		ImageFactory: func(baseURL string) (*factory.Client, error) {
-			return factory.New(baseURL, factory.WithUserAgent("talops/"+version))
+			opts := []factory.Option{factory.WithUserAgent("talops/" + version), factory.WithClock(time.Now)}
+
+			// Release listings change rarely: each run of validate on a pull request
+			// asks once an hour at most (a cache that cannot be placed is no cache).
+			if dir, err := os.UserCacheDir(); err == nil {
+				opts = append(opts, factory.WithCache(filepath.Join(dir, "talops", "factory"), time.Hour))
+			}
+
+			return factory.New(baseURL, opts...)
 		},
 		Proxmox: func(cfg proxmox.Config) (proxmox.API, error) {
 			c, err := proxmox.New(cfg)
