@@ -23,11 +23,17 @@ type RenderResult struct {
 }
 
 // Render renders the final machine config of every node of the repository in dir; a node
-// that does not render fails the whole, every such node named.
-func Render(ctx context.Context, d *Deps, dir string) (*RenderResult, error) {
+// that does not render fails the whole, every such node named. Configs are only rendered
+// with a throwaway bundle when throwaway says so: whoever applied them would get a cluster
+// nobody holds the secrets of.
+func Render(ctx context.Context, d *Deps, dir string, throwaway bool) (*RenderResult, error) {
 	r, err := Load(ctx, d, dir)
 	if err != nil {
 		return nil, err
+	}
+
+	if r.Bundle.Throwaway && !throwaway {
+		return nil, &UsageError{Msg: "render needs the cluster's secrets bundle, and only a throwaway one is available (" + r.Bundle.Why + "): configs rendered with it cannot join the cluster; give the key, or pass --throwaway to render them anyway"}
 	}
 
 	var errs []error

@@ -14,14 +14,17 @@ type RenderOptions struct {
 
 	Dir string
 	Out string
+	// Throwaway renders with a throwaway bundle when no real one is available.
+	Throwaway bool
 }
 
 func renderFlags(d *Deps, args []string) (*RenderOptions, error) {
 	opts := &RenderOptions{Deps: d}
 
-	fs := newFlags(d, "render", "render [--dir D] --out O")
+	fs := newFlags(d, "render", "render [--dir D] --out O [--throwaway]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Out, "out", "", "directory to write one <node>.yaml per node into (mode 0600)")
+	fs.BoolVar(&opts.Throwaway, "throwaway", false, "render with a throwaway secrets bundle when the real one is not available (the configs cannot join a real cluster)")
 
 	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
@@ -48,7 +51,7 @@ func runRender(ctx context.Context, d *Deps, args []string) error {
 func Render(ctx context.Context, opts *RenderOptions) error {
 	d := opts.Deps
 
-	res, err := app.Render(ctx, d.App(), opts.Dir)
+	res, err := app.Render(ctx, d.App(), opts.Dir, opts.Throwaway)
 	if err != nil {
 		return err
 	}
