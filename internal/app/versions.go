@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/rules"
 )
 
@@ -28,5 +29,25 @@ func Versions(ctx context.Context, d *Deps, opts VersionsOptions) (*rules.Bump, 
 		return nil, err
 	}
 
-	return rules.CompareVersions(rulesInput(ctx, d, base, opts.Offline), rulesInput(ctx, d, head, opts.Offline)), nil
+	headInput := rulesInput(ctx, d, head, opts.Offline)
+	bump := rules.CompareVersions(rulesInput(ctx, d, base, opts.Offline), headInput)
+
+	// The new state's own errors too (an invalid config after the bump): plan is blocked by
+	// them, so versions must not say the bump is fine.
+	checked, err := rules.Check(ctx, headInput)
+	if err != nil {
+		return nil, err
+	}
+
+	var errs []finding.Finding
+
+	for _, f := range checked {
+		if f.Severity == finding.Error {
+			errs = append(errs, f)
+		}
+	}
+
+	bump.Findings = merge(errs, bump.Findings)
+
+	return bump, nil
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/testlab"
 )
 
@@ -43,6 +44,25 @@ func TestPlan_MinorBumpWithConfigVersionPinnedIsClean(t *testing.T) {
 		out := h.stdout.String()
 		if cmd == "versions" && !strings.Contains(out, "versions ok: Talos v1.13.9 → v1.14.1") || cmd == "plan" && !strings.Contains(out, "5 upgrades (v1.13.9 → v1.14.1)") {
 			t.Errorf("%s of the bump:\n%s", cmd, out)
+		}
+	}
+}
+
+// versions and plan agree: a bump whose new state has errors (here the config format the
+// new release moved) is not "versions ok" while plan is blocked.
+func TestVersions_ReportsTheNewStatesErrorsAsPlanDoes(t *testing.T) {
+	t.Parallel()
+
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\n")
+
+	for _, cmd := range []string{"versions", "plan"} {
+		h := newHarness(t, files, nil)
+		h.dirs["base"] = testlab.Files(t)
+
+		err := h.run(cmd, "--dir", "examples/homelab", "--against", "base", "--offline")
+		if cli.ExitCode(err) != cli.ExitFailure || !strings.Contains(h.stdout.String(), "config.invalid") {
+			t.Errorf("%s of a bump with config errors: exit %d\n%s", cmd, cli.ExitCode(err), h.stdout.String())
 		}
 	}
 }
