@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -45,7 +46,7 @@ func LoadTalosconfig(d *Deps, flagValue string) (*clientconfig.Config, error) {
 		return nil, fmt.Errorf("read talosconfig %s: %w", path, err)
 	}
 
-	cfg, err := clientconfig.FromBytes(data)
+	cfg, err := parseTalosconfig(data)
 	if err != nil {
 		// The decoder's message may quote the file, key included.
 		return nil, fmt.Errorf("talosconfig %s is not a talosconfig (YAML with contexts)", path)
@@ -64,6 +65,18 @@ func LoadTalosconfig(d *Deps, flagValue string) (*clientconfig.Config, error) {
 	}
 
 	return cfg, nil
+}
+
+// parseTalosconfig decodes a talosconfig. machinery's decoder panics on some malformed
+// files (a context that is not a mapping): that is a file that is not a talosconfig too.
+func parseTalosconfig(data []byte) (cfg *clientconfig.Config, err error) {
+	defer func() {
+		if recover() != nil {
+			cfg, err = nil, errors.New("not a talosconfig")
+		}
+	}()
+
+	return clientconfig.FromBytes(data)
 }
 
 // keyMaterial is a talosconfig key as written (base64 of a PEM block), the PEM block

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	clientconfig "github.com/siderolabs/talos/pkg/machinery/client/config"
 
 	"github.com/talops/talops/internal/scaffold"
 )
@@ -60,7 +59,7 @@ func Talosconfig(_ context.Context, d *Deps, opts TalosconfigOptions) ([]byte, e
 		return nil, fmt.Errorf("talosconfig for %s: %w", c.Spec.Cluster.Name, err)
 	}
 
-	if cfg, err := clientconfig.FromBytes(data); err == nil {
+	if cfg, err := parseTalosconfig(data); err == nil {
 		for _, ctx := range cfg.Contexts {
 			if key, err := base64.StdEncoding.DecodeString(ctx.Key); err == nil {
 				d.mask(ctx.Key, string(key))

@@ -213,3 +213,15 @@ func TestLoadConfig_CompleteConfigWithASecretInTheWrongFieldEchoesNoSecret(t *te
 		}
 	}
 }
+
+// FuzzLoadConfig reads arbitrary bytes as a complete machine config (`config:` nodes and
+// validate FILE): no panic.
+func FuzzLoadConfig(f *testing.F) {
+	f.Add([]byte("version: v1alpha1\nmachine:\n  type: worker\ncluster:\n  clusterName: lab\n"))
+	f.Add([]byte("---\napiVersion: v1alpha1\nkind: HostnameConfig\nhostname: a\n"))
+	f.Add([]byte("machine: [1"))
+
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _, _ = render.LoadConfig("node.yaml", data) //nolint:errcheck // only a panic fails
+	})
+}

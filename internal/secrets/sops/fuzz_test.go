@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v4"
@@ -71,6 +72,27 @@ func FuzzDecrypt(f *testing.F) {
 				}
 				break
 			}
+		}
+	})
+}
+
+// FuzzIdentities reads arbitrary SOPS_AGE_KEY text: no panic, and an error that never
+// names a secret key it was given.
+func FuzzIdentities(f *testing.F) {
+	f.Add("# created: 2026\nAGE-SECRET-KEY-1QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ\n")
+	f.Add("AGE-SECRET-KEY-1\n")
+	f.Add("age1notakey\n\n")
+
+	f.Fuzz(func(t *testing.T, text string) {
+		_, err := IdentitiesFromEnv(func(k string) string {
+			if k == "SOPS_AGE_KEY" {
+				return text
+			}
+
+			return ""
+		}, func(string) ([]byte, error) { return nil, os.ErrNotExist })
+		if err != nil && strings.Contains(strings.ToUpper(err.Error()), "AGE-SECRET-KEY-1") {
+			t.Errorf("the error names a secret key: %v", err)
 		}
 	})
 }
