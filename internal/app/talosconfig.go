@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-
 	"github.com/talops/talops/internal/scaffold"
 )
 
