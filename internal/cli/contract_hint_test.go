@@ -66,3 +66,24 @@ func TestVersions_ReportsTheNewStatesErrorsAsPlanDoes(t *testing.T) {
 		}
 	}
 }
+
+// A release the embedded data lacks, checked offline: the GPU node's driver after the bump
+// is unknown, never "none" (which would read as the driver being removed).
+func TestVersions_MissingReleaseDataIsUnknownNotNone(t *testing.T) {
+	t.Parallel()
+
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\nconfigVersion: v1.13\n")
+
+	for _, format := range []string{"text", "markdown"} {
+		h := newHarness(t, files, nil)
+		h.dirs["base"] = testlab.Files(t)
+
+		_ = h.run("versions", "--dir", "examples/homelab", "--against", "base", "--offline", "--format", format)
+
+		out := h.stdout.String()
+		if !strings.Contains(out, "unknown (no release data)") || strings.Contains(out, "→ none") || strings.Contains(out, "**none**") || strings.Contains(out, "**unknown") {
+			t.Errorf("versions --format %s:\n%s", format, out)
+		}
+	}
+}

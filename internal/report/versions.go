@@ -181,6 +181,11 @@ var versionsTemplates = template.Must(template.New("").Funcs(template.FuncMap{
 			return cell(bumpNone(c.To))
 		}
 
+		if c.To == rules.UnknownVersion {
+			// Unknown is not a change to point at.
+			return cell(bumpNone(c.From)) + " → " + cell(c.To)
+		}
+
 		return cell(bumpNone(c.From)) + " → **" + cell(bumpNone(c.To)) + "**"
 	},
 	"pin": bumpPinNote,

@@ -246,12 +246,18 @@ func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
 
 		ch := GPUChange{Node: n.Node.Name, Flavour: string(g.kmods()[0].flavour)}
 
+		// A GPU node whose driver the release data does not give has an unknown driver,
+		// not none: the data is missing, the driver is not removed.
 		if k, tk, ok := g.nodeDriver(); ok {
 			ch.Driver.To, ch.Toolkit.To = k.driver, tk
+		} else {
+			ch.Driver.To, ch.Toolkit.To = UnknownVersion, UnknownVersion
 		}
 
 		if k, tk, ok := before[n.Node.Name].nodeDriver(); ok {
 			ch.Driver.From, ch.Toolkit.From = k.driver, tk
+		} else if len(before[n.Node.Name].kmods()) > 0 {
+			ch.Driver.From, ch.Toolkit.From = UnknownVersion, UnknownVersion
 		}
 
 		if old := before[n.Node.Name].kmods(); len(old) > 0 && string(old[0].flavour) != ch.Flavour {
@@ -283,7 +289,7 @@ func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
 				File: c.Path(cluster.FileName), Line: c.Line("nvidia.driver"), Path: "nvidia.driver",
 				Message: fmt.Sprintf("%s, but nvidia.driver pins %s: keep the Talos release whose driver matches, switch nvidia.flavour, or move the pin deliberately", move, ch.Pin),
 			})
-		case ch.Driver.From != "" && ch.Driver.To != "" && ch.Driver.Changed():
+		case known(ch.Driver.From) && known(ch.Driver.To) && ch.Driver.Changed():
 			file, line := talosLine(head)
 			if !t.Changed() {
 				k := g.kmods()[0]
@@ -303,6 +309,12 @@ func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
 
 	return out, fs
 }
+
+// UnknownVersion stands for a version the release data does not give (a release talops has
+// no data for, checked offline): it is not known, which is not "none".
+const UnknownVersion = "unknown (no release data)"
+
+func known(v string) bool { return v != "" && v != UnknownVersion }
 
 func noneIfEmpty(s string) string {
 	if s == "" {
