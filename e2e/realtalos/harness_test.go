@@ -5,6 +5,7 @@ package realtalos
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -211,7 +212,7 @@ func talopsRun(t *testing.T, env []string, args ...string) result {
 
 	switch {
 	case err == nil:
-	case errorsAs(err, &exit):
+	case errors.As(err, &exit):
 		r.code = exit.ExitCode()
 	default:
 		t.Fatalf("talops %s: %v", strings.Join(args, " "), err)

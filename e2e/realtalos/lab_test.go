@@ -3,7 +3,6 @@
 package realtalos
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,5 +181,3 @@ func (l *lab) talops(t *testing.T, args ...string) result {
 
 	return talopsRun(t, nil, append(args, "--dir", l.dir)...)
 }
-
-func errorsAs(err error, target any) bool { return errors.As(err, target) }
