@@ -54,6 +54,9 @@ type Deps struct {
 	GateTimeout, GateInterval time.Duration
 	// Proxmox returns the client of a Proxmox VE API (nil: none may be reached).
 	Proxmox func(cfg proxmox.Config) (proxmox.API, error)
+	// Kube returns the client of a cluster's Kubernetes API from its admin kubeconfig
+	// (nil: none may be reached, and apply drains nothing and takes no lock).
+	Kube func(kubeconfig []byte) (Kube, error)
 	// UserAgent names talops to the APIs it calls.
 	UserAgent string
 	// Now reads the clock (nil: the rollout's default).
