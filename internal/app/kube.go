@@ -15,6 +15,9 @@ type Kube interface {
 	// for holder and keeps renewing it until release is called. When another holder has
 	// it, the error is a *LockedError naming it.
 	Lock(ctx context.Context, cluster, holder string) (release func(context.Context) error, err error)
+	// Nodes lists the names of the cluster's Node objects (to find nodes that run but are
+	// missing from talops.yaml).
+	Nodes(ctx context.Context) ([]string, error)
 }
 
 // LockedError is a refusal to apply while another apply holds the cluster's lock.
