@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"time"
 
 	"github.com/talops/talops/internal/rollout"
 )
@@ -13,23 +12,9 @@ type Kube interface {
 	rollout.Kube
 	// Lock takes the cluster's apply lock (a Lease kube-system/talops-apply-<cluster>)
 	// for holder and keeps renewing it until release is called. When another holder has
-	// it, the error is a *LockedError naming it.
+	// it, the error is a *kube.LockedError naming it.
 	Lock(ctx context.Context, cluster, holder string) (release func(context.Context) error, err error)
 	// Nodes lists the names of the cluster's Node objects (to find nodes that run but are
 	// missing from talops.yaml).
 	Nodes(ctx context.Context) ([]string, error)
-}
-
-// LockedError is a refusal to apply while another apply holds the cluster's lock.
-type LockedError struct {
-	Cluster string
-	Holder  string
-	Since   time.Time
-	// Expires is when the lock lapses unless its holder renews it.
-	Expires time.Time
-}
-
-func (e *LockedError) Error() string {
-	return "cluster " + e.Cluster + " is being applied by " + e.Holder + " since " +
-		e.Since.UTC().Format(time.RFC3339) + " (the lock lapses at " + e.Expires.UTC().Format(time.RFC3339) + " unless renewed)"
 }

@@ -20,7 +20,7 @@ var (
 	app      = []string{"internal/app"}
 	views    = []string{"internal/report"}
 	engine   = []string{"internal/rollout"}
-	adapters = []string{"internal/talos", "internal/proxmox", "internal/github", "internal/factory", "internal/gitrev"}
+	adapters = []string{"internal/talos", "internal/proxmox", "internal/github", "internal/factory", "internal/gitrev", "internal/kube"}
 	core     = []string{
 		"internal/applied", "internal/catalog", "internal/cluster", "internal/finding", "internal/images", "internal/mask",
 		"internal/plan", "internal/render", "internal/rules", "internal/scaffold", "internal/schematic",
