@@ -249,8 +249,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"frobnicate"}, "talops: unknown command \"frobnicate\" (run talops help)\n"},
 		{[]string{"validate", "--format", "xml"}, "talops: --format must be one of text, json, github, got \"xml\"\n"},
 		{[]string{"render", "--dir", "examples/homelab"}, "talops: --out is required\n"},
-		{[]string{"plan", "--against", "base", "stray"}, "talops: unexpected argument \"stray\"\n"},
-		{[]string{"apply", "stray"}, "talops: unexpected argument \"stray\"\n"},
+		{[]string{"plan", "--against", "base", "stray"}, "talops: unexpected argument \"stray\" (run talops plan -h)\n"},
+		{[]string{"apply", "stray"}, "talops: unexpected argument \"stray\" (run talops apply -h)\n"},
 		{[]string{"validate", "--dir", "nowhere"}, "talops: open repository directory nowhere: no such directory\n"},
 		{[]string{"validate", "--dir", "examples/homelab", "node.yaml"}, "talops: validate takes --dir or FILE arguments, not both\n"},
 	} {
@@ -277,8 +277,8 @@ func TestHelpExitsZero(t *testing.T) {
 		t.Errorf("exit code %d", cli.ExitCode(err))
 	}
 
-	if !strings.Contains(h.stderr.String(), "--strict") {
-		t.Errorf("help: %s", h.stderr.String())
+	if !strings.Contains(h.stdout.String(), "--strict") || h.stderr.Len() > 0 {
+		t.Errorf("help: stdout %q, stderr %q", h.stdout.String(), h.stderr.String())
 	}
 }
 
