@@ -56,8 +56,10 @@ func OSDeps() *Deps {
 		Stderr:     os.Stderr,
 		Getenv:     os.Getenv,
 		ReadFile:   cluster.ReadFileBounded,
-		WriteFile:  os.WriteFile,
+		WriteFile:  writeFile,
 		MkdirAll:   os.MkdirAll,
+		Chmod:      os.Chmod,
+		Remove:     os.Remove,
 		CreateFile: createFile,
 		Rand:       rand.Reader,
 		AppendFile: func(name string, data []byte) error {
@@ -104,6 +106,35 @@ func OSDeps() *Deps {
 			return err == nil && st.Mode()&os.ModeCharDevice != 0
 		},
 	}
+}
+
+// writeFile writes a file with exactly perm: an existing file's looser mode is tightened
+// before the new contents (a machine config holds secrets) are written into it.
+func writeFile(name string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, perm)
+	if err != nil {
+		return err
+	}
+
+	if err := f.Chmod(perm); err != nil {
+		f.Close() //nolint:errcheck // the chmod error matters more
+
+		return err
+	}
+
+	if err := f.Truncate(0); err != nil {
+		f.Close() //nolint:errcheck // the truncate error matters more
+
+		return err
+	}
+
+	if _, err := f.Write(data); err != nil {
+		f.Close() //nolint:errcheck // the write error matters more
+
+		return err
+	}
+
+	return f.Close()
 }
 
 // createFile writes a file that must not exist yet, with exactly perm.

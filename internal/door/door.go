@@ -38,10 +38,13 @@ type Deps struct {
 	Getenv func(string) string
 	// ReadFile reads files outside a repository directory (standalone configs, age keys).
 	ReadFile func(string) ([]byte, error)
-	// WriteFile writes rendered files.
+	// WriteFile writes rendered files, with exactly perm even when the file exists.
 	WriteFile func(name string, data []byte, perm os.FileMode) error
-	// MkdirAll creates output directories.
+	// MkdirAll creates output directories; Chmod sets a directory's mode when it existed.
 	MkdirAll func(name string, perm os.FileMode) error
+	Chmod    func(name string, perm os.FileMode) error
+	// Remove deletes a file talops wrote before and no longer writes (render's stale nodes).
+	Remove func(name string) error
 	// CreateFile writes a new file, failing (wrapping fs.ErrExist) when it exists: init and
 	// talosconfig never overwrite.
 	CreateFile func(name string, data []byte, perm os.FileMode) error
