@@ -2,8 +2,8 @@ package catalog_test
 
 import (
 	"errors"
-	"strings"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
