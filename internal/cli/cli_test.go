@@ -312,6 +312,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"apply", "stray"}, "talops: unexpected argument \"stray\" (run talops apply -h)\n"},
 		{[]string{"validate", "--dir", "nowhere"}, "talops: open repository directory nowhere: no such directory\n"},
 		{[]string{"validate", "--dir", "examples/homelab", "node.yaml"}, "talops: validate takes --dir or FILE arguments, not both\n"},
+		{[]string{"validate", "../../examples/homelab/talops.yaml"}, "talops: ../../examples/homelab/talops.yaml is a talops repository file, not a machine config: validate its repository with talops validate --dir ../../examples/homelab\n"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			h := newHarness(t, testlab.Files(t), nil)
