@@ -322,8 +322,8 @@ func boolInput(gha *githubactions.Action, name string) (bool, error) {
 func annotations(fs []finding.Finding) string {
 	var b strings.Builder
 
-	for _, f := range fs {
-		b.WriteString(report.Annotation(f) + "\n")
+	for _, a := range report.Annotations(fs) {
+		b.WriteString(a + "\n")
 	}
 
 	return b.String()
