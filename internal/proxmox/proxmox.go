@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +33,13 @@ type API interface {
 	StartVM(ctx context.Context, node string, vmid int) error
 	// ResetVM resets a VM (a hard reset, as the power button) and waits for the task.
 	ResetVM(ctx context.Context, node string, vmid int) error
+	// VMConfig returns the config of an existing VM, every value as text.
+	VMConfig(ctx context.Context, node string, vmid int) (map[string]string, error)
+	// CreateVM creates a VM with PVE's create parameters (vmid among them) and waits for
+	// the task. It never replaces a VM: PVE refuses a VM ID in use.
+	CreateVM(ctx context.Context, node string, params map[string]string) error
+	// DeleteISO deletes an ISO file from a storage and waits for the task.
+	DeleteISO(ctx context.Context, node, storage, name string) error
 }
 
 // VMStatus is what talops needs to know of a VM.
@@ -225,6 +234,67 @@ func (c *Client) DownloadISO(ctx context.Context, node, storage, url, name strin
 
 	if err := c.wait(ctx, goprox.NewTask(upid, c.c), c.cfg.DownloadTimeout); err != nil {
 		return fmt.Errorf("download %s into %s on %s: %w", name, storage, node, err)
+	}
+
+	return nil
+}
+
+// VMConfig implements API.
+func (c *Client) VMConfig(ctx context.Context, node string, vmid int) (map[string]string, error) {
+	var raw map[string]any
+	if err := c.c.Get(ctx, fmt.Sprintf("/nodes/%s/qemu/%d/config", node, vmid), &raw); err != nil {
+		return nil, fmt.Errorf("read the config of VM %d on %s: %w", vmid, node, cause(err))
+	}
+
+	out := make(map[string]string, len(raw))
+
+	for k, v := range raw {
+		switch v := v.(type) {
+		case string:
+			out[k] = v
+		case float64:
+			out[k] = strconv.FormatFloat(v, 'f', -1, 64)
+		case nil:
+		default:
+			out[k] = fmt.Sprint(v)
+		}
+	}
+
+	return out, nil
+}
+
+// CreateVM implements API.
+func (c *Client) CreateVM(ctx context.Context, node string, params map[string]string) error {
+	vmid := params["vmid"]
+
+	var upid goprox.UPID
+	if err := c.c.Post(ctx, fmt.Sprintf("/nodes/%s/qemu", node), params, &upid); err != nil {
+		return fmt.Errorf("create VM %s on %s: %w", vmid, node, cause(err))
+	}
+
+	if err := c.wait(ctx, goprox.NewTask(upid, c.c), c.cfg.TaskTimeout); err != nil {
+		return fmt.Errorf("create VM %s on %s: %w", vmid, node, err)
+	}
+
+	return nil
+}
+
+// DeleteISO implements API.
+func (c *Client) DeleteISO(ctx context.Context, node, storage, name string) error {
+	volume := url.PathEscape(storage + ":iso/" + name)
+
+	var upid goprox.UPID
+	if err := c.c.Delete(ctx, fmt.Sprintf("/nodes/%s/storage/%s/content/%s", node, storage, volume), &upid); err != nil {
+		return fmt.Errorf("delete %s from %s on %s: %w", name, storage, node, cause(err))
+	}
+
+	if upid == "" {
+		// Older PVE deletes at once and answers no task.
+		return nil
+	}
+
+	if err := c.wait(ctx, goprox.NewTask(upid, c.c), c.cfg.TaskTimeout); err != nil {
+		return fmt.Errorf("delete %s from %s on %s: %w", name, storage, node, err)
 	}
 
 	return nil
