@@ -28,6 +28,7 @@ func FuzzAnswers(f *testing.F) {
 		{500, `{"data":null,"errors":{"vmid":"invalid format"}}`},
 		{595, ``},
 		{200, `{"data":[{"vmid":"101"}]}`},
+		{200, `{"data":{"cores":8,"net0":"virtio=BC:24:11:00:00:01,bridge=vmbr0","hostpci0":null,"tags":["a"]}}`},
 	} {
 		f.Add(seed.status, []byte(seed.body))
 	}
@@ -71,8 +72,9 @@ func FuzzAnswers(f *testing.F) {
 
 		_, isoErr := c.ISOs(ctx, "pve1", "local")
 		_, vmErr := c.VM(ctx, "pve1", 101)
+		_, configErr := c.VMConfig(ctx, "pve1", 101)
 
-		for _, err := range []error{isoErr, vmErr} {
+		for _, err := range []error{isoErr, vmErr, configErr} {
 			if err == nil {
 				continue
 			}
