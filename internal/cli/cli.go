@@ -54,6 +54,7 @@ func OSDeps() *Deps {
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		Getenv:     os.Getenv,
+		Hostname:   os.Hostname,
 		ReadFile:   cluster.ReadFileBounded,
 		WriteFile:  os.WriteFile,
 		MkdirAll:   os.MkdirAll,
