@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/images"
@@ -319,6 +321,11 @@ func steps(p *plan.Plan, st *planned) ([]rollout.Step, error) {
 		address[n.Name] = n.Address
 	}
 
+	running := map[string]coreconfig.Provider{}
+	for _, n := range st.current.Nodes {
+		running[n.Name] = n.Config
+	}
+
 	desired := make([]rollout.Desired, 0, len(st.head.Nodes))
 	kubeNode := map[string]string{}
 
@@ -333,7 +340,7 @@ func steps(p *plan.Plan, st *planned) ([]rollout.Step, error) {
 		}
 
 		desired = append(desired, rollout.Desired{Name: n.Name, Address: address[n.Name], Config: data, Version: st.head.Cluster.Spec.TalosVersion})
-		kubeNode[n.Name] = kubeNodeName(n.Name, n.Machine)
+		kubeNode[n.Name] = kubeNodeName(n.Name, running[n.Name], n.Machine.Config)
 	}
 
 	out, err := rollout.Steps(p, st.current.Nodes, desired)
