@@ -54,8 +54,10 @@ type ApplyOptions struct {
 	NoDrain      bool
 	DrainTimeout time.Duration
 	// Progress, when set, gets each node's steps as they happen (nil: a line per step
-	// on stderr).
-	Progress func(p rollout.Progress)
+	// on stderr); ProgressDone, when set, is called once the rollout ended, before the
+	// report is printed.
+	Progress     func(p rollout.Progress)
+	ProgressDone func()
 	// KubeconfigOut, when set, is where the admin kubeconfig is written once every node
 	// was applied (a new cluster's first credential).
 	KubeconfigOut string
@@ -78,6 +80,10 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		Kubeconfig: opts.Kubeconfig, NoDrain: opts.NoDrain, DrainTimeout: opts.DrainTimeout,
 		Progress: opts.Progress,
 	})
+	if opts.ProgressDone != nil {
+		opts.ProgressDone()
+	}
+
 	if err != nil {
 		return nil, err
 	}
