@@ -140,7 +140,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 
 	// The lock is taken before anything is prepared: the other apply may be registering
 	// the same schematics.
-	var drainer rollout.Kube
+	var api rollout.Kube
 
 	if k != nil {
 		release, err := lockApply(ctx, d, k, res.Plan.Cluster)
@@ -149,9 +149,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		}
 		defer release()
 
-		if !opts.NoDrain {
-			drainer = k
-		}
+		api = k
 	}
 
 	out, err := prepare(ctx, d, opts, st.head.Cluster)
@@ -176,7 +174,8 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		Snapshot:       snapshot,
 		Progress:       func(line string) { d.note(line + "\n") },
 		NodeProgress:   progress,
-		Kube:           drainer,
+		Kube:           api,
+		NoDrain:        opts.NoDrain,
 		DrainTimeout:   opts.DrainTimeout,
 	})
 

@@ -24,9 +24,9 @@ func (st *stepper) disrupts() bool {
 }
 
 // drains reports whether the node is drained before its disruption: only with a
-// Kubernetes API to ask, and never in a dry run.
+// Kubernetes API to ask and unless told not to (a dry run only says it would).
 func (st *stepper) drains() bool {
-	return st.o.Kube != nil && st.disrupts()
+	return st.o.Kube != nil && !st.o.NoDrain && st.disrupts()
 }
 
 // kubeNode is the name of the node's Node object.

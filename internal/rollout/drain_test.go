@@ -204,9 +204,11 @@ func TestRun_DrainAroundEveryDisruption(t *testing.T) {
 		mode   talos.Mode
 		dryRun bool
 		noKube bool
-		refuse map[string]error
-		sick   string
-		want   []string
+		// noDrain: --no-drain, with a Kubernetes API.
+		noDrain bool
+		refuse  map[string]error
+		sick    string
+		want    []string
 		// outcome and detail (a part of it) of the first node; cordoned: the report says so.
 		outcome  rollout.Outcome
 		detail   string
@@ -300,6 +302,14 @@ func TestRun_DrainAroundEveryDisruption(t *testing.T) {
 			outcome: rollout.Applied, detail: "applied, rebooted, healthy",
 		},
 		{
+			name:    "NoDrainRebootsWithoutADrainThoughThereIsAnAPI",
+			steps:   []rollout.Step{worker("k8s-node1", true)},
+			noDrain: true,
+			want:    []string{"apply k8s-node1 (auto)", "reboot k8s-node1"},
+
+			outcome: rollout.Applied, detail: "applied, rebooted, healthy",
+		},
+		{
 			name:   "DryRunDrainsNothingAndSaysItWould",
 			steps:  []rollout.Step{worker("k8s-node1", true), upgraded(worker("k8s-node2", false))},
 			dryRun: true,
@@ -323,7 +333,7 @@ func TestRun_DrainAroundEveryDisruption(t *testing.T) {
 			d.sick[tt.sick] = true
 
 			o := drainOptions
-			o.DryRun = tt.dryRun
+			o.DryRun, o.NoDrain = tt.dryRun, tt.noDrain
 
 			if tt.mode != "" {
 				o.Mode = tt.mode

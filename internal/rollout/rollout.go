@@ -103,7 +103,9 @@ type Options struct {
 	// Kube, when set, drains a node before it reboots or is upgraded and uncordons it
 	// once its health gate passes (nil: nodes are rebooted without a drain).
 	Kube Kube
+	// NoDrain reboots and upgrades nodes without a drain, even with Kube (--no-drain);
 	// DrainTimeout bounds a node's drain (0: DefaultDrainTimeout).
+	NoDrain      bool
 	DrainTimeout time.Duration
 }
 
