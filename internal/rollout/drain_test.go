@@ -150,6 +150,8 @@ func (n *rebootingNode) Upgrade(_ context.Context, image string) error {
 type recordingKube struct {
 	j      *journal
 	refuse map[string]error
+	// stuck is the error of an uncordon of each node in it.
+	stuck map[string]error
 	// pods is what a drain says it evicts.
 	pods int
 }
@@ -169,7 +171,7 @@ func (k *recordingKube) Drain(_ context.Context, node string, timeout time.Durat
 func (k *recordingKube) Uncordon(_ context.Context, node string) error {
 	k.j.add("uncordon %s", node)
 
-	return nil
+	return k.stuck[node]
 }
 
 func (k *recordingKube) DeleteNode(_ context.Context, node string) error {
@@ -207,6 +209,7 @@ func TestRun_DrainAroundEveryDisruption(t *testing.T) {
 		// noDrain: --no-drain, with a Kubernetes API.
 		noDrain bool
 		refuse  map[string]error
+		stuck   map[string]error
 		sick    string
 		want    []string
 		// outcome and detail (a part of it) of the first node; cordoned: the report says so.
@@ -294,6 +297,23 @@ func TestRun_DrainAroundEveryDisruption(t *testing.T) {
 			outcome: rollout.Failed, detail: "the node stays cordoned (kubectl uncordon k8s-node1 once it is healthy)", cordoned: true,
 		},
 		{
+			name:  "AnUncordonThatFailsFailsTheNodeAndStopsTheRollout",
+			steps: []rollout.Step{worker("k8s-node1", true), worker("k8s-node2", true)},
+			stuck: map[string]error{"k8s-node1": errors.New("nodes \"k8s-node1\" is forbidden")},
+			want:  []string{"drain k8s-node1 (5m0s)", "apply k8s-node1 (auto)", "reboot k8s-node1", "uncordon k8s-node1"},
+
+			outcome: rollout.Failed, detail: "applied, rebooted, healthy; then uncordon node k8s-node1: nodes \"k8s-node1\" is forbidden: the node stays cordoned", cordoned: true,
+		},
+		{
+			name:   "DrainRefusedWhoseUncordonFailsToo",
+			steps:  []rollout.Step{worker("k8s-node1", true)},
+			refuse: map[string]error{"k8s-node1": errors.New("cannot evict pod web-0")},
+			stuck:  map[string]error{"k8s-node1": errors.New("connection refused")},
+			want:   []string{"drain k8s-node1 (5m0s)", "uncordon k8s-node1"},
+
+			outcome: rollout.Failed, detail: "drain: cannot evict pod web-0; its config was not applied; it stays cordoned, the uncordon failed: uncordon node k8s-node1: connection refused", cordoned: true,
+		},
+		{
 			name:   "NoKubernetesAPIRebootsWithoutADrain",
 			steps:  []rollout.Step{worker("k8s-node1", true)},
 			noKube: true,
@@ -340,7 +360,7 @@ func TestRun_DrainAroundEveryDisruption(t *testing.T) {
 			}
 
 			if !tt.noKube {
-				o.Kube = &recordingKube{j: j, refuse: tt.refuse, pods: 3}
+				o.Kube = &recordingKube{j: j, refuse: tt.refuse, stuck: tt.stuck, pods: 3}
 			}
 
 			rep := rollout.Run(context.Background(), d, "lab", "hash", tt.steps, o)
