@@ -381,6 +381,41 @@ func TestRun_DrainAroundEveryDisruption(t *testing.T) {
 	}
 }
 
+// slowKube is a drain that gives up as kubectl's does, with an error of its own, after
+// the timeout passed on the rollout's clock.
+type slowKube struct {
+	recordingKube
+	clock *time.Time
+}
+
+func (k *slowKube) Drain(_ context.Context, node string, timeout time.Duration, _ func(string)) error {
+	k.j.add("drain %s (%s)", node, timeout)
+	*k.clock = k.clock.Add(timeout)
+
+	return errors.New("global timeout reached: " + timeout.String())
+}
+
+func TestRun_ADrainThatTookItsTimeoutDidNotFinishWhateverItsError(t *testing.T) {
+	j := &journal{}
+	clock := time.Unix(0, 0)
+
+	o := drainOptions
+	o.DrainTimeout = 90 * time.Second
+	o.Now = func() time.Time { return clock }
+	o.Kube = &slowKube{recordingKube: recordingKube{j: j}, clock: &clock}
+
+	rep := rollout.Run(context.Background(), newRebootingNodes(j), "lab", "hash", []rollout.Step{worker("k8s-node1", true)}, o)
+
+	want := "drain did not finish in 1m30s: global timeout reached: 1m30s; its config was not applied"
+	if got := rep.Nodes[0]; got.Outcome != rollout.Failed || got.Detail != want {
+		t.Errorf("k8s-node1: %s %q, want failed %q", got.Outcome, got.Detail, want)
+	}
+
+	if got := j.list(); !slices.Equal(got, []string{"drain k8s-node1 (1m30s)", "uncordon k8s-node1"}) {
+		t.Errorf("events %q", got)
+	}
+}
+
 func TestRun_DrainProgressIsTypedPerNode(t *testing.T) {
 	j := &journal{}
 
