@@ -55,6 +55,7 @@ func OSDeps() *Deps {
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		Getenv:     os.Getenv,
+		Hostname:   os.Hostname,
 		ReadFile:   cluster.ReadFileBounded,
 		WriteFile:  writeFile,
 		MkdirAll:   os.MkdirAll,
