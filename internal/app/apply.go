@@ -62,6 +62,9 @@ type ApplyOptions struct {
 	// DrainTimeout bounds each drain (0: rollout.DefaultDrainTimeout).
 	NoDrain      bool
 	DrainTimeout time.Duration
+	// ProxmoxReset resets, once, the VM of a node that does not come back healthy after a
+	// reboot or an upgrade, and gives it one more health gate.
+	ProxmoxReset bool
 	// Progress, when set, gets each node's steps as they happen (nil: a note per step).
 	Progress func(p rollout.Progress)
 	// Nodes, when set, are the only nodes applied (names of talops.yaml); the others are
@@ -157,6 +160,11 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
+	resetVM, err := vmResetter(d, opts)
+	if err != nil {
+		return nil, err
+	}
+
 	progress := opts.Progress
 	if progress == nil {
 		progress = func(p rollout.Progress) { d.note(p.String() + "\n") }
@@ -177,6 +185,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		Kube:           api,
 		NoDrain:        opts.NoDrain,
 		DrainTimeout:   opts.DrainTimeout,
+		ResetVM:        resetVM,
 	})
 
 	return out, nil
