@@ -31,6 +31,7 @@ const (
 	InputNoDrain             = "no-drain"
 	InputDrainTimeout        = "drain-timeout"
 	InputProxmoxReset        = "proxmox-reset"
+	InputProxmoxVMs          = "proxmox-vms"
 )
 
 // kubeconfigInput names the kubeconfig input as a file to apply: like the talosconfig
@@ -164,7 +165,7 @@ func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 	groups := &nodeGroups{write: func(s string) { _ = a.d.Out(s) }}
 	opts.Progress, opts.ProgressDone = groups.step, groups.end
 
-	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputNoDrain: &opts.NoDrain, InputProxmoxReset: &opts.ProxmoxReset} {
+	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputNoDrain: &opts.NoDrain, InputProxmoxReset: &opts.ProxmoxReset, InputProxmoxVMs: &opts.ProxmoxVMs} {
 		if *dst, err = boolInput(a.gha, name); err != nil {
 			return nil, err
 		}

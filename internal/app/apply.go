@@ -62,6 +62,10 @@ type ApplyOptions struct {
 	// DrainTimeout bounds each drain (0: rollout.DefaultDrainTimeout).
 	NoDrain      bool
 	DrainTimeout time.Duration
+	// ProxmoxVMs creates the missing VMs of nodes from their proxmox: spec and starts them
+	// (after the boot images, with ProxmoxImages), then waits for the new nodes to answer
+	// in maintenance mode before the plan is checked.
+	ProxmoxVMs bool
 	// ProxmoxReset resets, once, the VM of a node that does not come back healthy after a
 	// reboot or an upgrade, and gives it one more health gate.
 	ProxmoxReset bool
@@ -97,6 +101,12 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	res, st, dialer, err := livePlan(ctx, d, &opts)
 	if err != nil {
 		return nil, err
+	}
+
+	if opts.ProxmoxVMs {
+		if res, st, err = provisionVMs(ctx, d, &opts, res, st); err != nil {
+			return nil, err
+		}
 	}
 
 	reviewed, err := reviewedPlan(ctx, d, opts, st.head)

@@ -53,6 +53,8 @@ type ApplyOptions struct {
 	Kubeconfig   string
 	NoDrain      bool
 	DrainTimeout time.Duration
+	// ProxmoxVMs creates the missing VMs of new nodes first (app.ApplyOptions).
+	ProxmoxVMs bool
 	// ProxmoxReset resets once the VM of a node that does not come back after its reboot.
 	ProxmoxReset bool
 	// Progress, when set, gets each node's steps as they happen (nil: a line per step
@@ -80,8 +82,8 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		EtcdBackup:     opts.EtcdBackup, NoEtcdBackup: opts.NoEtcdBackup, BackupRecipients: opts.BackupRecipients,
 		Nodes:      opts.Nodes,
 		Kubeconfig: opts.Kubeconfig, NoDrain: opts.NoDrain, DrainTimeout: opts.DrainTimeout,
-		ProxmoxReset: opts.ProxmoxReset,
-		Progress:     opts.Progress,
+		ProxmoxReset: opts.ProxmoxReset, ProxmoxVMs: opts.ProxmoxVMs,
+		Progress: opts.Progress,
 	})
 	if opts.ProgressDone != nil {
 		opts.ProgressDone()
