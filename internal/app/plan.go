@@ -59,8 +59,14 @@ func Plan(ctx context.Context, d *Deps, opts PlanOptions) (*PlanResult, error) {
 	}
 
 	res, _, err := planFrom(ctx, d, opts, head, dialer)
+	if err != nil || !opts.Live {
+		return res, err
+	}
 
-	return res, err
+	res.Findings = append(res.Findings, vmFindings(ctx, d, opts.Dir, head.Cluster)...)
+	finding.Sort(res.Findings)
+
+	return res, nil
 }
 
 // planDialer checks which current state opts name and, for the running nodes, reads the

@@ -91,4 +91,8 @@ const (
 	// CodeKernelArgsIgnored is machine.install.extraKernelArgs that the upgrade API of
 	// Talos 1.13 and later does not apply (GRUB without the UKI command line).
 	CodeKernelArgsIgnored = "install.kernel-args-ignored"
+	// CodeProxmoxVMDrift is an existing VM that differs from its node's proxmox: spec.
+	CodeProxmoxVMDrift = "proxmox.vm-drift"
+	// CodeProxmoxVMMissing is a node whose VM is not on its Proxmox node.
+	CodeProxmoxVMMissing = "proxmox.vm-missing"
 )
