@@ -76,6 +76,12 @@ type Node interface {
 	Kubeconfig(ctx context.Context) ([]byte, error)
 	// EtcdSnapshot streams a snapshot of the node's etcd member into w (control planes only).
 	EtcdSnapshot(ctx context.Context, w io.Writer) error
+	// Reset wipes the node as o says; the node answers at once and resets a moment later.
+	Reset(ctx context.Context, o ResetOptions) error
+	// EtcdRemoveMember removes another member from etcd (control planes only).
+	EtcdRemoveMember(ctx context.Context, id uint64) error
+	// Members lists the cluster's nodes as Talos' discovery knows them.
+	Members(ctx context.Context) ([]ClusterMember, error)
 	Close() error
 }
 

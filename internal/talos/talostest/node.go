@@ -41,13 +41,14 @@ import (
 type Node struct {
 	// Name names the node in the Journal.
 	Name string
-	// Config is the running machine config.
+	// Config is the running machine config (nil: the node waits in maintenance mode).
 	Config []byte
 	// Version is the Talos version tag.
 	Version string
 	// SchematicID is reported as the version of the "schematic" extension ("" for none).
 	SchematicID string
 	// Fail makes these calls fail with codes.Internal: "ApplyConfiguration", "Reboot",
+	// "Bootstrap", "Reset", "Kubeconfig",
 	// "Upgrade" (legacy), "Pull", "EtcdMemberList", "EtcdStatus", "EtcdSnapshot"; "LifecycleUpgrade" makes
 	// the installer exit with code 1 instead.
 	Fail []string
@@ -66,6 +67,13 @@ type Node struct {
 	Mode string
 	// Reboot sets how long a reboot's phases last (zero: DefaultRebootPhase each).
 	Reboot Reboot
+	// Address is the node's address in its cluster: the one etcd's peer URLs and Talos'
+	// discovery members name (talops reaches it through an endpoint mapping).
+	Address string
+	// Cluster, when set, is the cluster the node is part of: its control planes share one
+	// etcd, and every node lists the others as discovery members. A configured control
+	// plane started with a Cluster is an etcd member (the first one bootstraps it).
+	Cluster *Cluster
 	// Unmet are conditions the running node never meets, so it is not ready: a node of a
 	// cluster without its CNI yet waits on {Name: "nodeReady", Reason: `node "NAME" is not
 	// ready`}. While it boots, a node waits on its last services and its Kubernetes node.
@@ -103,6 +111,9 @@ type Server struct {
 
 // Start serves n on 127.0.0.1 until the test ends. Only clients with a certificate
 // signed by ca get past the TLS handshake; the roles in that certificate decide the rest.
+// A node without a Config starts in maintenance mode instead: it serves the maintenance API
+// over TLS without client certificates (a self-signed certificate, every client os:reader)
+// until it takes its first config, then mTLS as any node.
 func Start(t testing.TB, ca *CA, n Node) *Server {
 	t.Helper()
 
@@ -113,27 +124,17 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 		t.Fatal(err)
 	}
 
-	mc, err := machineConfig(n.Config)
-	if err != nil {
-		t.Fatalf("fake node config: %v", err)
-	}
-
-	if err := st.Create(ctx, mc); err != nil {
-		t.Fatal(err)
-	}
-
-	controlPlane := mc.Provider().Machine() != nil && mc.Provider().Machine().Type().IsControlPlane()
-
-	for _, r := range nodeResources(n, mc) {
-		if err := st.Create(ctx, r); err != nil {
-			t.Fatal(err)
-		}
-	}
-
 	m := &machineService{
 		node: n, state: st, bootID: bootID(n.Name, 0), version: n.Version, schematic: n.SchematicID,
-		controlPlane: controlPlane, active: n.Config, persisted: n.Config, current: mc.Provider(),
 		done: make(chan struct{}),
+	}
+
+	if n.Config == nil {
+		if err := m.startMaintenance(ctx); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := m.startConfigured(ctx); err != nil {
+		t.Fatalf("fake node config: %v", err)
 	}
 
 	if err := m.setSchematic(ctx); err != nil {
@@ -143,10 +144,18 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca.PEM)
 
-	creds := credentials.NewTLS(&tls.Config{
+	mtls := credentials.NewTLS(&tls.Config{
 		Certificates: []tls.Certificate{ca.serverCert(t)},
 		ClientCAs:    pool,
 		ClientAuth:   tls.RequireAndVerifyClientCert,
+		MinVersion:   tls.VersionTLS13,
+	})
+
+	// apid in maintenance mode: its own certificate, client certificates neither asked for
+	// nor verified (tls.ServerOnly of provider.ServerConfig, v1.14.1).
+	insecure := credentials.NewTLS(&tls.Config{
+		Certificates: []tls.Certificate{NewCA(t).serverCert(t)},
+		ClientAuth:   tls.NoClientCert,
 		MinVersion:   tls.VersionTLS13,
 	})
 
@@ -154,7 +163,13 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 	served := state.WrapCore(state.Filter(st, accessPolicy(st)))
 
 	m.host = &host{addr: "127.0.0.1:0", newServer: func() *grpc.Server {
-		srv := grpc.NewServer(grpc.Creds(creds), grpc.ChainUnaryInterceptor(unaryAuthz), grpc.ChainStreamInterceptor(streamAuthz))
+		creds, readonly := mtls, m.maintenance.Load()
+		if readonly {
+			creds = insecure
+		}
+
+		a := authorizer{readonly: readonly}
+		srv := grpc.NewServer(grpc.Creds(creds), grpc.ChainUnaryInterceptor(a.unary), grpc.ChainStreamInterceptor(a.stream))
 		machine.RegisterMachineServiceServer(srv, m)
 		machine.RegisterLifecycleServiceServer(srv, &lifecycleService{m: m})
 		machine.RegisterImageServiceServer(srv, &imageService{m: m})
@@ -178,6 +193,42 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 	})
 
 	return &Server{Addr: m.host.addr, m: m}
+}
+
+// startConfigured writes the state of a node that runs n.Config; a control plane of a
+// Cluster is one of its etcd members.
+func (m *machineService) startConfigured(ctx context.Context) error {
+	mc, err := machineConfig(m.node.Config)
+	if err != nil {
+		return err
+	}
+
+	if err := m.state.Create(ctx, mc); err != nil {
+		return err
+	}
+
+	m.controlPlane.Store(mc.Provider().Machine() != nil && mc.Provider().Machine().Type().IsControlPlane())
+	m.active, m.persisted, m.current = m.node.Config, m.node.Config, mc.Provider()
+
+	for _, r := range nodeResources(m.node, mc) {
+		if err := m.state.Create(ctx, r); err != nil {
+			return err
+		}
+	}
+
+	if c := m.node.Cluster; c != nil {
+		if m.controlPlane.Load() {
+			if c.bootstrapped() {
+				c.join(m.node.Name, m.node.Address)
+			} else {
+				c.bootstrap(m.node.Name, m.node.Address)
+			}
+		}
+
+		c.register(m)
+	}
+
+	return nil
 }
 
 // nodeResources are the resources a node starts with besides its machine config.
