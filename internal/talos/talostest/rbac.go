@@ -42,14 +42,14 @@ var rules = map[string]role.Set{
 	"/machine.MachineService/Reset":                role.MakeSet(role.Admin),
 	"/machine.MachineService/Upgrade":              role.MakeSet(role.Admin),
 	"/machine.MachineService/Version":              role.MakeSet(role.Admin, role.Operator, role.Reader),
-	"/cosi.resource.State/Create":                role.MakeSet(role.Admin),
-	"/cosi.resource.State/Destroy":               role.MakeSet(role.Admin),
-	"/cosi.resource.State/Teardown":              role.MakeSet(role.Admin),
-	"/cosi.resource.State/TeardownAndDestroy":    role.MakeSet(role.Admin),
-	"/cosi.resource.State/Get":                   role.MakeSet(role.Admin, role.Operator, role.Reader),
-	"/cosi.resource.State/List":                  role.MakeSet(role.Admin, role.Operator, role.Reader),
-	"/cosi.resource.State/Update":                role.MakeSet(role.Admin),
-	"/cosi.resource.State/Watch":                 role.MakeSet(role.Admin, role.Operator, role.Reader),
+	"/cosi.resource.State/Create":                  role.MakeSet(role.Admin),
+	"/cosi.resource.State/Destroy":                 role.MakeSet(role.Admin),
+	"/cosi.resource.State/Teardown":                role.MakeSet(role.Admin),
+	"/cosi.resource.State/TeardownAndDestroy":      role.MakeSet(role.Admin),
+	"/cosi.resource.State/Get":                     role.MakeSet(role.Admin, role.Operator, role.Reader),
+	"/cosi.resource.State/List":                    role.MakeSet(role.Admin, role.Operator, role.Reader),
+	"/cosi.resource.State/Update":                  role.MakeSet(role.Admin),
+	"/cosi.resource.State/Watch":                   role.MakeSet(role.Admin, role.Operator, role.Reader),
 }
 
 type rolesKey struct{}
