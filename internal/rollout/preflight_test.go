@@ -170,7 +170,9 @@ func TestRefusals_EachReasonToTouchNoNode(t *testing.T) {
 func TestRefusals_RemovalsAreRefusedBeforeAnyCall(t *testing.T) {
 	t.Parallel()
 
-	cp := func(name string, a plan.Action) plan.Node { return plan.Node{Name: name, Role: "controlplane", Action: a} }
+	cp := func(name string, a plan.Action) plan.Node {
+		return plan.Node{Name: name, Role: "controlplane", Action: a}
+	}
 	running := func(names ...string) []plan.NodeState {
 		var out []plan.NodeState
 		for _, n := range names {
