@@ -26,6 +26,7 @@ const (
 	InputEtcdBackup          = "etcd-backup"
 	InputNoEtcdBackup        = "no-etcd-backup"
 	InputNodes               = "nodes"
+	InputAllowRemove         = "allow-remove"
 )
 
 // reviewed is what the merged pull request says was reviewed.
@@ -136,7 +137,7 @@ func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 
 	var err error
 
-	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup} {
+	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputAllowRemove: &opts.AllowRemove} {
 		if *dst, err = boolInput(a.gha, name); err != nil {
 			return nil, err
 		}

@@ -56,6 +56,9 @@ type ApplyOptions struct {
 	// Nodes, when set, are the only nodes applied (names of talops.yaml); the others are
 	// left as they are and reported as not selected. The plan hash still covers all.
 	Nodes []string
+	// AllowRemove lets apply remove the nodes the plan removes (drain, reset, delete
+	// their Node objects); without it a plan that removes a node is refused.
+	AllowRemove bool
 	// Review, when set, is asked which plan was reviewed for the cluster (by name) before
 	// anything else is read: its hash and the base it was computed against become PlanHash
 	// and ReviewedBase (unless ReviewedAgainst names the base). An empty hash checks none.
@@ -100,6 +103,8 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		pre.ReviewedHash, pre.Reviewed = reviewed.Hash, reviewed
 	}
 
+	pre.AllowRemove, pre.EtcdMembers = opts.AllowRemove, st.current.EtcdMembers
+
 	if pre.Only, err = selection(opts.Nodes, res.Plan); err != nil {
 		return nil, err
 	}
@@ -127,6 +132,11 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
+	kube, err := removalKube(ctx, d, dialer, st.head.Cluster, todo)
+	if err != nil {
+		return nil, err
+	}
+
 	out.Report = rollout.Run(ctx, dialer, res.Plan.Cluster, res.Plan.Hash, todo, rollout.Options{
 		Mode:           talos.Mode(opts.Mode),
 		DryRun:         opts.DryRun,
@@ -138,6 +148,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		Now:            d.Now,
 		Snapshot:       snapshot,
 		Progress:       func(line string) { d.note(line + "\n") },
+		Kube:           kube,
 	})
 
 	return out, nil

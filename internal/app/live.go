@@ -103,6 +103,8 @@ func keyMaterial(key string) []string {
 
 // LoadLive reads what every node of r's talops.yaml runs. A node that cannot be read or whose
 // running config does not load is Broken with a one-line reason; the others are still planned.
+// The nodes that run in the cluster but are missing from talops.yaml, as a control plane
+// finds them, are in the state too (with where they were found), so the plan removes them.
 func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.State {
 	nodes := r.Cluster.Spec.Nodes
 
@@ -115,7 +117,9 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.S
 	// reasons are left out, the configs' diff still shows any difference.
 	var s plan.State
 
-	for i, res := range talos.ReadAll(ctx, dialer, targets, d.TalosTimeout) {
+	read := talos.ReadAll(ctx, dialer, targets, d.TalosTimeout)
+
+	for i, res := range read {
 		n := nodes[i]
 
 		if res.Err != nil {
@@ -150,8 +154,13 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.S
 			Installer:    runningInstaller(r, n.SecureBoot, res.Value),
 			Config:       cfg,
 			TalosVersion: res.Value.Version,
+			Address:      n.Address,
 		})
 	}
+
+	found := discover(ctx, d, nodes, read, dialer)
+	s.EtcdMembers = found.etcd
+	s.Nodes = append(s.Nodes, found.extra...)
 
 	return s
 }

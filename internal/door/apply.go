@@ -50,6 +50,8 @@ type ApplyOptions struct {
 	// KubeconfigOut, when set, is where the admin kubeconfig is written once every node
 	// was applied (a new cluster's first credential).
 	KubeconfigOut string
+	// AllowRemove lets apply remove the nodes the plan removes (see app.ApplyOptions).
+	AllowRemove bool
 	// Review, when set, says which plan was reviewed (see app.ApplyOptions.Review).
 	Review func(ctx context.Context, cluster string) (hash, base string, err error)
 }
@@ -65,7 +67,8 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		Parallel: opts.Parallel, Mode: opts.Mode, DryRun: opts.DryRun, Review: opts.Review,
 		InstallTimeout: opts.InstallTimeout,
 		EtcdBackup:     opts.EtcdBackup, NoEtcdBackup: opts.NoEtcdBackup, BackupRecipients: opts.BackupRecipients,
-		Nodes: opts.Nodes,
+		Nodes:       opts.Nodes,
+		AllowRemove: opts.AllowRemove,
 	})
 	if err != nil {
 		return nil, err

@@ -79,6 +79,9 @@ type State struct {
 	Nodes             []NodeState
 	// SecretsFingerprint identifies the secrets bundle (a hash, never the values).
 	SecretsFingerprint string
+	// EtcdMembers are the hostnames etcd lists, for a state read from the nodes (nil when
+	// unknown).
+	EtcdMembers []string
 }
 
 // InstallerChange describes an installer change (an upgrade).
