@@ -57,7 +57,7 @@ func (m *machineService) applyMaintenance(ctx context.Context, req *machine.Appl
 		mode = machine.ApplyConfigurationRequest_NO_REBOOT
 	}
 
-	warnings, err := provider.ValidateAtRuntime(ctx, m.state, runtimeMode(m.node.platformMode()))
+	warnings, err := m.validate(ctx, provider, rebootsOnApply(m.version))
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
