@@ -73,6 +73,12 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 				EtcdBackup: "bk", BackupRecipients: []string{"age1a", "age1b"}},
 		},
 		{
+			name:  "apply removing nodes",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
+			args:  []string{"--allow-remove"},
+			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text", InstallTimeout: 10 * time.Minute, AllowRemove: true},
+		},
+		{
 			name:  "kubeconfig to a file",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(kubeconfigFlags(d, a)) },
 			args:  []string{"--dir", "lab", "--talosconfig", "tc", "--out", "kc"},
