@@ -18,6 +18,10 @@ import (
 func removeStep(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step, res NodeResult, r *Report, say func(string)) NodeResult {
 	st := &stepper{ctx: ctx, d: d, s: s, o: o, members: members, res: res, report: r, say: say}
 
+	if s.NotSelected {
+		return st.outcome(Skipped, "not selected (--nodes)")
+	}
+
 	start := o.now()
 	out := st.remove()
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/cosi-project/runtime/pkg/resource"
-	"github.com/cosi-project/runtime/pkg/safe"
 	"github.com/cosi-project/runtime/pkg/state"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/config/configdiff"
@@ -179,13 +178,3 @@ func createOrUpdate(ctx context.Context, st state.State, r resource.Resource) er
 
 // InMaintenance reports whether the node waits in maintenance mode for a config.
 func (s *Server) InMaintenance() bool { return s.m.maintenance.Load() }
-
-// stageOf reads the node's machine stage.
-func (m *machineService) stageOf(ctx context.Context) runtime.MachineStage {
-	ms, err := safe.StateGetByID[*runtime.MachineStatus](ctx, m.state, runtime.MachineStatusID)
-	if err != nil {
-		return runtime.MachineStageUnknown
-	}
-
-	return ms.TypedSpec().Stage
-}

@@ -1,9 +1,10 @@
 // Package talostest runs fake Talos nodes: real gRPC servers over mTLS on 127.0.0.1 that
 // serve MachineService (Version, ApplyConfiguration, Reboot, Read of the boot ID, the
-// legacy Upgrade, EtcdMemberList, EtcdStatus), LifecycleService.Upgrade and
-// ImageService.Pull (from Talos 1.13, as real nodes do) and the COSI state service, backed
-// by an in-memory state holding the node's machine config, machine type and status,
-// extensions and cluster member, with their resource definitions.
+// legacy Upgrade, Bootstrap, Kubeconfig, Reset, EtcdMemberList, EtcdStatus, EtcdSnapshot,
+// EtcdLeaveCluster, EtcdRemoveMemberByID), LifecycleService.Upgrade and ImageService.Pull
+// (from Talos 1.13, as real nodes do) and the COSI state service, backed by an in-memory
+// state holding the node's machine config, machine type and status, extensions and cluster
+// members, with their resource definitions.
 //
 // A node answers as the real one of its release does where talops can tell: the apply
 // modes and their messages (up to 1.13 AUTO reboots by itself when a change needs it and
@@ -11,6 +12,12 @@
 // the roles of the client certificate and machined's method → role table, and reboots
 // that take time (the old boot ID answers, then nothing listens, then the node boots).
 // An upgrade switches the node's version and schematic when it next boots.
+//
+// A node started without a config waits in maintenance mode: TLS without client
+// certificates, every client os:reader, until its first config switches it to mTLS. Nodes
+// sharing a Cluster form one etcd (joins, leaves, the bootstrap) and list each other as
+// discovery members; a graceful reset takes a control plane out of etcd and boots the node
+// back into maintenance mode.
 package talostest
 
 import (
