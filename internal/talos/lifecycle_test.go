@@ -50,6 +50,20 @@ func generated(t *testing.T) (controlPlane, worker []byte) {
 	return encode(machine.TypeControlPlane), encode(machine.TypeWorker)
 }
 
+// clusterConfig is the least control plane config of a cluster: its Kubernetes endpoint
+// is what the kubeconfig names.
+const clusterConfig = `version: v1alpha1
+machine:
+  type: controlplane
+  token: fake-machine-token
+  ca:
+    crt: ZmFrZQ==
+cluster:
+  clusterName: fake
+  controlPlane:
+    endpoint: https://10.0.0.10:6443
+`
+
 // fakeCluster starts configured nodes of one talostest.Cluster, at 10.0.0.1, .2, …: the
 // control planes first (the first one bootstraps etcd), then the workers.
 type fakeCluster struct {
@@ -61,7 +75,7 @@ type fakeCluster struct {
 func startCluster(t *testing.T, cps, workers int) *fakeCluster {
 	t.Helper()
 
-	cp, w := generated(t)
+	cp, w := []byte(clusterConfig), []byte(workerConfig)
 	ca := talostest.NewCA(t)
 	fc := &fakeCluster{c: &talostest.Cluster{}, servers: map[string]*talostest.Server{}}
 	endpoints := map[string]string{}

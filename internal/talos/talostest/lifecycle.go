@@ -199,13 +199,17 @@ func (m *machineService) Reset(_ context.Context, req *machine.ResetRequest) (*m
 	m.mu.Lock()
 	defer m.mu.Unlock()
 
-	if m.rebooting {
-		// machined runs one sequence at a time: a reset waits for the reboot under way.
-		return nil, status.Error(codes.FailedPrecondition, "another sequence is running")
-	}
-
 	m.resets = append(m.resets, Reset{Graceful: req.GetGraceful(), Reboot: req.GetReboot(), Mode: req.GetMode().String(), Wiped: wiped})
 	m.node.Journal.add("%s Reset", m.node.Name)
+
+	if m.rebooting {
+		// machined runs one sequence at a time: the reset sequence, started in the
+		// background after the answer, fails on the lock and is only logged.
+		m.resets[len(m.resets)-1].Err = "locked"
+
+		return &machine.ResetResponse{Messages: []*machine.Reset{{ActorId: fmt.Sprintf("reset-%d", len(m.resets))}}}, nil
+	}
+
 	m.rebooting = true
 	i := len(m.resets) - 1
 
