@@ -106,21 +106,16 @@ func (st *stepper) remove() NodeResult {
 
 // removal says what removing a node does.
 func removal(controlPlane, kube bool) string {
-	steps := []string{"drain it", "reset it", "delete its Node"}
+	reset := "reset it"
 	if controlPlane {
-		steps[1] = "reset it (it leaves etcd first)"
+		reset += " (it leaves etcd first)"
 	}
 
 	if !kube {
-		steps[0], steps[2] = "reset it without a drain (no Kubernetes API)", ""
-		steps = steps[:1]
-
-		if controlPlane {
-			steps[0] = "reset it without a drain (no Kubernetes API; it leaves etcd first)"
-		}
+		return reset + " without a drain (no Kubernetes API)"
 	}
 
-	return strings.Join(steps, ", ")
+	return "drain it, " + reset + ", delete its Node"
 }
 
 // reset asks for a graceful reset that boots the node into maintenance mode, and waits
