@@ -46,6 +46,11 @@ func Run(ctx context.Context, d *door.Deps, args []string) error {
 		command = args[0]
 	}
 
+	if command == "-h" || command == "--help" || command == "help" {
+		// Asked for by a person at a terminal: plain help, not a workflow command.
+		return d.Out(usage())
+	}
+
 	a.d = a.secretInputs()
 	a.d = a.talosconfigInput()
 
@@ -68,6 +73,16 @@ func Run(ctx context.Context, d *door.Deps, args []string) error {
 	a.reportError(err)
 
 	return err
+}
+
+// usage is the help of `talops action`, for a person reading it outside a workflow.
+func usage() string {
+	names := slices.Sorted(maps.Keys(commands))
+
+	return "Usage: talops action <command>\n\n" +
+		"Runs a command as a GitHub Action step: its inputs are the step's INPUT_* variables,\n" +
+		"its results are step outputs, annotations and the job summary.\n\n" +
+		"Commands: " + strings.Join(names, ", ") + "\n"
 }
 
 // commands are the action's commands: each maps its inputs onto a use case and returns
@@ -307,8 +322,8 @@ func boolInput(gha *githubactions.Action, name string) (bool, error) {
 func annotations(fs []finding.Finding) string {
 	var b strings.Builder
 
-	for _, f := range fs {
-		b.WriteString(report.Annotation(f) + "\n")
+	for _, a := range report.Annotations(fs) {
+		b.WriteString(a + "\n")
 	}
 
 	return b.String()

@@ -294,3 +294,26 @@ func TestOutputs_FramedByARandomDelimiter(t *testing.T) {
 		t.Errorf("%d distinct delimiters for 8 outputs", len(frames))
 	}
 }
+
+// TestHelp_IsPlainHelpNotAnError: `talops action --help` at a terminal prints the action's
+// help and its commands, exits 0, and writes no workflow command.
+func TestHelp_IsPlainHelpNotAnError(t *testing.T) {
+	t.Parallel()
+
+	for _, arg := range []string{"-h", "--help", "help"} {
+		r := newRunner(t, testlab.Files(t), nil)
+
+		if err := action.Run(context.Background(), r.deps, []string{arg}); err != nil {
+			t.Fatalf("action %s: %v", arg, err)
+		}
+
+		out := r.stdout.String()
+		if !strings.HasPrefix(out, "Usage: talops action <command>") || !strings.Contains(out, "apply, plan, schematics, validate, versions") {
+			t.Errorf("action %s printed %q", arg, out)
+		}
+
+		if strings.Contains(out, "::") || r.file(t, "GITHUB_OUTPUT") != "" {
+			t.Errorf("action %s wrote workflow commands or outputs: %q", arg, out)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/talops/talops/internal/door"
 	"github.com/talops/talops/internal/github"
@@ -26,8 +27,15 @@ const (
 	InputEtcdBackup          = "etcd-backup"
 	InputNoEtcdBackup        = "no-etcd-backup"
 	InputNodes               = "nodes"
+	InputKubeconfig          = "kubeconfig"
+	InputNoDrain             = "no-drain"
+	InputDrainTimeout        = "drain-timeout"
 	InputAllowRemove         = "allow-remove"
 )
+
+// kubeconfigInput names the kubeconfig input as a file to apply: like the talosconfig
+// input, its content never touches the disk, and its key is masked once read.
+const kubeconfigInput = "(input kubeconfig)"
 
 // reviewed is what the merged pull request says was reviewed.
 type reviewed struct {
@@ -137,7 +145,26 @@ func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 
 	var err error
 
-	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputAllowRemove: &opts.AllowRemove} {
+	if kc := a.gha.GetInput(InputKubeconfig); kc != "" {
+		opts.Deps, opts.Kubeconfig = a.d.WithFile(kubeconfigInput, []byte(kc)), kubeconfigInput
+	}
+
+	opts.DrainTimeout = rollout.DefaultDrainTimeout
+
+	if v := a.gha.GetInput(InputDrainTimeout); v != "" {
+		t, err := time.ParseDuration(v)
+		if err != nil || t <= 0 {
+			return nil, &door.UsageError{Msg: fmt.Sprintf("input %s must be a positive duration (5m, 90s), got %q", InputDrainTimeout, v)}
+		}
+
+		opts.DrainTimeout = t
+	}
+
+	// Each node's progress folds into a group of the step's log.
+	groups := &nodeGroups{write: func(s string) { _ = a.d.Out(s) }}
+	opts.Progress, opts.ProgressDone = groups.step, groups.end
+
+	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputNoDrain: &opts.NoDrain, InputAllowRemove: &opts.AllowRemove} {
 		if *dst, err = boolInput(a.gha, name); err != nil {
 			return nil, err
 		}

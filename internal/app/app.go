@@ -57,6 +57,9 @@ type Deps struct {
 	// Kube returns the client of a cluster's Kubernetes API from its admin kubeconfig
 	// (nil: none may be reached, and apply drains nothing and takes no lock).
 	Kube func(kubeconfig []byte) (Kube, error)
+	// Hostname names the machine talops runs on, for who holds the apply lock (nil:
+	// unknown).
+	Hostname func() (string, error)
 	// UserAgent names talops to the APIs it calls.
 	UserAgent string
 	// Now reads the clock (nil: the rollout's default).

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/images"
@@ -53,6 +55,15 @@ type ApplyOptions struct {
 	EtcdBackup       string
 	NoEtcdBackup     bool
 	BackupRecipients []string
+	// Kubeconfig is the kubeconfig file of the cluster's Kubernetes API ("": the admin
+	// kubeconfig read from a control plane over the Talos API).
+	Kubeconfig string
+	// NoDrain reboots nodes without draining them (the apply lock is still taken);
+	// DrainTimeout bounds each drain (0: rollout.DefaultDrainTimeout).
+	NoDrain      bool
+	DrainTimeout time.Duration
+	// Progress, when set, gets each node's steps as they happen (nil: a note per step).
+	Progress func(p rollout.Progress)
 	// Nodes, when set, are the only nodes applied (names of talops.yaml); the others are
 	// left as they are and reported as not selected. The plan hash still covers all.
 	Nodes []string
@@ -127,14 +138,33 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
+	k, err := applyKube(ctx, d, opts, dialer, todo)
+	if err != nil {
+		return nil, err
+	}
+
+	// The lock is taken before anything is prepared: the other apply may be registering
+	// the same schematics.
+	var api rollout.Kube
+
+	if k != nil {
+		release, err := lockApply(ctx, d, k, res.Plan.Cluster)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+
+		api = k
+	}
+
 	out, err := prepare(ctx, d, opts, st.head.Cluster)
 	if err != nil {
 		return nil, err
 	}
 
-	kube, err := removalKube(ctx, d, dialer, st.head.Cluster, todo)
-	if err != nil {
-		return nil, err
+	progress := opts.Progress
+	if progress == nil {
+		progress = func(p rollout.Progress) { d.note(p.String() + "\n") }
 	}
 
 	out.Report = rollout.Run(ctx, dialer, res.Plan.Cluster, res.Plan.Hash, todo, rollout.Options{
@@ -148,7 +178,10 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		Now:            d.Now,
 		Snapshot:       snapshot,
 		Progress:       func(line string) { d.note(line + "\n") },
-		Kube:           kube,
+		NodeProgress:   progress,
+		Kube:           api,
+		NoDrain:        opts.NoDrain,
+		DrainTimeout:   opts.DrainTimeout,
 	})
 
 	return out, nil
@@ -186,7 +219,7 @@ func livePlan(ctx context.Context, d *Deps, opts *ApplyOptions) (*PlanResult, *p
 		return nil, nil, nil, err
 	}
 
-	live := PlanOptions{Dir: opts.Dir, Live: true, Talosconfig: opts.Talosconfig}
+	live := PlanOptions{Dir: opts.Dir, Live: true, Talosconfig: opts.Talosconfig, Kubeconfig: opts.Kubeconfig}
 
 	dialer, err := planDialer(d, live)
 	if err != nil {
@@ -292,7 +325,13 @@ func steps(p *plan.Plan, st *planned) ([]rollout.Step, error) {
 		address[n.Name] = n.Address
 	}
 
+	running := map[string]coreconfig.Provider{}
+	for _, n := range st.current.Nodes {
+		running[n.Name] = n.Config
+	}
+
 	desired := make([]rollout.Desired, 0, len(st.head.Nodes))
+	kubeNode := map[string]string{}
 
 	for _, n := range st.head.Nodes {
 		if n.Err != nil {
@@ -305,9 +344,19 @@ func steps(p *plan.Plan, st *planned) ([]rollout.Step, error) {
 		}
 
 		desired = append(desired, rollout.Desired{Name: n.Name, Address: address[n.Name], Config: data, Version: st.head.Cluster.Spec.TalosVersion})
+		kubeNode[n.Name] = kubeNodeName(n.Name, running[n.Name], n.Machine.Config)
 	}
 
-	return rollout.Steps(p, st.current.Nodes, desired)
+	out, err := rollout.Steps(p, st.current.Nodes, desired)
+	if err != nil {
+		return nil, err
+	}
+
+	for i := range out {
+		out[i].KubeNode = kubeNode[out[i].Node.Name]
+	}
+
+	return out, nil
 }
 
 // prepare does what the nodes need from outside before any of them is touched: the

@@ -31,7 +31,7 @@ type discovery struct {
 // members and, when a Kubernetes API can be reached, the Kubernetes nodes. A node of
 // talops.yaml, by name or by address, is not extra. What cannot be asked is noted and
 // left out: the plan is still made of what could be read.
-func discover(ctx context.Context, d *Deps, nodes []cluster.Node, read []talos.Result, dialer talos.Dialer) discovery {
+func discover(ctx context.Context, d *Deps, nodes []cluster.Node, read []talos.Result, dialer talos.Dialer, kubeconfig string) discovery {
 	var cp *cluster.Node
 
 	for i, n := range nodes {
@@ -80,7 +80,7 @@ func discover(ctx context.Context, d *Deps, nodes []cluster.Node, read []talos.R
 		}
 	}
 
-	if names, err := kubeNodes(cctx, d, n); err != nil {
+	if names, err := kubeNodes(cctx, d, n, kubeconfig); err != nil {
 		d.note(fmt.Sprintf("finding nodes missing from talops.yaml: Kubernetes nodes: %s\n", talos.OneLine(err)))
 	} else {
 		for _, name := range names {
@@ -94,15 +94,24 @@ func discover(ctx context.Context, d *Deps, nodes []cluster.Node, read []talos.R
 	return out
 }
 
-// kubeNodes lists the Kubernetes nodes with the admin kubeconfig of the control plane n,
-// nil without a Kubernetes client. The kubeconfig's keys are masked before it is used.
-func kubeNodes(ctx context.Context, d *Deps, n talos.Node) ([]string, error) {
+// kubeNodes lists the Kubernetes nodes, nil without a Kubernetes client: reached with the
+// kubeconfig file, else the admin kubeconfig of the control plane n. Its keys are masked
+// before it is used.
+func kubeNodes(ctx context.Context, d *Deps, n talos.Node, kubeconfig string) ([]string, error) {
 	if d.Kube == nil {
 		return nil, nil
 	}
 
-	data, err := n.Kubeconfig(ctx)
-	if err != nil {
+	var (
+		data []byte
+		err  error
+	)
+
+	if kubeconfig != "" {
+		if data, err = d.ReadFile(kubeconfig); err != nil {
+			return nil, fmt.Errorf("read %s: %w", kubeconfig, err)
+		}
+	} else if data, err = n.Kubeconfig(ctx); err != nil {
 		return nil, fmt.Errorf("read the kubeconfig: %w", err)
 	}
 

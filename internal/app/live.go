@@ -104,8 +104,10 @@ func keyMaterial(key string) []string {
 // LoadLive reads what every node of r's talops.yaml runs. A node that cannot be read or whose
 // running config does not load is Broken with a one-line reason; the others are still planned.
 // The nodes that run in the cluster but are missing from talops.yaml, as a control plane
-// finds them, are in the state too (with where they were found), so the plan removes them.
-func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.State {
+// finds them (and the Kubernetes API, reached with the kubeconfig file, or the admin
+// kubeconfig when it is ""), are in the state too, with where they were found, so the plan
+// removes them.
+func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer, kubeconfig string) plan.State {
 	nodes := r.Cluster.Spec.Nodes
 
 	targets := make([]talos.Target, len(nodes))
@@ -158,7 +160,7 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.S
 		})
 	}
 
-	found := discover(ctx, d, nodes, read, dialer)
+	found := discover(ctx, d, nodes, read, dialer, kubeconfig)
 	s.EtcdMembers = found.etcd
 	s.Nodes = append(s.Nodes, found.extra...)
 

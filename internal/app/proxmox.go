@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -84,6 +85,10 @@ type ProxmoxImagesOptions struct {
 	// the factory builds the ISO of a schematic it was told about, and answers 404
 	// (a failed download task) for any other.
 	Register bool
+	// Prune deletes talops' own ISOs (by their names) that no node of the cluster boots
+	// from any more, from the storage of each Proxmox node hosting one; with DryRun it
+	// lists them. ISOs named otherwise are never touched.
+	Prune bool
 }
 
 // ProxmoxImages makes sure the storage of every Proxmox node hosting a talops node holds
@@ -154,9 +159,50 @@ func ProxmoxImages(ctx context.Context, d *Deps, opts ProxmoxImagesOptions) (*im
 		}
 	}
 
+	if opts.Prune {
+		out.Images = append(out.Images, prune(ctx, api, storage, isos, held, opts.DryRun)...)
+	}
+
 	out.Summarize()
 
 	return out, nil
+}
+
+// prune deletes, or with dryRun lists, the talops ISOs in each listed storage that no
+// node needs. Only the storages of Proxmox nodes hosting this cluster are looked at.
+func prune(ctx context.Context, api proxmox.API, storage string, needed []images.BootISO, held map[string][]string, dryRun bool) []images.ProxmoxImage {
+	keep := map[string]bool{}
+	for _, iso := range needed {
+		keep[iso.ProxmoxNode+"/"+iso.File] = true
+	}
+
+	var out []images.ProxmoxImage
+
+	for _, node := range slices.Sorted(maps.Keys(held)) {
+		for _, file := range slices.Sorted(slices.Values(held[node])) {
+			if keep[node+"/"+file] || !images.IsTalopsISO(file) {
+				continue
+			}
+
+			im := images.ProxmoxImage{ProxmoxNode: node, File: file, Nodes: []string{}, Outcome: images.ImagePrunable}
+
+			if !dryRun {
+				if err := api.DeleteISO(ctx, node, storage, file); err != nil {
+					im.Outcome, im.Error = images.ImageFailed, "not pruned: "+err.Error()
+				} else {
+					im.Outcome = images.ImagePruned
+				}
+			}
+
+			out = append(out, im)
+
+			if ctx.Err() != nil {
+				return out
+			}
+		}
+	}
+
+	return out
 }
 
 // ProxmoxVMsOptions say which repository's VMs to check, and whether to start them.
@@ -164,17 +210,31 @@ type ProxmoxVMsOptions struct {
 	Dir string
 	// Start starts the VMs that are stopped.
 	Start bool
+	// Create creates every missing VM from its node's proxmox: spec, with the node's boot
+	// ISO in its CD drive, and starts it: it boots Talos into maintenance mode, waiting for
+	// apply to configure it (the create path).
+	Create bool
 }
 
 // ProxmoxVMs checks that the VM of every node with proxmox: exists and runs; with Start
-// it starts the stopped ones. A paused or suspended VM is reported, never started.
+// it starts the stopped ones, with Create it creates the missing ones. A paused or
+// suspended VM is reported, never started; an existing VM is never changed, but how it
+// differs from its spec is reported.
 func ProxmoxVMs(ctx context.Context, d *Deps, opts ProxmoxVMsOptions) (*images.ProxmoxVMs, error) {
 	c, api, err := proxmoxRepo(d, opts.Dir)
 	if err != nil {
 		return nil, err
 	}
 
+	var boot map[string]string // talops node → its boot ISO's file name
+	if opts.Create {
+		if boot, err = bootISOByNode(c); err != nil {
+			return nil, err
+		}
+	}
+
 	out := &images.ProxmoxVMs{Cluster: c.Spec.Cluster.Name, VMs: []images.ProxmoxVM{}}
+	held := map[string][]string{} // Proxmox node → the ISOs its storage holds
 
 	for _, n := range c.Spec.Nodes {
 		if n.Proxmox == nil {
@@ -188,6 +248,8 @@ func ProxmoxVMs(ctx context.Context, d *Deps, opts ProxmoxVMsOptions) (*images.P
 		switch {
 		case err != nil:
 			vm.Outcome, vm.Error = images.VMFailed, err.Error()
+		case !st.Exists && opts.Create:
+			createVM(ctx, api, c, n, boot[n.Name], held, &vm)
 		case !st.Exists:
 			vm.Outcome = images.VMMissing
 		case st.Running:
@@ -204,6 +266,14 @@ func ProxmoxVMs(ctx context.Context, d *Deps, opts ProxmoxVMsOptions) (*images.P
 			vm.Name, vm.Status, vm.Outcome = st.Name, st.Status, images.VMStopped
 		}
 
+		if err == nil && st.Exists && describesVM(n.Proxmox) {
+			if cfg, err := api.VMConfig(ctx, n.Proxmox.Node, n.Proxmox.VMID); err != nil {
+				vm.Drift = []string{"its config could not be read to compare it with the spec: " + err.Error()}
+			} else {
+				vm.Drift = images.VMDrift(n, cfg)
+			}
+		}
+
 		out.VMs = append(out.VMs, vm)
 
 		if ctx.Err() != nil {
@@ -214,4 +284,65 @@ func ProxmoxVMs(ctx context.Context, d *Deps, opts ProxmoxVMsOptions) (*images.P
 	out.Summarize()
 
 	return out, nil
+}
+
+// createVM creates a node's missing VM with its boot ISO attached, and starts it. The ISO
+// must be in storage already: PVE refuses a CD drive whose volume is not there.
+func createVM(ctx context.Context, api proxmox.API, c *cluster.Cluster, n cluster.Node, iso string, held map[string][]string, vm *images.ProxmoxVM) {
+	storage := c.Spec.ProxmoxAPI.Storage
+
+	if _, ok := held[n.Proxmox.Node]; !ok {
+		names, err := api.ISOs(ctx, n.Proxmox.Node, storage)
+		if err != nil {
+			vm.Outcome, vm.Error = images.VMFailed, "not created: "+err.Error()
+
+			return
+		}
+
+		held[n.Proxmox.Node] = names
+	}
+
+	if !slices.Contains(held[n.Proxmox.Node], iso) {
+		vm.Outcome, vm.Error = images.VMFailed, fmt.Sprintf("not created: its boot image %s is not in storage %s on %s: run talops proxmox images first", iso, storage, n.Proxmox.Node)
+
+		return
+	}
+
+	if err := api.CreateVM(ctx, n.Proxmox.Node, images.VMCreateParams(n, storage+":iso/"+iso)); err != nil {
+		vm.Outcome, vm.Error = images.VMFailed, err.Error()
+
+		return
+	}
+
+	if err := api.StartVM(ctx, n.Proxmox.Node, n.Proxmox.VMID); err != nil {
+		vm.Outcome, vm.Error = images.VMFailed, "created, then not started: "+err.Error()
+
+		return
+	}
+
+	vm.Name, vm.Status, vm.Outcome = n.Name, "running", images.VMCreated
+}
+
+// bootISOByNode names the boot ISO of every talops node placed on Proxmox.
+func bootISOByNode(c *cluster.Cluster) (map[string]string, error) {
+	isos, err := images.BootISOs(c)
+	if err != nil {
+		return nil, err
+	}
+
+	out := map[string]string{}
+
+	for _, iso := range isos {
+		for _, n := range iso.Nodes {
+			out[n] = iso.File
+		}
+	}
+
+	return out, nil
+}
+
+// describesVM reports whether a node's proxmox: section says more than where its VM is.
+func describesVM(p *cluster.Proxmox) bool {
+	return p.Cores != 0 || p.Memory != 0 || p.CPU != "" || p.Machine != "" || p.BIOS != "" || p.Disk != nil ||
+		p.Bridge != "" || p.VLAN != 0 || p.MAC != "" || len(p.HostPCI) > 0 || len(p.Tags) > 0
 }

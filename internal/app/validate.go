@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
@@ -71,6 +74,10 @@ func validateFiles(d *Deps, opts ValidateOptions) (*ValidateResult, error) {
 			return nil, err
 		}
 
+		if isRepositoryFile(file, data) {
+			return nil, fmt.Errorf("%s is a talops repository file, not a machine config: validate its repository with talops validate --dir %s", file, filepath.Dir(file))
+		}
+
 		cfg, ix, err := render.LoadConfig(file, data)
 		if err != nil {
 			out = append(out, loadFindings(err)...)
@@ -102,6 +109,15 @@ func validateFiles(d *Deps, opts ValidateOptions) (*ValidateResult, error) {
 	finding.Sort(out)
 
 	return &ValidateResult{Findings: out, Nodes: len(opts.Files)}, nil
+}
+
+// repositoryKey is a top-level key of talops.yaml that no machine config document has.
+var repositoryKey = regexp.MustCompile(`(?m)^(talosVersion|kubernetesVersion|nodes):`)
+
+// isRepositoryFile tells talops.yaml (by its name, or by keys only it has) from a machine
+// config, which validate's FILE arguments are.
+func isRepositoryFile(file string, data []byte) bool {
+	return filepath.Base(file) == cluster.FileName || repositoryKey.Match(data)
 }
 
 // loadFindings turns the placed errors of a config that does not load into findings,

@@ -27,6 +27,10 @@ type NodeResult struct {
 	Outcome Outcome     `json:"outcome"`
 	// Rebooted is true when the node rebooted (by itself or asked by talops).
 	Rebooted bool `json:"rebooted"`
+	// Cordoned is true when the node was drained and left cordoned: it failed after its
+	// drain, so talops did not make it schedulable again (kubectl uncordon, once it is
+	// healthy).
+	Cordoned bool `json:"cordoned,omitempty"`
 	// Detail says what was done or why it failed, in one line.
 	Detail string `json:"detail"`
 	// Warnings are what the node said about the config it took (deprecated fields…).

@@ -110,12 +110,19 @@ type KubernetesError struct {
 	Min        string // oldest supported Kubernetes ("1.31.0")
 	Max        string // newest supported Kubernetes minor ("1.36"; every patch of it)
 	TooNew     bool   // false: too old
+	// Below is set when Kubernetes is of the newest minor but at or past the patch the
+	// release's machinery stops at ("1.36.99"): that minor is supported below it only.
+	Below string
 }
 
 func (e *KubernetesError) Error() string {
 	relation := "older than"
 	if e.TooNew {
 		relation = "newer than"
+	}
+
+	if e.Below != "" {
+		return fmt.Sprintf("Kubernetes %s is %s Talos %s supports (%s up to, not including, %s)", e.Kubernetes, relation, e.Talos, e.Min, e.Below)
 	}
 
 	return fmt.Sprintf("Kubernetes %s is %s Talos %s supports (%s to %s.x)", e.Kubernetes, relation, e.Talos, e.Min, e.Max)
@@ -162,13 +169,19 @@ func CheckKubernetes(talos, kubernetes string) error {
 
 	minVersion, maxMinor := kubernetesBounds(f)
 
-	return &KubernetesError{
+	e := &KubernetesError{
 		Talos:      talos,
 		Kubernetes: kubernetes,
 		Min:        minVersion,
 		Max:        maxMinor,
 		TooNew:     tooNew,
 	}
+
+	if tooNew && k.major == f.maxK8s.major && k.minor == f.maxK8s.minor {
+		e.Below = f.maxK8s.v.String()
+	}
+
+	return e
 }
 
 // UpgradeFloor returns the oldest host version that can upgrade to the target Talos release

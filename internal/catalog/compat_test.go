@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
@@ -182,6 +183,8 @@ func TestCheckKubernetes_ReturnsTypedErrors(t *testing.T) {
 		{"1.13", "1.36.0-rc.0", nil}, // machinery compares major.minor.patch only
 		{"1.13", "1.30.14", &catalog.KubernetesError{Talos: "1.13", Kubernetes: "1.30.14", Min: "1.31.0", Max: "1.36"}},
 		{"v1.13.0", "1.37.0", &catalog.KubernetesError{Talos: "v1.13.0", Kubernetes: "1.37.0", Min: "1.31.0", Max: "1.36", TooNew: true}},
+		// The newest minor stops where machinery does: the message must not say "1.36.x".
+		{"v1.13.0", "v1.36.99", &catalog.KubernetesError{Talos: "v1.13.0", Kubernetes: "v1.36.99", Min: "1.31.0", Max: "1.36", TooNew: true, Below: "1.36.99"}},
 		{"v1.14.0-rc.1", "1.32.0", nil},
 		{"v1.14.0-rc.1", "1.31.9", &catalog.KubernetesError{Talos: "v1.14.0-rc.1", Kubernetes: "1.31.9", Min: "1.32.0", Max: "1.37"}},
 	} {
@@ -198,6 +201,10 @@ func TestCheckKubernetes_ReturnsTypedErrors(t *testing.T) {
 		var ke *catalog.KubernetesError
 		if !errors.As(err, &ke) || *ke != *tc.want {
 			t.Errorf("CheckKubernetes(%s, %s) = %#v, want %#v", tc.talos, tc.k8s, err, tc.want)
+		}
+
+		if strings.Contains(err.Error(), tc.want.Max+".x") && tc.want.Below != "" {
+			t.Errorf("CheckKubernetes(%s, %s) says %q: it contradicts itself", tc.talos, tc.k8s, err)
 		}
 	}
 

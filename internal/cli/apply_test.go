@@ -257,6 +257,7 @@ func TestApply_AFailureStopsTheRolloutAndTheReportSaysWhatHappenedToEachNode(t *
 	// The lab's bundle is plaintext: no recipient to encrypt an etcd snapshot to, said once;
 	// then a line per step as it happens (the harness's clock stands still).
 	if l.h.stderr.String() != "etcd snapshot: none taken: the secrets file is not SOPS/age-encrypted, so there is no recipient to encrypt it to (--etcd-backup-recipient R, or --no-etcd-backup)\n"+
+		"Kubernetes API not reachable yet: nodes are not drained and no apply lock is taken (no Kubernetes client)\n"+
 		"[1/5] k8s-master: sending its config (mode auto)\n[1/5] k8s-master: waiting for its health gate\n[1/5] k8s-master: applied after 0s\n"+
 		"[2/5] k8s-node1: sending its config (mode auto)\n[2/5] k8s-node1: waiting for its health gate\n[2/5] k8s-node1: applied after 0s\n"+
 		"[3/5] k8s-node2: sending its config (mode auto)\n[3/5] k8s-node2: failed after 0s\n"+

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,9 +24,23 @@ type CatalogUpdateOptions struct {
 	File string
 }
 
+const catalogUsage = "Usage: talops catalog update [--factory URL] [--file PATH]\n\nCommands:\n  update  refresh the release data from the Image Factory\n"
+
 func catalogFlags(d *Deps, args []string) (*CatalogUpdateOptions, error) {
-	if len(args) == 0 || args[0] != "update" {
-		return nil, &UsageError{Msg: "usage: talops catalog update [--factory URL] [--file PATH]"}
+	switch {
+	case len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help"):
+		// Asked for: help is the output, not a complaint.
+		if err := d.Out(catalogUsage); err != nil {
+			return nil, err
+		}
+
+		return nil, flag.ErrHelp
+	case len(args) == 0:
+		d.Errf("%s", catalogUsage)
+
+		return nil, &UsageError{Msg: "catalog needs a command: update"}
+	case args[0] != "update":
+		return nil, &UsageError{Msg: fmt.Sprintf("unknown catalog command %q (update)", args[0])}
 	}
 
 	opts := &CatalogUpdateOptions{Deps: d}

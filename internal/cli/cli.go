@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -54,9 +55,12 @@ func OSDeps() *Deps {
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,
 		Getenv:     os.Getenv,
+		Hostname:   os.Hostname,
 		ReadFile:   cluster.ReadFileBounded,
-		WriteFile:  os.WriteFile,
+		WriteFile:  writeFile,
 		MkdirAll:   os.MkdirAll,
+		Chmod:      os.Chmod,
+		Remove:     os.Remove,
 		CreateFile: createFile,
 		Rand:       rand.Reader,
 		AppendFile: func(name string, data []byte) error {
@@ -103,6 +107,35 @@ func OSDeps() *Deps {
 			return err == nil && st.Mode()&os.ModeCharDevice != 0
 		},
 	}
+}
+
+// writeFile writes a file with exactly perm: an existing file's looser mode is tightened
+// before the new contents (a machine config holds secrets) are written into it.
+func writeFile(name string, data []byte, perm os.FileMode) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, perm)
+	if err != nil {
+		return err
+	}
+
+	if err := f.Chmod(perm); err != nil {
+		f.Close() //nolint:errcheck // the chmod error matters more
+
+		return err
+	}
+
+	if err := f.Truncate(0); err != nil {
+		f.Close() //nolint:errcheck // the truncate error matters more
+
+		return err
+	}
+
+	if _, err := f.Write(data); err != nil {
+		f.Close() //nolint:errcheck // the write error matters more
+
+		return err
+	}
+
+	return f.Close()
 }
 
 // createFile writes a file that must not exist yet, with exactly perm.
@@ -224,13 +257,23 @@ func ReportError(d *Deps, err error) {
 	}
 }
 
-// newFlags returns a flag set that reports to stderr and never exits.
+// newFlags returns a flag set that never exits nor prints by itself: parseFlags prints the
+// help asked for (to stdout: it is the output) and turns a bad flag into one usage error.
 func newFlags(d *Deps, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(d.Stderr)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(d.Stderr, "Usage: talops %s\n\nFlags:\n", synopsis) //nolint:errcheck
-		fs.PrintDefaults()
+		fmt.Fprintf(d.Stdout, "Usage: talops %s\n", synopsis) //nolint:errcheck
+
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+
+		if hasFlags {
+			fmt.Fprint(d.Stdout, "\nFlags:\n") //nolint:errcheck
+			fs.SetOutput(d.Stdout)
+			fs.PrintDefaults()
+			fs.SetOutput(io.Discard)
+		}
 	}
 
 	if d.FlagSet != nil {
@@ -247,20 +290,28 @@ func parseNoArgs(fs *flag.FlagSet, args []string) error {
 	}
 
 	if fs.NArg() > 0 {
-		return &UsageError{Msg: fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+		return &UsageError{Msg: fmt.Sprintf("unexpected argument %q (run talops %s -h)", fs.Arg(0), fs.Name())}
 	}
 
 	return nil
 }
 
-// parseFlags parses and turns flag errors into usage errors.
+// parseFlags parses and turns flag errors into usage errors: -h prints the help, a bad
+// flag is one line naming it and where the help is, never the whole help after it.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	help := fs.Usage
+	fs.Usage = func() {}
+
+	defer func() { fs.Usage = help }()
+
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			help()
+
 			return err
 		}
 
-		return &UsageError{Msg: err.Error()}
+		return &UsageError{Msg: fmt.Sprintf("%v (run talops %s -h)", err, fs.Name())}
 	}
 
 	return nil

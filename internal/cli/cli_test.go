@@ -210,7 +210,7 @@ func TestRender_WritesOneFilePerNodeAndPrintsOnlyWhatItWrote(t *testing.T) {
 
 	golden(t, "render.txt", h.stdout.String())
 
-	if len(h.written) != 5 || !bytes.Contains(h.written[filepath.Join("out", "k8s-node1.yaml")], []byte("nvidia_uvm")) {
+	if len(h.written) != 6 || !bytes.Contains(h.written[filepath.Join("out", "k8s-node1.yaml")], []byte("nvidia_uvm")) {
 		t.Errorf("written: %d files", len(h.written))
 	}
 }
@@ -239,6 +239,65 @@ func TestRender_WritesRealFilesWithMode0600(t *testing.T) {
 	}
 }
 
+// TestRender_IntoAnOldOutputTightensModesAndRemovesOnlyItsStaleNodes: a second render into
+// the same directory makes the directory and every config private again, and removes the
+// config of a node no longer in talops.yaml, which it wrote itself, but no other file.
+func TestRender_IntoAnOldOutputTightensModesAndRemovesOnlyItsStaleNodes(t *testing.T) {
+	t.Parallel()
+
+	out := filepath.Join(t.TempDir(), "rendered")
+	for name, mode := range map[string]os.FileMode{"k8s-master.yaml": 0o644, "k8s-old.yaml": 0o600, "other.yaml": 0o644, "notes.txt": 0o644} {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+
+		if err := os.WriteFile(filepath.Join(out, name), []byte("old\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if err := os.Chmod(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// The previous render wrote k8s-master and k8s-old; ../escape.yaml is a hand edit.
+	if err := os.WriteFile(filepath.Join(out, ".talops-rendered"), []byte("k8s-master.yaml\nk8s-old.yaml\n../escape.yaml\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	d := cli.OSDeps()
+	var stdout, stderr bytes.Buffer
+	d.Stdout, d.Stderr = &stdout, &stderr
+	d.Getenv = testlab.NoEnv
+
+	if err := cli.Run(context.Background(), d, []string{"render", "--dir", testlab.Dir(), "--out", out}); err != nil {
+		t.Fatal(err)
+	}
+
+	for name, want := range map[string]os.FileMode{"": 0o700 | os.ModeDir, "k8s-master.yaml": 0o600, "other.yaml": 0o644, "notes.txt": 0o644} {
+		st, err := os.Stat(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		if st.Mode() != want {
+			t.Errorf("%s: mode %v, want %v", filepath.Join(out, name), st.Mode(), want)
+		}
+	}
+
+	if _, err := os.Stat(filepath.Join(out, "k8s-old.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stale node's config is still there (%v)", err)
+	}
+
+	if want := "removed " + filepath.Join(out, "k8s-old.yaml") + " (its node is no longer in talops.yaml)\n"; !strings.HasSuffix(stdout.String(), want) {
+		t.Errorf("stdout does not end with %q:\n%s", want, stdout.String())
+	}
+
+	if data, err := os.ReadFile(filepath.Join(out, "k8s-master.yaml")); err != nil || bytes.Equal(data, []byte("old\n")) {
+		t.Errorf("k8s-master.yaml was not rewritten (%v)", err)
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 
@@ -249,10 +308,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"frobnicate"}, "talops: unknown command \"frobnicate\" (run talops help)\n"},
 		{[]string{"validate", "--format", "xml"}, "talops: --format must be one of text, json, github, got \"xml\"\n"},
 		{[]string{"render", "--dir", "examples/homelab"}, "talops: --out is required\n"},
-		{[]string{"plan", "--against", "base", "stray"}, "talops: unexpected argument \"stray\"\n"},
-		{[]string{"apply", "stray"}, "talops: unexpected argument \"stray\"\n"},
+		{[]string{"plan", "--against", "base", "stray"}, "talops: unexpected argument \"stray\" (run talops plan -h)\n"},
+		{[]string{"apply", "stray"}, "talops: unexpected argument \"stray\" (run talops apply -h)\n"},
 		{[]string{"validate", "--dir", "nowhere"}, "talops: open repository directory nowhere: no such directory\n"},
 		{[]string{"validate", "--dir", "examples/homelab", "node.yaml"}, "talops: validate takes --dir or FILE arguments, not both\n"},
+		{[]string{"validate", "../../examples/homelab/talops.yaml"}, "talops: ../../examples/homelab/talops.yaml is a talops repository file, not a machine config: validate its repository with talops validate --dir ../../examples/homelab\n"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			h := newHarness(t, testlab.Files(t), nil)
@@ -277,8 +337,8 @@ func TestHelpExitsZero(t *testing.T) {
 		t.Errorf("exit code %d", cli.ExitCode(err))
 	}
 
-	if !strings.Contains(h.stderr.String(), "--strict") {
-		t.Errorf("help: %s", h.stderr.String())
+	if !strings.Contains(h.stdout.String(), "--strict") || h.stderr.Len() > 0 {
+		t.Errorf("help: stdout %q, stderr %q", h.stdout.String(), h.stderr.String())
 	}
 }
 

@@ -60,7 +60,19 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 		{
 			name:  "apply defaults",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
-			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text", InstallTimeout: 10 * time.Minute},
+			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text", InstallTimeout: 10 * time.Minute, DrainTimeout: 5 * time.Minute},
+		},
+		{
+			name:  "apply with a kubeconfig and a longer drain",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
+			args:  []string{"--kubeconfig", "kc", "--drain-timeout", "12m"},
+			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text", InstallTimeout: 10 * time.Minute, Kubeconfig: "kc", DrainTimeout: 12 * time.Minute},
+		},
+		{
+			name:  "apply without a drain",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
+			args:  []string{"--no-drain"},
+			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text", InstallTimeout: 10 * time.Minute, NoDrain: true, DrainTimeout: 5 * time.Minute},
 		},
 		{
 			name:  "apply a reviewed plan",
@@ -70,13 +82,13 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 				"--etcd-backup", "bk", "--etcd-backup-recipient", "age1a", "--etcd-backup-recipient", "age1b"},
 			want: &ApplyOptions{Dir: "lab", Talosconfig: "tc", PlanHash: "h", ReviewedAgainst: "base", Register: true,
 				ProxmoxImages: true, Parallel: 3, Mode: "staged", DryRun: true, Format: "json", InstallTimeout: 25 * time.Minute,
-				EtcdBackup: "bk", BackupRecipients: []string{"age1a", "age1b"}},
+				DrainTimeout: 5 * time.Minute, EtcdBackup: "bk", BackupRecipients: []string{"age1a", "age1b"}},
 		},
 		{
 			name:  "apply removing nodes",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
 			args:  []string{"--allow-remove"},
-			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text", InstallTimeout: 10 * time.Minute, AllowRemove: true},
+			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text", InstallTimeout: 10 * time.Minute, DrainTimeout: 5 * time.Minute, AllowRemove: true},
 		},
 		{
 			name:  "kubeconfig to a file",
@@ -152,16 +164,17 @@ func TestFlags_UsageErrorsNameTheFlag(t *testing.T) {
 		want  string
 	}{
 		{"validate --dir with files", func(d *Deps, a []string) (any, error) { return withoutDeps(validateFlags(d, a)) }, []string{"--dir", "x", "a.yaml"}, "validate takes --dir or FILE arguments, not both"},
-		{"plan stray argument", func(d *Deps, a []string) (any, error) { return withoutDeps(planFlags(d, a)) }, []string{"extra"}, `unexpected argument "extra"`},
+		{"plan stray argument", func(d *Deps, a []string) (any, error) { return withoutDeps(planFlags(d, a)) }, []string{"extra"}, `unexpected argument "extra" (run talops plan -h)`},
 		{"apply --parallel 0", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--parallel", "0"}, "--parallel must be 1 or more, got 0"},
 		{"kubeconfig without --out", func(d *Deps, a []string) (any, error) { return withoutDeps(kubeconfigFlags(d, a)) }, nil, "--out is required"},
 		{"kubeconfig to the output", func(d *Deps, a []string) (any, error) { return withoutDeps(kubeconfigFlags(d, a)) }, []string{"--out", "-"}, "--out -: the admin kubeconfig is only written to a file (mode 0600), never to the output"},
 		{"apply without a backup but with its directory", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--no-etcd-backup", "--etcd-backup", "b"}, "--no-etcd-backup cannot be used with --etcd-backup or --etcd-backup-recipient"},
+		{"apply --drain-timeout 0", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--drain-timeout", "0s"}, "--drain-timeout must be positive, got 0s"},
 		{"apply --install-timeout 0", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--install-timeout", "0s"}, "--install-timeout must be positive, got 0s"},
 		{"apply unknown mode", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--mode", "soon"}, `--mode must be one of auto, no-reboot, staged, try, got "soon"`},
 		{"versions without a state", func(d *Deps, a []string) (any, error) { return withoutDeps(versionsFlags(d, a)) }, nil, "give one of --base REF or --against DIR"},
 		{"render without --out", func(d *Deps, a []string) (any, error) { return withoutDeps(renderFlags(d, a)) }, nil, "--out is required"},
-		{"catalog without update", func(d *Deps, a []string) (any, error) { return withoutDeps(catalogFlags(d, a)) }, nil, "usage: talops catalog update [--factory URL] [--file PATH]"},
+		{"catalog without update", func(d *Deps, a []string) (any, error) { return withoutDeps(catalogFlags(d, a)) }, nil, "catalog needs a command: update"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

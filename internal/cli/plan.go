@@ -32,7 +32,7 @@ type PlanOptions struct {
 func planFlags(d *Deps, args []string) (*PlanOptions, error) {
 	opts := &PlanOptions{Deps: d}
 
-	fs := newFlags(d, "plan", "plan [--dir D] (--base REF | --against DIR | --live [--talosconfig FILE]) [--format text|json|markdown] [--detailed-exitcode]")
+	fs := newFlags(d, "plan", "plan [--dir D] (--base REF | --against DIR | --live [--talosconfig FILE]) [--offline] [--format text|json|markdown] [--detailed-exitcode]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Base, "base", "", "git ref of the current state (for a pull request: its base SHA)")
 	fs.StringVar(&opts.Against, "against", "", "directory holding the current state")

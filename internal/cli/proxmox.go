@@ -50,15 +50,17 @@ type ProxmoxImagesOptions struct {
 
 	Dir    string
 	DryRun bool
+	Prune  bool
 	Format string
 }
 
 func proxmoxImagesFlags(d *Deps, args []string) (*ProxmoxImagesOptions, error) {
 	opts := &ProxmoxImagesOptions{Deps: d}
 
-	fs := newFlags(d, "proxmox images", "proxmox images [--dir D] [--dry-run] [--format text|json]")
+	fs := newFlags(d, "proxmox images", "proxmox images [--dir D] [--dry-run] [--prune] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
-	fs.BoolVar(&opts.DryRun, "dry-run", false, "list what is missing without downloading")
+	fs.BoolVar(&opts.DryRun, "dry-run", false, "list what is missing (and, with --prune, what would be deleted) without changing storage")
+	fs.BoolVar(&opts.Prune, "prune", false, "delete talops' own ISOs that no node of the cluster boots from any more (never other files)")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text or json")
 
 	if err := parseNoArgs(fs, args); err != nil {
@@ -88,7 +90,7 @@ func runProxmoxImages(ctx context.Context, d *Deps, args []string) error {
 	}
 
 	if out.Summary.Failed > 0 {
-		return &FailedError{Msg: "some boot images could not be downloaded"}
+		return &FailedError{Msg: "some boot images could not be downloaded or pruned"}
 	}
 
 	return nil
@@ -96,7 +98,7 @@ func runProxmoxImages(ctx context.Context, d *Deps, args []string) error {
 
 // ProxmoxImages makes sure the boot ISOs are in Proxmox storage (see app.ProxmoxImages).
 func ProxmoxImages(ctx context.Context, opts *ProxmoxImagesOptions) (*images.ProxmoxImages, error) {
-	return app.ProxmoxImages(ctx, opts.Deps.App(), app.ProxmoxImagesOptions{Dir: opts.Dir, DryRun: opts.DryRun, Register: true})
+	return app.ProxmoxImages(ctx, opts.Deps.App(), app.ProxmoxImagesOptions{Dir: opts.Dir, DryRun: opts.DryRun, Register: true, Prune: opts.Prune})
 }
 
 // ProxmoxVMsOptions are `proxmox vms`' inputs.
@@ -105,15 +107,17 @@ type ProxmoxVMsOptions struct {
 
 	Dir    string
 	Start  bool
+	Create bool
 	Format string
 }
 
 func proxmoxVMsFlags(d *Deps, args []string) (*ProxmoxVMsOptions, error) {
 	opts := &ProxmoxVMsOptions{Deps: d}
 
-	fs := newFlags(d, "proxmox vms", "proxmox vms [--dir D] [--start] [--format text|json]")
+	fs := newFlags(d, "proxmox vms", "proxmox vms [--dir D] [--start] [--create] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.BoolVar(&opts.Start, "start", false, "start the VMs that are not running")
+	fs.BoolVar(&opts.Create, "create", false, "create the missing VMs from their nodes' proxmox: spec, booting their Talos ISO, and start them (existing VMs are never changed)")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text or json")
 
 	if err := parseNoArgs(fs, args); err != nil {
@@ -151,5 +155,5 @@ func runProxmoxVMs(ctx context.Context, d *Deps, args []string) error {
 
 // ProxmoxVMs checks, and with Start starts, the nodes' VMs (see app.ProxmoxVMs).
 func ProxmoxVMs(ctx context.Context, opts *ProxmoxVMsOptions) (*images.ProxmoxVMs, error) {
-	return app.ProxmoxVMs(ctx, opts.Deps.App(), app.ProxmoxVMsOptions{Dir: opts.Dir, Start: opts.Start})
+	return app.ProxmoxVMs(ctx, opts.Deps.App(), app.ProxmoxVMsOptions{Dir: opts.Dir, Start: opts.Start, Create: opts.Create})
 }

@@ -23,10 +23,17 @@ const schematicSynopsis = "schematic id FILE..."
 
 func schematicFlags(d *Deps, args []string) (*SchematicIDOptions, error) {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		d.Errf("Usage: talops %s\n\nPrints the Image Factory schematic ID of each file: with one file the ID alone,\nwith several one \"ID  FILE\" line each.\n", schematicSynopsis)
+		help := fmt.Sprintf("Usage: talops %s\n\nPrints the Image Factory schematic ID of each file: with one file the ID alone,\nwith several one \"ID  FILE\" line each.\n", schematicSynopsis)
 
 		if len(args) == 0 {
+			d.Errf("%s", help)
+
 			return nil, &UsageError{Msg: "schematic: a subcommand is required (id)"}
+		}
+
+		// Asked for: help is the output, not a complaint.
+		if err := d.Out(help); err != nil {
+			return nil, err
 		}
 
 		return nil, flag.ErrHelp

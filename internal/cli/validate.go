@@ -31,7 +31,7 @@ type ValidateResult = app.ValidateResult
 func validateFlags(d *Deps, args []string) (*ValidateOptions, error) {
 	opts := &ValidateOptions{Deps: d}
 
-	fs := newFlags(d, "validate", "validate [--dir D] [--strict] [--offline] [--format text|json|github] [FILE...]")
+	fs := newFlags(d, "validate", "validate [--dir D] [--strict] [--offline] [--mode metal|cloud] [--format text|json|github] [FILE...]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.BoolVar(&opts.Strict, "strict", false, "treat warnings as errors")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text, json or github")

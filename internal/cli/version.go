@@ -70,6 +70,10 @@ func versionText(version string, c *catalog.Catalog) string {
 	return b.String()
 }
 
-func runVersion(_ context.Context, d *Deps, _ []string) error {
+func runVersion(_ context.Context, d *Deps, args []string) error {
+	if err := parseNoArgs(newFlags(d, "version", "version"), args); err != nil {
+		return err
+	}
+
 	return d.Out(versionText(d.TalopsVersion(), catalog.Embedded()))
 }

@@ -521,6 +521,8 @@ func (k *checker) node(at string, n Node) {
 		if n.Proxmox.VMID < 100 || n.Proxmox.VMID > 999999999 {
 			k.bad(at+".proxmox.vmid", "must be a Proxmox VM ID (100-999999999), got %d", n.Proxmox.VMID)
 		}
+
+		k.vmSpec(at+".proxmox", n)
 	}
 }
 

@@ -79,10 +79,35 @@ type Node struct {
 	Proxmox *Proxmox `yaml:"proxmox,omitempty"`
 }
 
-// Proxmox places a node's VM.
+// Proxmox places a node's VM and, optionally, describes it: `proxmox vms --create`
+// creates a missing VM from it, and every field set is compared with the VM that exists.
 type Proxmox struct {
 	Node string `yaml:"node"`
 	VMID int    `yaml:"vmid"`
+	// Cores and Memory (MiB) size the VM; CPU is the CPU type ("host"), Machine the QEMU
+	// machine ("q35"), BIOS seabios or ovmf (ovmf for SecureBoot).
+	Cores   int    `yaml:"cores,omitempty"`
+	Memory  int    `yaml:"memory,omitempty"`
+	CPU     string `yaml:"cpu,omitempty"`
+	Machine string `yaml:"machine,omitempty"`
+	BIOS    string `yaml:"bios,omitempty"`
+	// Disk is the system disk a new VM gets.
+	Disk *ProxmoxDisk `yaml:"disk,omitempty"`
+	// Bridge and VLAN place the network interface; MAC fixes its address (for DHCP
+	// reservations).
+	Bridge string `yaml:"bridge,omitempty"`
+	VLAN   int    `yaml:"vlan,omitempty"`
+	MAC    string `yaml:"mac,omitempty"`
+	// HostPCI are PCI devices passed through to the VM ("0000:01:00" for a whole GPU, or
+	// the name of a resource mapping).
+	HostPCI []string `yaml:"hostpci,omitempty"`
+	Tags    []string `yaml:"tags,omitempty"`
+}
+
+// ProxmoxDisk is a VM's system disk: its size in GiB, in a Proxmox storage.
+type ProxmoxDisk struct {
+	Size    int    `yaml:"size"`
+	Storage string `yaml:"storage,omitempty"`
 }
 
 // DefaultPlatform is used when talops.yaml names none, as Talos does.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/report"
+	"github.com/talops/talops/internal/rollout"
 )
 
 // ApplyOptions are apply's inputs.
@@ -47,6 +48,16 @@ type ApplyOptions struct {
 	BackupRecipients []string
 	// Nodes, when set, are the only nodes applied.
 	Nodes []string
+	// Kubeconfig, NoDrain and DrainTimeout say how the cluster's Kubernetes API is reached
+	// and how nodes are drained around their disruptions (app.ApplyOptions).
+	Kubeconfig   string
+	NoDrain      bool
+	DrainTimeout time.Duration
+	// Progress, when set, gets each node's steps as they happen (nil: a line per step
+	// on stderr); ProgressDone, when set, is called once the rollout ended, before the
+	// report is printed.
+	Progress     func(p rollout.Progress)
+	ProgressDone func()
 	// KubeconfigOut, when set, is where the admin kubeconfig is written once every node
 	// was applied (a new cluster's first credential).
 	KubeconfigOut string
@@ -67,9 +78,15 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		Parallel: opts.Parallel, Mode: opts.Mode, DryRun: opts.DryRun, Review: opts.Review,
 		InstallTimeout: opts.InstallTimeout,
 		EtcdBackup:     opts.EtcdBackup, NoEtcdBackup: opts.NoEtcdBackup, BackupRecipients: opts.BackupRecipients,
-		Nodes:       opts.Nodes,
+		Nodes:      opts.Nodes,
+		Kubeconfig: opts.Kubeconfig, NoDrain: opts.NoDrain, DrainTimeout: opts.DrainTimeout,
+		Progress:    opts.Progress,
 		AllowRemove: opts.AllowRemove,
 	})
+	if opts.ProgressDone != nil {
+		opts.ProgressDone()
+	}
+
 	if err != nil {
 		return nil, err
 	}

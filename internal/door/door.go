@@ -38,10 +38,13 @@ type Deps struct {
 	Getenv func(string) string
 	// ReadFile reads files outside a repository directory (standalone configs, age keys).
 	ReadFile func(string) ([]byte, error)
-	// WriteFile writes rendered files.
+	// WriteFile writes rendered files, with exactly perm even when the file exists.
 	WriteFile func(name string, data []byte, perm os.FileMode) error
-	// MkdirAll creates output directories.
+	// MkdirAll creates output directories; Chmod sets a directory's mode when it existed.
 	MkdirAll func(name string, perm os.FileMode) error
+	Chmod    func(name string, perm os.FileMode) error
+	// Remove deletes a file talops wrote before and no longer writes (render's stale nodes).
+	Remove func(name string) error
 	// CreateFile writes a new file, failing (wrapping fs.ErrExist) when it exists: init and
 	// talosconfig never overwrite.
 	CreateFile func(name string, data []byte, perm os.FileMode) error
@@ -73,6 +76,12 @@ type Deps struct {
 	GateTimeout, GateInterval time.Duration
 	// Proxmox returns the client of a Proxmox VE API (nil: none may be reached).
 	Proxmox func(cfg proxmox.Config) (proxmox.API, error)
+	// Kube returns the client of a cluster's Kubernetes API from its admin kubeconfig
+	// (nil: none may be reached, and apply drains nothing and takes no lock).
+	Kube func(kubeconfig []byte) (app.Kube, error)
+	// Hostname names the machine talops runs on, for who holds the apply lock (nil:
+	// unknown).
+	Hostname func() (string, error)
 	// OpenExported opens a state exported from git, always on disk whatever OpenDir
 	// serves (nil: the directory on disk).
 	OpenExported func(dir string) (cluster.Files, func() error, error)
@@ -198,6 +207,7 @@ func (d *Deps) App() *app.Deps {
 		OpenDir: d.OpenDir, OpenExported: openExported, Git: d.Git, TempDir: d.TempDir,
 		ImageFactory: d.ImageFactory, TalosEndpoint: d.TalosEndpoint, TalosTimeout: d.TalosTimeout,
 		GateTimeout: d.GateTimeout, GateInterval: d.GateInterval, Proxmox: d.Proxmox,
+		Kube: d.Kube, Hostname: d.Hostname,
 		UserAgent: "talops/" + d.TalopsVersion(), Now: d.Now,
 		Mask: d.Mask, Masker: d.Masker, Secrets: d.Secrets(), Releases: &d.state().releases,
 		Note: func(text string) { d.Errf("%s", text) },

@@ -14,7 +14,7 @@ import (
 // gpuSchematic is test vector 14 (NVIDIA production drivers and tools), whose ID the
 // real factory computed: the fake answers that ID, so a test that compares it with
 // talops' own proves the computation.
-func gpuSchematic(t *testing.T) *schematic.Schematic {
+func gpuSchematic(t testing.TB) *schematic.Schematic {
 	t.Helper()
 
 	s, err := schematic.Load([]byte(`customization:

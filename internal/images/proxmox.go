@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -19,6 +20,10 @@ const (
 	// ImageMissing is a missing image a dry run did not download.
 	ImageMissing = "missing"
 	ImageFailed  = "failed"
+	// ImagePruned is one of talops' own ISOs no node needs any more, deleted by --prune;
+	// ImagePrunable is one a dry run would delete.
+	ImagePruned   = "pruned"
+	ImagePrunable = "prunable"
 )
 
 // ProxmoxImages is what `talops proxmox images` found and did.
@@ -37,6 +42,8 @@ type ProxmoxImagesSummary struct {
 	Downloaded int    `json:"downloaded"`
 	Missing    int    `json:"missing"`
 	Failed     int    `json:"failed"`
+	Pruned     int    `json:"pruned,omitempty"`
+	Prunable   int    `json:"prunable,omitempty"`
 }
 
 // ProxmoxImage is one boot ISO in the storage of one Proxmox node.
@@ -65,6 +72,10 @@ func (p *ProxmoxImages) Summarize() {
 			s.Missing++
 		case ImageFailed:
 			s.Failed++
+		case ImagePruned:
+			s.Pruned++
+		case ImagePrunable:
+			s.Prunable++
 		}
 	}
 
@@ -73,7 +84,7 @@ func (p *ProxmoxImages) Summarize() {
 	for _, c := range []struct {
 		n    int
 		what string
-	}{{s.Failed, "failed"}, {s.Downloaded, "downloaded"}, {s.Missing, "missing"}, {s.Present, "present"}} {
+	}{{s.Failed, "failed"}, {s.Downloaded, "downloaded"}, {s.Missing, "missing"}, {s.Present, "present"}, {s.Pruned, "pruned"}, {s.Prunable, "to prune"}} {
 		if c.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
 		}
@@ -99,6 +110,8 @@ const (
 	VMStopped = "not running"
 	VMMissing = "missing"
 	VMFailed  = "failed"
+	// VMCreated is a missing VM --create created from the node's spec and started.
+	VMCreated = "created"
 )
 
 // ProxmoxVMs is what `talops proxmox vms` found and did.
@@ -116,6 +129,9 @@ type ProxmoxVMsSummary struct {
 	NotRunning int    `json:"notRunning"`
 	Missing    int    `json:"missing"`
 	Failed     int    `json:"failed"`
+	Created    int    `json:"created,omitempty"`
+	// Drifted counts the VMs that differ from their spec.
+	Drifted int `json:"drifted,omitempty"`
 }
 
 // ProxmoxVM is the VM of one talops node.
@@ -128,6 +144,9 @@ type ProxmoxVM struct {
 	Status  string `json:"status,omitempty"`
 	Outcome string `json:"outcome"`
 	Error   string `json:"error,omitempty"`
+	// Drift lists how the VM differs from the node's proxmox: spec (talops never changes
+	// an existing VM: this is for a person to act on).
+	Drift []string `json:"drift,omitempty"`
 }
 
 // Summarize counts the outcomes and writes the summary line.
@@ -146,6 +165,12 @@ func (p *ProxmoxVMs) Summarize() {
 			s.Missing++
 		case VMFailed:
 			s.Failed++
+		case VMCreated:
+			s.Created++
+		}
+
+		if len(vm.Drift) > 0 {
+			s.Drifted++
 		}
 	}
 
@@ -154,7 +179,7 @@ func (p *ProxmoxVMs) Summarize() {
 	for _, c := range []struct {
 		n    int
 		what string
-	}{{s.Failed, "failed"}, {s.Missing, "missing"}, {s.NotRunning, "not running"}, {s.Started, "started"}, {s.Running, "running"}} {
+	}{{s.Failed, "failed"}, {s.Missing, "missing"}, {s.NotRunning, "not running"}, {s.Created, "created"}, {s.Started, "started"}, {s.Running, "running"}, {s.Drifted, "with drift"}} {
 		if c.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.what))
 		}
@@ -236,6 +261,13 @@ func BootISOs(c *cluster.Cluster) ([]BootISO, error) {
 
 	return out, nil
 }
+
+// talopsISO is the form of ISOName's names: what --prune may ever delete.
+var talopsISO = regexp.MustCompile(`^talos-v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?-[0-9a-f]{12}-[a-z0-9-]+\.iso$`)
+
+// IsTalopsISO reports whether a file name in storage is one talops names its boot ISOs
+// with; ISOs named otherwise are someone else's.
+func IsTalopsISO(name string) bool { return talopsISO.MatchString(name) }
 
 // ISOName is the file name of a boot ISO in Proxmox storage:
 // talos-v1.13.9-376567988ad3-nocloud-amd64.iso. The schematic ID prefix tells the

@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +33,13 @@ type API interface {
 	StartVM(ctx context.Context, node string, vmid int) error
 	// ResetVM resets a VM (a hard reset, as the power button) and waits for the task.
 	ResetVM(ctx context.Context, node string, vmid int) error
+	// VMConfig returns the config of an existing VM, every value as text.
+	VMConfig(ctx context.Context, node string, vmid int) (map[string]string, error)
+	// CreateVM creates a VM with PVE's create parameters (vmid among them) and waits for
+	// the task. It never replaces a VM: PVE refuses a VM ID in use.
+	CreateVM(ctx context.Context, node string, params map[string]string) error
+	// DeleteISO deletes an ISO file from a storage and waits for the task.
+	DeleteISO(ctx context.Context, node, storage, name string) error
 }
 
 // VMStatus is what talops needs to know of a VM.
@@ -162,17 +171,14 @@ func (c *Client) node(name string) *goprox.Node {
 
 // ISOs implements API.
 func (c *Client) ISOs(ctx context.Context, node, storage string) ([]string, error) {
-	s, err := c.node(node).Storage(ctx, storage)
-	if err != nil {
-		return nil, fmt.Errorf("storage %s on %s: %w", storage, node, cause(err))
+	if err := c.isoStorage(ctx, node, storage); err != nil {
+		return nil, err
 	}
 
-	if !slices.Contains(strings.Split(s.Content, ","), "iso") {
-		return nil, fmt.Errorf("storage %s on %s does not hold ISO images (content: %s)", storage, node, s.Content)
-	}
-
-	content, err := s.GetContent(ctx)
-	if err != nil {
+	// Read here rather than through go-proxmox's Storage, which dereferences whatever
+	// the answer held: a "data": null, or a null item, is no ISO, not a crash.
+	var content []*goprox.StorageContent
+	if err := c.c.Get(ctx, fmt.Sprintf("/nodes/%s/storage/%s/content", node, storage), &content); err != nil {
 		return nil, fmt.Errorf("list storage %s on %s: %w", storage, node, cause(err))
 	}
 
@@ -181,6 +187,10 @@ func (c *Client) ISOs(ctx context.Context, node, storage string) ([]string, erro
 	var out []string
 
 	for _, item := range content {
+		if item == nil {
+			continue
+		}
+
 		if name, ok := strings.CutPrefix(item.Volid, prefix); ok {
 			out = append(out, name)
 		}
@@ -191,20 +201,100 @@ func (c *Client) ISOs(ctx context.Context, node, storage string) ([]string, erro
 	return out, nil
 }
 
-// DownloadISO implements API.
-func (c *Client) DownloadISO(ctx context.Context, node, storage, url, name string) error {
-	s, err := c.node(node).Storage(ctx, storage)
-	if err != nil {
+// isoStorage checks that a storage exists on the node and holds ISO images.
+func (c *Client) isoStorage(ctx context.Context, node, storage string) error {
+	var st *goprox.Storage
+	if err := c.c.Get(ctx, fmt.Sprintf("/nodes/%s/storage/%s/status", node, storage), &st); err != nil {
 		return fmt.Errorf("storage %s on %s: %w", storage, node, cause(err))
 	}
 
-	task, err := s.DownloadURL(ctx, "iso", name, url)
-	if err != nil {
+	if st == nil {
+		return fmt.Errorf("storage %s on %s: Proxmox answered without its status", storage, node)
+	}
+
+	if !slices.Contains(strings.Split(st.Content, ","), "iso") {
+		return fmt.Errorf("storage %s on %s does not hold ISO images (content: %s)", storage, node, st.Content)
+	}
+
+	return nil
+}
+
+// DownloadISO implements API.
+func (c *Client) DownloadISO(ctx context.Context, node, storage, url, name string) error {
+	if err := c.isoStorage(ctx, node, storage); err != nil {
+		return err
+	}
+
+	var upid goprox.UPID
+
+	data := map[string]string{"content": "iso", "filename": name, "url": url}
+	if err := c.c.Post(ctx, fmt.Sprintf("/nodes/%s/storage/%s/download-url", node, storage), data, &upid); err != nil {
 		return fmt.Errorf("download %s into %s on %s: %w", name, storage, node, cause(err))
 	}
 
-	if err := c.wait(ctx, task, c.cfg.DownloadTimeout); err != nil {
+	if err := c.wait(ctx, goprox.NewTask(upid, c.c), c.cfg.DownloadTimeout); err != nil {
 		return fmt.Errorf("download %s into %s on %s: %w", name, storage, node, err)
+	}
+
+	return nil
+}
+
+// VMConfig implements API.
+func (c *Client) VMConfig(ctx context.Context, node string, vmid int) (map[string]string, error) {
+	var raw map[string]any
+	if err := c.c.Get(ctx, fmt.Sprintf("/nodes/%s/qemu/%d/config", node, vmid), &raw); err != nil {
+		return nil, fmt.Errorf("read the config of VM %d on %s: %w", vmid, node, cause(err))
+	}
+
+	out := make(map[string]string, len(raw))
+
+	for k, v := range raw {
+		switch v := v.(type) {
+		case string:
+			out[k] = v
+		case float64:
+			out[k] = strconv.FormatFloat(v, 'f', -1, 64)
+		case nil:
+		default:
+			out[k] = fmt.Sprint(v)
+		}
+	}
+
+	return out, nil
+}
+
+// CreateVM implements API.
+func (c *Client) CreateVM(ctx context.Context, node string, params map[string]string) error {
+	vmid := params["vmid"]
+
+	var upid goprox.UPID
+	if err := c.c.Post(ctx, fmt.Sprintf("/nodes/%s/qemu", node), params, &upid); err != nil {
+		return fmt.Errorf("create VM %s on %s: %w", vmid, node, cause(err))
+	}
+
+	if err := c.wait(ctx, goprox.NewTask(upid, c.c), c.cfg.TaskTimeout); err != nil {
+		return fmt.Errorf("create VM %s on %s: %w", vmid, node, err)
+	}
+
+	return nil
+}
+
+// DeleteISO implements API.
+func (c *Client) DeleteISO(ctx context.Context, node, storage, name string) error {
+	volume := url.PathEscape(storage + ":iso/" + name)
+
+	var upid goprox.UPID
+	if err := c.c.Delete(ctx, fmt.Sprintf("/nodes/%s/storage/%s/content/%s", node, storage, volume), &upid); err != nil {
+		return fmt.Errorf("delete %s from %s on %s: %w", name, storage, node, cause(err))
+	}
+
+	if upid == "" {
+		// Older PVE deletes at once and answers no task.
+		return nil
+	}
+
+	if err := c.wait(ctx, goprox.NewTask(upid, c.c), c.cfg.TaskTimeout); err != nil {
+		return fmt.Errorf("delete %s from %s on %s: %w", name, storage, node, err)
 	}
 
 	return nil
@@ -277,7 +367,7 @@ func (c *Client) findVM(ctx context.Context, node string, vmid int) (*goprox.Vir
 	}
 
 	for _, vm := range vms {
-		if int(vm.VMID) == vmid {
+		if vm != nil && int(vm.VMID) == vmid {
 			return vm, nil
 		}
 	}

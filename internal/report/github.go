@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,8 +15,8 @@ import (
 func FindingsGitHub(w io.Writer, fs []finding.Finding, nodes int) error {
 	var b strings.Builder
 
-	for _, f := range fs {
-		b.WriteString(Annotation(f) + "\n")
+	for _, a := range Annotations(fs) {
+		b.WriteString(a + "\n")
 	}
 
 	b.WriteString(Summary(fs, nodes) + "\n")
@@ -23,6 +24,45 @@ func FindingsGitHub(w io.Writer, fs []finding.Finding, nodes int) error {
 	_, err := io.WriteString(w, b.String())
 
 	return err
+}
+
+// Annotations are the workflow commands for findings, one per place: a finding that
+// several nodes share (a patch they all take) is one annotation naming the nodes, since
+// GitHub shows only the first ten of a step.
+func Annotations(fs []finding.Finding) []string {
+	type place struct {
+		severity                  finding.Severity
+		code, file, path, message string
+		line                      int
+	}
+
+	var (
+		order []place
+		nodes = map[place][]string{}
+		first = map[place]finding.Finding{}
+	)
+
+	for _, f := range fs {
+		p := place{f.Severity, f.Code, f.File, f.Path, f.Message, f.Line}
+		if _, seen := first[p]; !seen {
+			order = append(order, p)
+			first[p] = f
+		}
+
+		if f.Node != "" && !slices.Contains(nodes[p], f.Node) {
+			nodes[p] = append(nodes[p], f.Node)
+		}
+	}
+
+	out := make([]string, 0, len(order))
+
+	for _, p := range order {
+		f := first[p]
+		f.Node = strings.Join(nodes[p], ", ")
+		out = append(out, Annotation(f))
+	}
+
+	return out
 }
 
 // Annotation is the workflow command for one finding.

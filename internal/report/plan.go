@@ -262,8 +262,12 @@ func ParseHashMarker(body string) (string, bool) {
 	return m[1], true
 }
 
-// openDiffLines is the diff length up to which a node's details start open.
-const openDiffLines = 40
+// openDiffLines is the diff length up to which a node's details start open, and openNodes
+// how many changes a comment may show before all of them start folded.
+const (
+	openDiffLines = 40
+	openNodes     = 3
+)
 
 type planData struct {
 	Plan       *plan.Plan
@@ -289,6 +293,9 @@ type nodeData struct {
 	plan.Node
 	Diff string
 	Open bool
+	// Label names the node, or every node that makes the same change (Same of them).
+	Label string
+	Same  int
 }
 
 // PlanMarkdown renders the PR comment / job summary. Diffs too long for the limit are
@@ -400,6 +407,9 @@ func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanVie
 		d.Sections = sections
 	}
 
+	// Nodes that make the same change (a patch every worker takes) are shown once.
+	groups := map[string]int{}
+
 	for _, n := range p.Nodes {
 		if n.Action == plan.Noop {
 			continue
@@ -415,6 +425,14 @@ func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanVie
 			continue
 		}
 
+		key := sameChange(n)
+		if i, ok := groups[key]; ok && key != "" {
+			d.Changed[i].Label += ", " + n.Name
+			d.Changed[i].Same++
+
+			continue
+		}
+
 		diff := n.Diff
 		if sh.keep >= 0 {
 			var cut bool
@@ -423,7 +441,21 @@ func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanVie
 			}
 		}
 
-		d.Changed = append(d.Changed, nodeData{Node: n, Diff: diff, Open: strings.Count(diff, "\n") <= openDiffLines})
+		groups[key] = len(d.Changed)
+		d.Changed = append(d.Changed, nodeData{Node: n, Diff: diff, Label: n.Name, Same: 1})
+	}
+
+	// A few small changes start open; past a few nodes, or for a whole new config, a
+	// reviewer opens what they want to read.
+	changed := 0
+	for _, c := range d.Changed {
+		changed += c.Same
+	}
+
+	for i := range d.Changed {
+		c := &d.Changed[i]
+		c.Open = changed <= openNodes && strings.Count(c.Diff, "\n") <= openDiffLines &&
+			c.Action != plan.Create && c.Action != plan.Remove
 	}
 
 	var b strings.Builder
@@ -432,6 +464,16 @@ func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanVie
 	}
 
 	return b.String(), nil
+}
+
+// sameChange is what nodes must share to be shown as one change: role, action, reasons
+// and diff ("" for changes never grouped: new and removed nodes, whose configs differ).
+func sameChange(n plan.Node) string {
+	if n.Action == plan.Create || n.Action == plan.Remove || n.Diff == "" {
+		return ""
+	}
+
+	return strings.Join(append([]string{string(n.Role), string(n.Action), n.Diff}, n.Reasons...), "\x00")
 }
 
 // cutMiddle keeps the first and last keep/2 lines of a diff.

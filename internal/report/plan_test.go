@@ -19,7 +19,8 @@ func hugePlan(nodes, lines int) *plan.Plan {
 		d.WriteString("--- a/n.yaml\n+++ b/n.yaml\n@@ -1,1 +1,1 @@\n")
 
 		for j := range lines {
-			fmt.Fprintf(&d, "+    key%d: value number %d of a long diff line\n", j, j)
+			// Each node's diff is its own (identical ones are shown once).
+			fmt.Fprintf(&d, "+    key%d: value number %d of a long diff line of node %d\n", j, j, i)
 		}
 
 		p.Nodes = append(p.Nodes, plan.Node{Name: fmt.Sprintf("node-%02d", i), Role: "worker", Action: plan.Update, Reasons: []string{"machine.sysctls changed: applied live"}, Diff: d.String(), ConfigChanged: true})
@@ -70,6 +71,57 @@ func TestPlanMarkdown_SmallPlanIsNotCut(t *testing.T) {
 
 	if strings.Contains(s, "cut here") || strings.Count(s, "value number") != 20 || !strings.Contains(s, "<details open>") {
 		t.Errorf("small plan rendered wrongly:\n%s", s)
+	}
+}
+
+// TestPlanMarkdown_SameChangeOnManyNodesIsShownOnceAndFolded: a change every worker makes
+// is one details block naming them, a new node's whole config starts folded, and past a few
+// changes nothing starts open.
+func TestPlanMarkdown_SameChangeOnManyNodesIsShownOnceAndFolded(t *testing.T) {
+	t.Parallel()
+
+	diff := "--- a/n.yaml\n+++ b/n.yaml\n@@ -1,1 +1,2 @@\n+    net.core.somaxconn: \"65535\"\n"
+	same := func(name string) plan.Node {
+		return plan.Node{Name: name, Role: "worker", Action: plan.Update, Reasons: []string{"machine.sysctls changed: applied live"}, Diff: diff, ConfigChanged: true}
+	}
+
+	p := &plan.Plan{Cluster: "lab", Hash: strings.Repeat("ab", 32), Nodes: []plan.Node{
+		same("w1"), same("w2"),
+		{Name: "cp1", Role: "controlplane", Action: plan.Update, Reasons: []string{"machine.sysctls changed: applied live"}, Diff: diff, ConfigChanged: true},
+		same("w3"), same("w4"),
+	}}
+
+	s, err := report.PlanMarkdown(p, nil, 5, report.PlanView{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if got := strings.Count(s, "somaxconn"); got != 2 {
+		t.Errorf("the shared diff is shown %d times, want twice (workers once, the control plane once):\n%s", got, s)
+	}
+
+	if !strings.Contains(s, "<details><summary><b>w1, w2, w3, w4</b> (worker): update, the same change on 4 nodes</summary>") {
+		t.Errorf("no grouped details for the workers:\n%s", s)
+	}
+
+	if !strings.Contains(s, "<details><summary><b>cp1</b> (controlplane): update</summary>") {
+		t.Errorf("past %d changed nodes every details block starts folded:\n%s", 3, s)
+	}
+
+	p.Nodes = append(p.Nodes, plan.Node{Name: "w5", Role: "worker", Action: plan.Create, Diff: diff, ConfigChanged: true},
+		plan.Node{Name: "w6", Role: "worker", Action: plan.Update, Diff: "other\n", ConfigChanged: true},
+		plan.Node{Name: "w7", Role: "worker", Action: plan.Update, Diff: "another\n", ConfigChanged: true})
+
+	if s, err = report.PlanMarkdown(p, nil, 8, report.PlanView{}); err != nil {
+		t.Fatal(err)
+	}
+
+	if strings.Contains(s, "<details open>") {
+		t.Errorf("past %d changed nodes every details block starts folded:\n%s", 3, s)
+	}
+
+	if !strings.Contains(s, "<details><summary><b>w5</b> (worker): create</summary>") {
+		t.Errorf("a new node is not grouped and starts folded:\n%s", s)
 	}
 }
 

@@ -23,12 +23,19 @@ func WriteProxmoxImages(w io.Writer, format string, p *images.ProxmoxImages) err
 	fmt.Fprintf(&b, "%s\nstorage %s\n\n", p.Summary.Line, p.Storage)
 
 	for _, im := range p.Images {
-		fmt.Fprintf(&b, "  %s: %s %s (%s)\n", im.ProxmoxNode, im.File, im.Outcome, strings.Join(im.Nodes, ", "))
+		nodes := strings.Join(im.Nodes, ", ")
+		if len(im.Nodes) == 0 {
+			nodes = "no node boots from it"
+		}
+
+		fmt.Fprintf(&b, "  %s: %s %s (%s)\n", im.ProxmoxNode, im.File, im.Outcome, nodes)
 
 		switch {
 		case im.Outcome == images.ImageFailed:
 			fmt.Fprintf(&b, "    error: %s\n", oneLine(im.Error))
-		case im.Outcome != images.ImagePresent:
+		case im.Outcome == images.ImagePrunable:
+			b.WriteString("    --prune without --dry-run deletes it\n")
+		case im.Outcome != images.ImagePresent && im.Outcome != images.ImagePruned:
 			fmt.Fprintf(&b, "    from %s\n", im.URL)
 		}
 	}
@@ -66,10 +73,16 @@ func WriteProxmoxVMs(w io.Writer, format string, p *images.ProxmoxVMs) error {
 			// --start never resumes a paused or hibernated VM: whoever suspended it decides.
 			fmt.Fprintf(&b, " (status %s; --start does not resume it: resume it in Proxmox)", vm.Status)
 		case vm.Outcome == images.VMMissing:
-			b.WriteString(": no such VM on that Proxmox node")
+			b.WriteString(": no such VM on that Proxmox node (--create creates it from its spec)")
+		case vm.Outcome == images.VMCreated:
+			b.WriteString(" and started: it boots Talos into maintenance mode, for apply to configure")
 		}
 
 		b.WriteString("\n")
+
+		for _, d := range vm.Drift {
+			fmt.Fprintf(&b, "    differs from its spec: %s\n", oneLine(d))
+		}
 	}
 
 	_, err := io.WriteString(w, b.String())

@@ -51,19 +51,21 @@ func (st *stepper) remove() NodeResult {
 	}
 
 	if st.o.DryRun {
-		return st.outcome(DryRun, "talops would "+removal(st.controlPlane(), st.o.Kube != nil))
+		return st.outcome(DryRun, "talops would "+removal(st.controlPlane(), st.removalDrains()))
 	}
 
 	var done []string
 
-	if st.o.Kube == nil {
+	switch {
+	case st.o.Kube == nil:
 		st.say("not drained: no Kubernetes API")
 		done = append(done, "not drained (no Kubernetes API)")
-	} else {
-		st.say("draining it")
-
-		if err := st.o.Kube.Drain(st.ctx, st.s.Node.Name, st.o.GateTimeout, st.say); err != nil {
-			return st.fail("drain (the node stays cordoned, nothing was reset)", err)
+	case st.o.NoDrain:
+		st.say("not drained: --no-drain")
+		done = append(done, "not drained (--no-drain)")
+	default:
+		if err := st.removalDrain(); err != nil {
+			return st.fail("not removed", err)
 		}
 
 		done = append(done, "drained")
@@ -90,7 +92,7 @@ func (st *stepper) remove() NodeResult {
 		done = append(done, "Node not deleted (no Kubernetes API)")
 	} else {
 		cctx, cancel := context.WithTimeout(st.ctx, st.o.CallTimeout)
-		err := st.o.Kube.DeleteNode(cctx, st.s.Node.Name)
+		err := st.o.Kube.DeleteNode(cctx, st.kubeNode())
 
 		cancel()
 
@@ -105,17 +107,43 @@ func (st *stepper) remove() NodeResult {
 }
 
 // removal says what removing a node does.
-func removal(controlPlane, kube bool) string {
+func removal(controlPlane, drains bool) string {
 	reset := "reset it"
 	if controlPlane {
 		reset += " (it leaves etcd first)"
 	}
 
-	if !kube {
-		return reset + " without a drain (no Kubernetes API)"
+	if !drains {
+		return reset + " without a drain, delete its Node if a Kubernetes API is given"
 	}
 
 	return "drain it, " + reset + ", delete its Node"
+}
+
+// removalDrains reports whether a removed node is drained first.
+func (st *stepper) removalDrains() bool { return st.o.Kube != nil && !st.o.NoDrain }
+
+// removalDrain cordons the node and evicts its pods before it is reset. A drain that
+// fails leaves the node as it was: uncordoned back, and not reset.
+func (st *stepper) removalDrain() error {
+	timeout := st.drainTimeout()
+
+	st.say(fmt.Sprintf("draining (up to %s)", timeout))
+
+	err := st.o.Kube.Drain(st.ctx, st.kubeNode(), timeout, st.say)
+	if err == nil {
+		return nil
+	}
+
+	err = fmt.Errorf("drain: %s; it was not reset", talos.OneLine(err))
+
+	if uerr := st.uncordon(); uerr != nil {
+		st.res.Cordoned = true
+
+		return fmt.Errorf("%w; it stays cordoned, the uncordon failed: %s", err, talos.OneLine(uerr))
+	}
+
+	return err
 }
 
 // reset asks for a graceful reset that boots the node into maintenance mode, and waits

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -215,7 +214,7 @@ func TestRun_AFailedDrainResetsNothingAndStopsTheRemovals(t *testing.T) {
 
 	rep := rollout.Run(context.Background(), l.d, "lab", "hash", l.plan("w1", "w2"), removeOptions(k))
 
-	if got := rep.Nodes[1]; got.Outcome != rollout.Failed || !strings.HasPrefix(got.Detail, "drain (the node stays cordoned, nothing was reset): pod web-1 cannot be evicted") {
+	if got := rep.Nodes[1]; got.Outcome != rollout.Failed || got.Detail != "not removed: drain: pod web-1 cannot be evicted: its PodDisruptionBudget allows no disruption; it was not reset" || got.Cordoned {
 		t.Errorf("w1: %+v", got)
 	}
 
@@ -223,7 +222,7 @@ func TestRun_AFailedDrainResetsNothingAndStopsTheRemovals(t *testing.T) {
 		t.Errorf("w2: %+v, want not attempted", got)
 	}
 
-	if len(l.servers["w1"].Resets())+len(l.servers["w2"].Resets()) != 0 || !slices.Equal(k.calls, []string{"drain w1"}) {
+	if len(l.servers["w1"].Resets())+len(l.servers["w2"].Resets()) != 0 || !slices.Equal(k.calls, []string{"drain w1", "uncordon w1"}) {
 		t.Errorf("resets w1 %v w2 %v, kube %q", l.servers["w1"].Resets(), l.servers["w2"].Resets(), k.calls)
 	}
 }

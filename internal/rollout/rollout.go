@@ -59,6 +59,9 @@ type Step struct {
 	Bootstrap bool
 	// NotSelected leaves the node as it is: apply was asked for other nodes (--nodes).
 	NotSelected bool
+	// KubeNode is the name of the node's Node object in Kubernetes, the one drained
+	// ("": Node.Name).
+	KubeNode string
 }
 
 // Target is the image a node is upgraded to and what it must report once it runs it.
@@ -94,21 +97,27 @@ type Options struct {
 	// Progress, when set, gets one line per step of a node as it happens
 	// ("[2/5] k8s-node1: rebooting"), for a person watching a long rollout.
 	Progress func(line string)
-
-	// Kube is the cluster's Kubernetes API, to drain a removed node and delete its Node
-	// (nil: none; a removed node is reset without a drain).
+	// NodeProgress, when set, gets a node's steps typed instead of Progress (which still
+	// gets the lines of no node): the action groups them per node.
+	NodeProgress func(p Progress)
+	// Kube, when set, drains a node before it reboots or is upgraded and uncordons it
+	// once its health gate passes (nil: nodes are rebooted without a drain).
 	Kube Kube
+	// NoDrain reboots and upgrades nodes without a drain, even with Kube (--no-drain);
+	// DrainTimeout bounds a node's drain (0: DefaultDrainTimeout).
+	NoDrain      bool
+	DrainTimeout time.Duration
 }
 
 // oneAtATime serializes say: workers change in parallel, their lines go out one at a time.
-func oneAtATime(say func(string)) func(string) {
+func oneAtATime[T any](say func(T)) func(T) {
 	if say == nil {
 		return nil
 	}
 
 	var mu sync.Mutex
 
-	return func(line string) {
+	return func(line T) {
 		mu.Lock()
 		defer mu.Unlock()
 
@@ -118,11 +127,14 @@ func oneAtATime(say func(string)) func(string) {
 
 // sayer is the progress of the node at position i of n.
 func (o Options) sayer(i, n int, name string) func(string) {
-	if o.Progress == nil {
+	switch {
+	case o.NodeProgress != nil:
+		return func(what string) { o.NodeProgress(Progress{Index: i + 1, Total: n, Node: name, What: what}) }
+	case o.Progress != nil:
+		return func(what string) { o.Progress(Progress{Index: i + 1, Total: n, Node: name, What: what}.String()) }
+	default:
 		return func(string) {}
 	}
-
-	return func(what string) { o.Progress(fmt.Sprintf("[%d/%d] %s: %s", i+1, n, name, what)) }
 }
 
 func (o Options) now() time.Time {
@@ -157,7 +169,7 @@ func Order(steps []Step) []Step {
 func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step, o Options) *Report {
 	steps = Order(steps)
 
-	o.Progress = oneAtATime(o.Progress)
+	o.Progress, o.NodeProgress = oneAtATime(o.Progress), oneAtATime(o.NodeProgress)
 
 	r := &Report{Cluster: cluster, PlanHash: hash, Mode: Mode(o.Mode), DryRun: o.DryRun, Nodes: make([]NodeResult, len(steps))}
 

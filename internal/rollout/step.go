@@ -25,6 +25,9 @@ type stepper struct {
 	report *Report
 	// say reports progress, one line per phase.
 	say func(string)
+	// drained is set once the node was drained: it is uncordoned after its gate passes,
+	// or left cordoned when it fails.
+	drained bool
 }
 
 // step brings one node to its desired state and waits until it is no less healthy than it
@@ -37,7 +40,7 @@ func step(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step
 	}
 
 	start := o.now()
-	out := st.run()
+	out := st.afterDrain(st.run())
 
 	say(fmt.Sprintf("%s after %s", out.Outcome, o.now().Sub(start).Round(time.Second)))
 
@@ -69,6 +72,13 @@ func (st *stepper) run() NodeResult {
 		}
 	}
 
+	// Before anything reaches the node: a drain that cannot finish leaves it untouched.
+	if st.drains() && !st.o.DryRun {
+		if err := st.drain(); err != nil {
+			return st.outcome(Failed, err.Error())
+		}
+	}
+
 	if st.s.Upgrade != nil {
 		if st.o.DryRun {
 			detail := "talops would " + upgradePlan(st.s)
@@ -76,7 +86,7 @@ func (st *stepper) run() NodeResult {
 				detail += ", then apply its config"
 			}
 
-			return st.outcome(DryRun, detail)
+			return st.outcome(DryRun, detail+st.wouldDrain())
 		}
 
 		st.say("upgrading to " + st.s.Upgrade.describe())
@@ -148,6 +158,8 @@ func (st *stepper) apply(before health) NodeResult {
 		if st.talopsReboots(applied) {
 			detail += "; talops would reboot it"
 		}
+
+		detail += st.wouldDrain()
 
 		if summary := dryRunSummary(applied.Details); summary != "" {
 			detail += "; the node says: " + summary

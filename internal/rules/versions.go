@@ -213,7 +213,12 @@ func kubernetesMove(head *Input, k Change) []finding.Finding {
 	case minors > 1:
 		return at(finding.Error, CodeK8sSkipsMinor, fmt.Sprintf("Kubernetes %s → %s crosses %d minor releases: Kubernetes upgrades one minor at a time (talosctl upgrade-k8s refuses more)", k.From, k.To, minors))
 	case minors < 0:
-		return at(finding.Error, CodeK8sDowngrade, fmt.Sprintf("Kubernetes %s → %s goes back a minor release, which Kubernetes does not support", k.From, k.To))
+		back := "a minor release"
+		if minors < -1 {
+			back = fmt.Sprintf("%d minor releases", -minors)
+		}
+
+		return at(finding.Error, CodeK8sDowngrade, fmt.Sprintf("Kubernetes %s → %s goes back %s, which Kubernetes does not support", k.From, k.To, back))
 	case cmp < 0:
 		return at(finding.Warning, CodeK8sDowngrade, fmt.Sprintf("Kubernetes %s → %s goes back to an older patch release", k.From, k.To))
 	default:

@@ -248,3 +248,32 @@ func TestCompareVersions_FlavourSwitchShowsBothTracks(t *testing.T) {
 		t.Errorf("GPU nodes = %+v", b.GPUNodes)
 	}
 }
+
+// TestCompareVersions_KubernetesDowngradeSaysHowFarBack: going back two minors is not
+// called going back "a minor release".
+func TestCompareVersions_KubernetesDowngradeSaysHowFarBack(t *testing.T) {
+	t.Parallel()
+
+	repo := func(k8s string) gpuRepo {
+		return gpuRepo{talos: "v1.13.9", k8s: k8s, flavour: "lts", extensions: []string{openLTS, toolkitLTS}, patches: []string{modulesPatch, sysctlPatch}}
+	}
+
+	for _, tc := range []struct{ from, to, want string }{
+		{"v1.36.4", "v1.35.2", "Kubernetes v1.36.4 → v1.35.2 goes back a minor release, which Kubernetes does not support"},
+		{"v1.36.4", "v1.34.1", "Kubernetes v1.36.4 → v1.34.1 goes back 2 minor releases, which Kubernetes does not support"},
+	} {
+		b := bump(t, repo(tc.from), repo(tc.to))
+
+		var got []string
+
+		for _, f := range b.Findings {
+			if f.Code == "versions.k8s-downgrade" {
+				got = append(got, f.Message)
+			}
+		}
+
+		if !slices.Equal(got, []string{tc.want}) {
+			t.Errorf("%s → %s: %q, want %q", tc.from, tc.to, got, tc.want)
+		}
+	}
+}

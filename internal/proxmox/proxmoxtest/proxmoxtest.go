@@ -64,6 +64,8 @@ type Server struct {
 	down      map[string]downNode // node → how pveproxy answers for it
 	fetch     func(Download) string
 	downloads []Download
+	created   []Created
+	deleted   []string
 	requests  []Request
 	pid       int
 }
@@ -78,6 +80,14 @@ type storage struct {
 // ("suspended" for a VM hibernated to disk).
 type vm struct {
 	name, status, qmp, lock string
+	// config is what GET qemu/{vmid}/config answers (PVE's keys, values as text).
+	config map[string]string
+}
+
+// Created is a VM the fake created: its node and the create call's parameters.
+type Created struct {
+	Node   string
+	Params map[string]string
 }
 
 type downNode struct {
@@ -147,7 +157,12 @@ func (s *Server) AddVM(node string, vmid int, name, state string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
-	v := &vm{name: name, status: state}
+	// A config as PVE writes one for a VM made in its web UI.
+	v := &vm{name: name, status: state, config: map[string]string{
+		"name": name, "cores": "4", "memory": "8192", "sockets": "1", "ostype": "l26", "boot": "order=scsi0;ide2;net0",
+		"scsi0": "local-lvm:vm-" + strconv.Itoa(vmid) + "-disk-0,size=32G", "net0": "virtio=BC:24:11:5E:00:01,bridge=vmbr0,firewall=1",
+		"scsihw": "virtio-scsi-single", "digest": "4f1d3c0e5b6a7988",
+	}}
 
 	switch state {
 	case "running":
@@ -159,6 +174,38 @@ func (s *Server) AddVM(node string, vmid int, name, state string) {
 	}
 
 	s.vms[node+"/"+strconv.Itoa(vmid)] = v
+}
+
+// SetVMConfig replaces keys of a VM's config (an empty value deletes the key), as a hand
+// edit in PVE would.
+func (s *Server) SetVMConfig(node string, vmid int, keys map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	v := s.vms[node+"/"+strconv.Itoa(vmid)]
+	for k, val := range keys {
+		if val == "" {
+			delete(v.config, k)
+		} else {
+			v.config[k] = val
+		}
+	}
+}
+
+// Created returns the VMs the fake created, in order.
+func (s *Server) Created() []Created {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	return slices.Clone(s.created)
+}
+
+// Deleted returns the volumes deleted from storages ("local:iso/x.iso"), in order.
+func (s *Server) Deleted() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	return slices.Clone(s.deleted)
 }
 
 // VMTaskExit makes the start and reset tasks of a VM end with exitStatus ("WARNINGS: 1"
@@ -304,6 +351,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case r.Method == http.MethodGet && len(parts) == 2 && parts[1] == "qemu":
 		s.listVMs(w, parts[0], r.URL.Query().Get("full") == "1")
+
+		return
+	case r.Method == http.MethodPost && len(parts) == 2 && parts[1] == "qemu":
+		s.createVM(w, r, parts[0])
+
+		return
+	case r.Method == http.MethodGet && len(parts) == 4 && parts[1] == "qemu" && parts[3] == "config":
+		s.vmConfig(w, parts[0], parts[2])
+
+		return
+	case r.Method == http.MethodDelete && len(parts) >= 5 && parts[1] == "storage" && parts[3] == "content":
+		// The volume ID holds a slash ("local:iso/x.iso"), escaped or not.
+		s.deleteContent(w, r, parts[0], parts[2], strings.Join(parts[4:], "/"))
 
 		return
 	case r.Method == http.MethodPost && len(parts) == 5 && parts[1] == "qemu" && parts[3] == "status" &&
@@ -538,6 +598,105 @@ func (s *Server) listVMs(w http.ResponseWriter, node string, full bool) {
 	}
 
 	writeData(w, items)
+}
+
+// vmConfig answers GET nodes/{node}/qemu/{vmid}/config; PVE's answer for a VM that is not
+// there is a 500 naming its config file.
+func (s *Server) vmConfig(w http.ResponseWriter, node, id string) {
+	v := s.vms[node+"/"+id]
+	if v == nil {
+		fail(w, http.StatusInternalServerError, "Configuration file 'nodes/"+node+"/qemu-server/"+id+".conf' does not exist")
+
+		return
+	}
+
+	out := map[string]any{}
+	for k, val := range v.config {
+		if n, err := strconv.Atoi(val); err == nil {
+			out[k] = n // PVE answers integers as JSON numbers
+		} else {
+			out[k] = val
+		}
+	}
+
+	writeData(w, out)
+}
+
+// createVM answers POST nodes/{node}/qemu (qm create): a qmcreate task that leaves the VM
+// stopped. PVE refuses a VM ID in use ("VM 201 already exists on node 'pve1'": talops must
+// never ask) and a CD drive whose ISO volume is not in storage.
+func (s *Server) createVM(w http.ResponseWriter, r *http.Request, node string) {
+	call := "POST " + r.URL.Path
+
+	p, err := params(r)
+	if err != nil {
+		s.unexpected(w, call, "unreadable parameters: "+err.Error())
+
+		return
+	}
+
+	id := p["vmid"]
+	if _, err := strconv.Atoi(id); err != nil {
+		failParam(w, "vmid", "type check ('integer') failed - got '"+id+"'")
+
+		return
+	}
+
+	for other := range s.vms {
+		if _, vmid, _ := strings.Cut(other, "/"); vmid == id {
+			s.unexpected(w, call, "VM "+id+" already exists on node '"+strings.SplitN(other, "/", 2)[0]+"'")
+
+			return
+		}
+	}
+
+	if cd := strings.SplitN(p["ide2"], ",", 2)[0]; cd != "" {
+		store, file, _ := strings.Cut(cd, ":iso/")
+		if st := s.storages[node+"/"+store]; st == nil || !slices.Contains(st.isos, file) {
+			fail(w, http.StatusInternalServerError, "unable to create VM "+id+" - volume '"+cd+"' does not exist")
+
+			return
+		}
+	}
+
+	s.created = append(s.created, Created{Node: node, Params: p})
+
+	config := map[string]string{}
+	for k, v := range p {
+		if k != "vmid" {
+			config[k] = v
+		}
+	}
+
+	if m := config["machine"]; m == "q35" {
+		config["machine"] = "pc-q35-9.2+pve1" // PVE pins the machine version a new VM gets
+	}
+
+	writeData(w, s.startTask(node, "qmcreate", id, "OK", func() {
+		s.vms[node+"/"+id] = &vm{name: p["name"], status: "stopped", config: config}
+	}))
+}
+
+// deleteContent answers DELETE nodes/{node}/storage/{storage}/content/{volume}: an imgdel
+// task. talops deletes only what it listed, so a volume that is not there fails the test.
+func (s *Server) deleteContent(w http.ResponseWriter, r *http.Request, node, name, volume string) {
+	call := "DELETE " + r.URL.Path
+
+	st := s.storages[node+"/"+name]
+	_, file, _ := strings.Cut(volume, ":iso/")
+
+	if st == nil || !strings.HasPrefix(volume, name+":iso/") || !slices.Contains(st.isos, file) {
+		s.unexpected(w, call, "no ISO volume "+volume+" in storage "+name+" on node "+node)
+
+		return
+	}
+
+	s.deleted = append(s.deleted, volume)
+
+	// pve-storage forks imgdel without an ID (a UPID's ID cannot hold the volume's colon).
+	writeData(w, s.startTask(node, "imgdel", "", "OK", func() {
+		st.isos = slices.DeleteFunc(st.isos, func(f string) bool { return f == file })
+	}))
 }
 
 func (s *Server) vmAction(w http.ResponseWriter, node, id, action string) {

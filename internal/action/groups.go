@@ -1,0 +1,48 @@
+package action
+
+import (
+	"sync"
+
+	"github.com/talops/talops/internal/rollout"
+)
+
+// nodeGroups folds the rollout's progress into one ::group:: per node in the step's log,
+// so that a long rollout reads as a list of nodes to unfold. The lines keep their
+// "[i/n] node:" prefix: a log searched or copied without its folds still says which node.
+// A group ends when the next node's starts, and at the end of the rollout.
+type nodeGroups struct {
+	// write prints to the step's log (masked).
+	write func(text string)
+
+	mu   sync.Mutex
+	open string
+}
+
+// step prints one progress line, in its node's group.
+func (g *nodeGroups) step(p rollout.Progress) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+
+	if h := p.Heading(); h != g.open {
+		g.endLocked()
+		g.write("::group::" + h + "\n")
+		g.open = h
+	}
+
+	g.write(p.String() + "\n")
+}
+
+// end closes the last node's group, before anything else is printed.
+func (g *nodeGroups) end() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+
+	g.endLocked()
+}
+
+func (g *nodeGroups) endLocked() {
+	if g.open != "" {
+		g.write("::endgroup::\n")
+		g.open = ""
+	}
+}

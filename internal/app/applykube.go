@@ -1,0 +1,111 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/rollout"
+	"github.com/talops/talops/internal/talos"
+)
+
+// noKubeNote is what apply says when it goes on without the cluster's Kubernetes API.
+const noKubeNote = "Kubernetes API not reachable yet: nodes are not drained and no apply lock is taken"
+
+// applyKube opens the cluster's Kubernetes API for an apply that changes nodes: with the
+// kubeconfig of --kubeconfig, else the admin kubeconfig read from a running control plane
+// over the Talos API. Its key material is masked at once. It is nil, with a note, where
+// there is none to ask yet: no client to make one with, a new cluster, an API that does
+// not answer (a cluster being bootstrapped). A dry run and an apply with nothing to
+// change need none.
+func applyKube(ctx context.Context, d *Deps, opts ApplyOptions, dialer talos.Dialer, todo []rollout.Step) (Kube, error) {
+	if opts.DryRun || !slices.ContainsFunc(todo, changes) {
+		return nil, nil
+	}
+
+	if d.Kube == nil {
+		d.note(noKubeNote + " (no Kubernetes client)\n")
+
+		return nil, nil
+	}
+
+	var running []rollout.Step
+
+	for _, s := range todo {
+		if s.Node.Role == "controlplane" && s.Node.Action != plan.Create {
+			running = append(running, s)
+		}
+	}
+
+	if len(running) == 0 && opts.Kubeconfig == "" {
+		d.note(noKubeNote + " (a new cluster)\n")
+
+		return nil, nil
+	}
+
+	data, why, err := applyKubeconfig(ctx, d, opts.Kubeconfig, dialer, running)
+	if err != nil {
+		return nil, err
+	}
+
+	if why != "" {
+		d.note(noKubeNote + " (" + why + ")\n")
+
+		return nil, nil
+	}
+
+	k, err := d.Kube(data)
+	if err != nil {
+		return nil, &RefusedError{Reasons: []string{"the Kubernetes client could not be made from the kubeconfig:"}, Err: err}
+	}
+
+	pctx, cancel := context.WithTimeout(ctx, orDefault(d.TalosTimeout, talos.DefaultTimeout))
+	defer cancel()
+
+	if _, err := k.Nodes(pctx); err != nil {
+		d.note(noKubeNote + " (" + talos.OneLine(err) + ")\n")
+
+		return nil, nil
+	}
+
+	return k, nil
+}
+
+// changes reports whether a step changes its node.
+func changes(s rollout.Step) bool {
+	return !s.NotSelected && s.Node.Action != plan.Noop
+}
+
+// applyKubeconfig reads the kubeconfig file given, else the admin kubeconfig of the first
+// running control plane that gives it, and masks its key material. why says, when no
+// control plane gave one, that there is none to be had yet; a file that cannot be read is
+// an error.
+func applyKubeconfig(ctx context.Context, d *Deps, file string, dialer talos.Dialer, controlPlanes []rollout.Step) (data []byte, why string, err error) {
+	if file != "" {
+		if data, err = d.ReadFile(file); err != nil {
+			return nil, "", &RefusedError{Reasons: []string{"--kubeconfig could not be read:"}, Err: fmt.Errorf("read %s: %w", file, err)}
+		}
+
+		d.mask(kubeconfigSecrets(data)...)
+
+		return data, "", nil
+	}
+
+	var first error
+
+	for _, s := range controlPlanes {
+		data, err := kubeconfigOf(ctx, d, dialer, s.Address)
+		if err == nil {
+			d.mask(kubeconfigSecrets(data)...)
+
+			return data, "", nil
+		}
+
+		if first == nil {
+			first = fmt.Errorf("%s: %s", s.Node.Name, talos.OneLine(err))
+		}
+	}
+
+	return nil, "no control plane gave its kubeconfig: " + first.Error(), nil
+}

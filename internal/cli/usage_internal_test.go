@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+)
+
+// TestUsage_HelpIsOutputAndNamesEveryFlag: -h prints a command's help on stdout (it was
+// asked for) and exits 0, its usage line names every flag the command has, and a command
+// without flags prints no empty "Flags:" heading.
+func TestUsage_HelpIsOutputAndNamesEveryFlag(t *testing.T) {
+	t.Parallel()
+
+	for _, n := range completionTree() {
+		if n.Path == "" || n.Path == "completion" || len(completionSubcommands()[n.Path]) > 0 {
+			continue
+		}
+
+		t.Run(n.Path, func(t *testing.T) {
+			t.Parallel()
+
+			var stdout, stderr bytes.Buffer
+
+			d := &Deps{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
+
+			err := Run(context.Background(), d, append(strings.Fields(n.Path), "-h"))
+			if ExitCode(err) != ExitOK {
+				t.Fatalf("-h exits %d (%v), want 0", ExitCode(err), err)
+			}
+
+			if stderr.Len() > 0 {
+				t.Errorf("-h wrote to stderr:\n%s", stderr.String())
+			}
+
+			usage, _, _ := strings.Cut(stdout.String(), "\n")
+			if !strings.HasPrefix(usage, "Usage: talops "+n.Path) {
+				t.Fatalf("first line %q is not the usage of %s", usage, n.Path)
+			}
+
+			for _, f := range n.Flags {
+				if !strings.Contains(usage, "--"+f.Name) {
+					t.Errorf("usage line %q misses --%s", usage, f.Name)
+				}
+			}
+
+			if len(n.Flags) == 0 && strings.Contains(stdout.String(), "Flags:") {
+				t.Errorf("a command without flags prints a Flags: heading:\n%s", stdout.String())
+			}
+		})
+	}
+}
+
+// TestUsage_UnknownFlagIsOneLine: a flag the command does not have is one error line
+// naming it and where the help is, not the error twice and the whole help.
+func TestUsage_UnknownFlagIsOneLine(t *testing.T) {
+	t.Parallel()
+
+	var stdout, stderr bytes.Buffer
+
+	d := &Deps{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
+
+	err := Run(context.Background(), d, []string{"validate", "--bogus"})
+
+	var usage *UsageError
+	if !errors.As(err, &usage) {
+		t.Fatalf("error %v is not a usage error", err)
+	}
+
+	if got, want := stderr.String(), "talops: flag provided but not defined: -bogus (run talops validate -h)\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
+	}
+
+	if stdout.Len() > 0 {
+		t.Errorf("stdout = %q, want nothing", stdout.String())
+	}
+
+	if errors.Is(err, flag.ErrHelp) {
+		t.Error("an unknown flag is not a request for help")
+	}
+}
+
+// TestUsage_GroupHelpExitsZero: the commands that only group others print their help on
+// stdout and exit 0 when asked for it, and complain on stderr with a usage error when
+// called bare.
+func TestUsage_GroupHelpExitsZero(t *testing.T) {
+	t.Parallel()
+
+	for _, group := range []string{"catalog", "proxmox", "schematic"} {
+		t.Run(group, func(t *testing.T) {
+			t.Parallel()
+
+			var stdout, stderr bytes.Buffer
+
+			d := &Deps{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
+
+			if err := Run(context.Background(), d, []string{group, "--help"}); ExitCode(err) != ExitOK {
+				t.Fatalf("%s --help exits %d (%v)", group, ExitCode(err), err)
+			}
+
+			if !strings.HasPrefix(stdout.String(), "Usage: talops "+group) || stderr.Len() > 0 {
+				t.Errorf("%s --help: stdout %q, stderr %q", group, stdout.String(), stderr.String())
+			}
+
+			stdout.Reset()
+
+			var usage *UsageError
+			if err := Run(context.Background(), d, []string{group}); !errors.As(err, &usage) {
+				t.Errorf("bare %s: %v, want a usage error", group, err)
+			}
+
+			if stdout.Len() > 0 || !strings.Contains(stderr.String(), "Usage: talops "+group) {
+				t.Errorf("bare %s: stdout %q, stderr %q", group, stdout.String(), stderr.String())
+			}
+		})
+	}
+}
