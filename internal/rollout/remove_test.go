@@ -263,3 +263,22 @@ func TestRun_ADryRunRemovesNothing(t *testing.T) {
 		t.Errorf("a dry run touched something: kube %q, resets %v, members %v", k.calls, l.servers["cp3"].Resets(), l.cluster.EtcdMembers())
 	}
 }
+
+func TestRun_NoDrainResetsARemovedNodeWithoutADrainAndStillDeletesItsNode(t *testing.T) {
+	t.Parallel()
+
+	l := newRemovalLab(t, 1, 1, "")
+	k := &kubeCalls{}
+	o := removeOptions(k)
+	o.NoDrain = true
+
+	rep := rollout.Run(context.Background(), l.d, "lab", "hash", l.plan("w1"), o)
+
+	if got := rep.Nodes[1]; got.Outcome != rollout.Applied || got.Detail != "removed: not drained (--no-drain), reset, Node deleted" {
+		t.Errorf("w1: %+v", got)
+	}
+
+	if !slices.Equal(k.calls, []string{"delete w1"}) {
+		t.Errorf("kube calls %q, want only the Node deleted", k.calls)
+	}
+}
