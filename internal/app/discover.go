@@ -29,9 +29,9 @@ type discovery struct {
 // discover asks one control plane of talops.yaml that was read (configured, not in
 // maintenance mode) which nodes run in the cluster: etcd's member list, Talos' discovery
 // members and, when a Kubernetes API can be reached, the Kubernetes nodes. A node of
-// talops.yaml, by name or by address, is not extra. What cannot be asked is noted and
+// talops.yaml, by its name, a name it goes by (aliases) or its address, is not extra. What cannot be asked is noted and
 // left out: the plan is still made of what could be read.
-func discover(ctx context.Context, d *Deps, nodes []cluster.Node, read []talos.Result, dialer talos.Dialer, kubeconfig string) discovery {
+func discover(ctx context.Context, d *Deps, nodes []cluster.Node, read []talos.Result, dialer talos.Dialer, kubeconfig string, aliases []string) discovery {
 	var cp *cluster.Node
 
 	for i, n := range nodes {
@@ -57,7 +57,7 @@ func discover(ctx context.Context, d *Deps, nodes []cluster.Node, read []talos.R
 	}
 	defer n.Close() //nolint:errcheck // read-only
 
-	f := newFinds(nodes)
+	f := newFinds(nodes, aliases...)
 
 	var out discovery
 
@@ -132,11 +132,15 @@ type finds struct {
 	where            map[string][]string
 }
 
-func newFinds(nodes []cluster.Node) *finds {
+func newFinds(nodes []cluster.Node, aliases ...string) *finds {
 	f := &finds{names: map[string]bool{}, addresses: map[string]bool{}, found: map[string]*plan.NodeState{}, where: map[string][]string{}}
 
 	for _, n := range nodes {
 		f.names[n.Name], f.addresses[n.Address] = true, true
+	}
+
+	for _, a := range aliases {
+		f.names[a] = true
 	}
 
 	return f

@@ -160,7 +160,21 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer, kubeco
 		})
 	}
 
-	found := discover(ctx, d, nodes, read, dialer, kubeconfig)
+	// The names its nodes go by besides those of talops.yaml: what each says, what its
+	// config names.
+	var aliases []string
+
+	for _, res := range read {
+		aliases = append(aliases, res.Value.Hostnames...)
+	}
+
+	for _, n := range r.Nodes {
+		if n.Err == nil && n.Machine != nil {
+			aliases = append(aliases, kubeNodeName(n.Name, n.Machine.Config))
+		}
+	}
+
+	found := discover(ctx, d, nodes, read, dialer, kubeconfig, aliases)
 	s.EtcdMembers = found.etcd
 	s.Nodes = append(s.Nodes, found.extra...)
 

@@ -8,6 +8,7 @@ import (
 	"github.com/cosi-project/runtime/pkg/safe"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/resources/cluster"
+	"github.com/siderolabs/talos/pkg/machinery/resources/network"
 )
 
 // ResetOptions say how a node is reset.
@@ -77,6 +78,20 @@ func (n *clientNode) Members(ctx context.Context) ([]ClusterMember, error) {
 	}
 
 	return out, nil
+}
+
+func (n *clientNode) Hostnames(ctx context.Context) ([]string, error) {
+	h, err := safe.StateGetByID[*network.HostnameStatus](n.with(ctx), n.c.COSI, network.HostnameID)
+	if err != nil {
+		return nil, err
+	}
+
+	names := []string{h.TypedSpec().Hostname}
+	if fqdn := h.TypedSpec().FQDN(); fqdn != names[0] {
+		names = append(names, fqdn)
+	}
+
+	return names, nil
 }
 
 // Address is the host of the member's first peer URL ("" when it names none): the

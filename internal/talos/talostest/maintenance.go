@@ -28,7 +28,7 @@ func (m *machineService) startMaintenance(ctx context.Context) error {
 	ext.TypedSpec().Metadata.Name = "iscsi-tools"
 	ext.TypedSpec().Metadata.Version = "v0.2.0"
 
-	for _, r := range []resource.Resource{st, ext} {
+	for _, r := range []resource.Resource{st, ext, hostnameStatus(m.node.Name)} {
 		if err := m.state.Create(ctx, r); err != nil {
 			return err
 		}

@@ -39,6 +39,7 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/resources/cluster"
 	"github.com/siderolabs/talos/pkg/machinery/resources/config"
+	"github.com/siderolabs/talos/pkg/machinery/resources/network"
 	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -260,7 +261,15 @@ func nodeResources(n Node, mc *config.MachineConfig) []resource.Resource {
 	member.TypedSpec().MachineType = machineType.MachineType()
 	member.TypedSpec().OperatingSystem = "Talos (" + n.Version + ")"
 
-	return []resource.Resource{machineType, status, ext, member}
+	return []resource.Resource{machineType, status, ext, member, hostnameStatus(n.Name)}
+}
+
+// hostnameStatus is the node's hostname as Talos reports it: its name in the fake.
+func hostnameStatus(name string) *network.HostnameStatus {
+	h := network.NewHostnameStatus(network.NamespaceName, network.HostnameID)
+	h.TypedSpec().Hostname = name
+
+	return h
 }
 
 // Applied is one config a node took (dry runs are not recorded).
