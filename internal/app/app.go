@@ -6,6 +6,7 @@
 package app
 
 import (
+	"context"
 	"io"
 	"os"
 	"slices"
@@ -62,6 +63,8 @@ type Deps struct {
 	Hostname func() (string, error)
 	// UserAgent names talops to the APIs it calls.
 	UserAgent string
+	// Sleep waits between the checks of a wait (nil: a timer).
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Now reads the clock (nil: the rollout's default).
 	Now func() time.Time
 

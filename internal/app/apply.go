@@ -62,6 +62,13 @@ type ApplyOptions struct {
 	// DrainTimeout bounds each drain (0: rollout.DefaultDrainTimeout).
 	NoDrain      bool
 	DrainTimeout time.Duration
+	// ProxmoxVMs creates the missing VMs of nodes from their proxmox: spec and starts them
+	// (after the boot images, with ProxmoxImages), then waits for the new nodes to answer
+	// in maintenance mode before the plan is checked.
+	ProxmoxVMs bool
+	// ProxmoxReset resets, once, the VM of a node that does not come back healthy after a
+	// reboot or an upgrade, and gives it one more health gate.
+	ProxmoxReset bool
 	// Progress, when set, gets each node's steps as they happen (nil: a note per step).
 	Progress func(p rollout.Progress)
 	// Nodes, when set, are the only nodes applied (names of talops.yaml); the others are
@@ -97,6 +104,12 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	res, st, dialer, err := livePlan(ctx, d, &opts)
 	if err != nil {
 		return nil, err
+	}
+
+	if opts.ProxmoxVMs {
+		if res, st, err = provisionVMs(ctx, d, &opts, res, st); err != nil {
+			return nil, err
+		}
 	}
 
 	reviewed, err := reviewedPlan(ctx, d, opts, st.head)
@@ -162,6 +175,11 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
+	resetVM, err := vmResetter(d, opts)
+	if err != nil {
+		return nil, err
+	}
+
 	progress := opts.Progress
 	if progress == nil {
 		progress = func(p rollout.Progress) { d.note(p.String() + "\n") }
@@ -182,6 +200,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		Kube:           api,
 		NoDrain:        opts.NoDrain,
 		DrainTimeout:   opts.DrainTimeout,
+		ResetVM:        resetVM,
 	})
 
 	return out, nil

@@ -31,6 +31,9 @@ type NodeResult struct {
 	// drain, so talops did not make it schedulable again (kubectl uncordon, once it is
 	// healthy).
 	Cordoned bool `json:"cordoned,omitempty"`
+	// ProxmoxReset is true when the node did not come back after its reboot and its VM was
+	// reset through Proxmox (apply --proxmox-reset).
+	ProxmoxReset bool `json:"proxmoxReset,omitempty"`
 	// Detail says what was done or why it failed, in one line.
 	Detail string `json:"detail"`
 	// Warnings are what the node said about the config it took (deprecated fields…).

@@ -53,6 +53,10 @@ type ApplyOptions struct {
 	Kubeconfig   string
 	NoDrain      bool
 	DrainTimeout time.Duration
+	// ProxmoxVMs creates the missing VMs of new nodes first (app.ApplyOptions).
+	ProxmoxVMs bool
+	// ProxmoxReset resets once the VM of a node that does not come back after its reboot.
+	ProxmoxReset bool
 	// Progress, when set, gets each node's steps as they happen (nil: a line per step
 	// on stderr); ProgressDone, when set, is called once the rollout ended, before the
 	// report is printed.
@@ -80,6 +84,7 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		EtcdBackup:     opts.EtcdBackup, NoEtcdBackup: opts.NoEtcdBackup, BackupRecipients: opts.BackupRecipients,
 		Nodes:      opts.Nodes,
 		Kubeconfig: opts.Kubeconfig, NoDrain: opts.NoDrain, DrainTimeout: opts.DrainTimeout,
+		ProxmoxReset: opts.ProxmoxReset, ProxmoxVMs: opts.ProxmoxVMs,
 		Progress:    opts.Progress,
 		AllowRemove: opts.AllowRemove,
 	})

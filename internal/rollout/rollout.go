@@ -107,6 +107,9 @@ type Options struct {
 	// DrainTimeout bounds a node's drain (0: DefaultDrainTimeout).
 	NoDrain      bool
 	DrainTimeout time.Duration
+	// ResetVM, when set (--proxmox-reset), resets the VM of a node (by its name) that did
+	// not come back healthy after a reboot or an upgrade; the node then gets one more gate.
+	ResetVM func(ctx context.Context, node string) error
 }
 
 // oneAtATime serializes say: workers change in parallel, their lines go out one at a time.

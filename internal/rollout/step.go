@@ -91,12 +91,20 @@ func (st *stepper) run() NodeResult {
 
 		st.say("upgrading to " + st.s.Upgrade.describe())
 
-		if before, err = upgrade(st.ctx, st.d, st.s, st.o, before); err != nil {
+		var reset bool
+
+		before, reset, err = upgrade(st.ctx, st.d, st.s, st.o, before, st.say)
+		st.res.ProxmoxReset = reset
+
+		if err != nil {
 			return st.fail("upgrade", err)
 		}
 
 		st.res.Rebooted = true
 		st.upgraded = "upgraded to " + st.s.Upgrade.describe() + ", rebooted"
+		if reset {
+			st.upgraded += " (its VM was reset through Proxmox once, as it did not come back)"
+		}
 		st.s.Version = st.s.Upgrade.Version
 
 		if !st.s.Node.ConfigChanged {
@@ -197,12 +205,17 @@ func (st *stepper) apply(before health) NodeResult {
 
 	st.say("waiting for its health gate")
 
-	after, err := gate(st.ctx, st.d, st.s, st.o, before, want)
+	after, reset, err := rebootGate(st.ctx, st.d, st.s, st.o, before, want, st.say)
+	st.res.ProxmoxReset = st.res.ProxmoxReset || reset
+
 	if err != nil {
 		return st.fail(st.done("config applied ("+describe(applied.Mode)+"), then the health gate"), err)
 	}
 
 	detail := notReady(st.appliedDetail(rebooted), after)
+	if reset {
+		detail += "; its VM was reset through Proxmox once, as it did not come back"
+	}
 
 	if st.upgraded != "" {
 		detail = st.upgraded + "; config " + detail

@@ -41,16 +41,17 @@ func upgradePlan(s Step) string {
 }
 
 // upgrade installs the target image, has the node boot it and checks that it runs it. It
-// returns what the node showed once it runs the new image.
-func upgrade(ctx context.Context, d talos.Dialer, s Step, o Options, before health) (health, error) {
+// returns what the node showed once it runs the new image, and whether its VM had to be
+// reset to come back.
+func upgrade(ctx context.Context, d talos.Dialer, s Step, o Options, before health, say func(string)) (health, bool, error) {
 	if err := install(ctx, d, s, o); err != nil {
-		return health{}, err
+		return health{}, false, err
 	}
 
 	// Any version: a node that fell back to its old image is told apart below.
-	after, err := gate(ctx, d, s, o, before, gateWant{rebooted: true})
+	after, reset, err := rebootGate(ctx, d, s, o, before, gateWant{rebooted: true}, say)
 	if err != nil {
-		return health{}, fmt.Errorf("waiting for the node to boot the new image: %w", err)
+		return health{}, reset, fmt.Errorf("waiting for the node to boot the new image: %w", err)
 	}
 
 	cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
@@ -58,27 +59,27 @@ func upgrade(ctx context.Context, d talos.Dialer, s Step, o Options, before heal
 
 	n, err := d.Dial(cctx, s.Address)
 	if err != nil {
-		return health{}, err
+		return health{}, reset, err
 	}
 	defer n.Close() //nolint:errcheck // read-only
 
 	v, err := n.Version(cctx)
 	if err != nil {
-		return health{}, fmt.Errorf("read version after the upgrade: %w", err)
+		return health{}, reset, fmt.Errorf("read version after the upgrade: %w", err)
 	}
 
 	id, err := n.SchematicID(cctx)
 	if err != nil {
-		return health{}, fmt.Errorf("read schematic after the upgrade: %w", err)
+		return health{}, reset, fmt.Errorf("read schematic after the upgrade: %w", err)
 	}
 
 	if v != s.Upgrade.Version || !sameSchematic(id, s.Upgrade.SchematicID) {
 		got := Target{Version: v, SchematicID: id}
 
-		return health{}, fmt.Errorf("%w: it came back on %s, not %s", ErrOldImage, got.describe(), s.Upgrade.describe())
+		return health{}, reset, fmt.Errorf("%w: it came back on %s, not %s", ErrOldImage, got.describe(), s.Upgrade.describe())
 	}
 
-	return after, nil
+	return after, reset, nil
 }
 
 // sameSchematic compares what a node reports with the target's schematic: a node
