@@ -32,6 +32,7 @@ const (
 	InputDrainTimeout        = "drain-timeout"
 	InputProxmoxReset        = "proxmox-reset"
 	InputProxmoxVMs          = "proxmox-vms"
+	InputAllowRemove         = "allow-remove"
 )
 
 // kubeconfigInput names the kubeconfig input as a file to apply: like the talosconfig
@@ -165,7 +166,7 @@ func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 	groups := &nodeGroups{write: func(s string) { _ = a.d.Out(s) }}
 	opts.Progress, opts.ProgressDone = groups.step, groups.end
 
-	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputNoDrain: &opts.NoDrain, InputProxmoxReset: &opts.ProxmoxReset, InputProxmoxVMs: &opts.ProxmoxVMs} {
+	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputNoDrain: &opts.NoDrain, InputProxmoxReset: &opts.ProxmoxReset, InputProxmoxVMs: &opts.ProxmoxVMs, InputAllowRemove: &opts.AllowRemove} {
 		if *dst, err = boolInput(a.gha, name); err != nil {
 			return nil, err
 		}

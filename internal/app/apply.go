@@ -74,6 +74,9 @@ type ApplyOptions struct {
 	// Nodes, when set, are the only nodes applied (names of talops.yaml); the others are
 	// left as they are and reported as not selected. The plan hash still covers all.
 	Nodes []string
+	// AllowRemove lets apply remove the nodes the plan removes (drain, reset, delete
+	// their Node objects); without it a plan that removes a node is refused.
+	AllowRemove bool
 	// Review, when set, is asked which plan was reviewed for the cluster (by name) before
 	// anything else is read: its hash and the base it was computed against become PlanHash
 	// and ReviewedBase (unless ReviewedAgainst names the base). An empty hash checks none.
@@ -123,6 +126,8 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	if reviewed != nil {
 		pre.ReviewedHash, pre.Reviewed = reviewed.Hash, reviewed
 	}
+
+	pre.AllowRemove, pre.EtcdMembers = opts.AllowRemove, st.current.EtcdMembers
 
 	if pre.Only, err = selection(opts.Nodes, res.Plan); err != nil {
 		return nil, err
@@ -233,7 +238,7 @@ func livePlan(ctx context.Context, d *Deps, opts *ApplyOptions) (*PlanResult, *p
 		return nil, nil, nil, err
 	}
 
-	live := PlanOptions{Dir: opts.Dir, Live: true, Talosconfig: opts.Talosconfig}
+	live := PlanOptions{Dir: opts.Dir, Live: true, Talosconfig: opts.Talosconfig, Kubeconfig: opts.Kubeconfig}
 
 	dialer, err := planDialer(d, live)
 	if err != nil {

@@ -103,7 +103,11 @@ func keyMaterial(key string) []string {
 
 // LoadLive reads what every node of r's talops.yaml runs. A node that cannot be read or whose
 // running config does not load is Broken with a one-line reason; the others are still planned.
-func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.State {
+// The nodes that run in the cluster but are missing from talops.yaml, as a control plane
+// finds them (and the Kubernetes API, reached with the kubeconfig file, or the admin
+// kubeconfig when it is ""), are in the state too, with where they were found, so the plan
+// removes them.
+func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer, kubeconfig string) plan.State {
 	nodes := r.Cluster.Spec.Nodes
 
 	targets := make([]talos.Target, len(nodes))
@@ -115,7 +119,9 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.S
 	// reasons are left out, the configs' diff still shows any difference.
 	var s plan.State
 
-	for i, res := range talos.ReadAll(ctx, dialer, targets, d.TalosTimeout) {
+	read := talos.ReadAll(ctx, dialer, targets, d.TalosTimeout)
+
+	for i, res := range read {
 		n := nodes[i]
 
 		if res.Err != nil {
@@ -150,8 +156,27 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer) plan.S
 			Installer:    runningInstaller(r, n.SecureBoot, res.Value),
 			Config:       cfg,
 			TalosVersion: res.Value.Version,
+			Address:      n.Address,
 		})
 	}
+
+	// The names its nodes go by besides those of talops.yaml: what each says, what its
+	// config names.
+	var aliases []string
+
+	for _, res := range read {
+		aliases = append(aliases, res.Value.Hostnames...)
+	}
+
+	for _, n := range r.Nodes {
+		if n.Err == nil && n.Machine != nil {
+			aliases = append(aliases, kubeNodeName(n.Name, n.Machine.Config))
+		}
+	}
+
+	found := discover(ctx, d, nodes, read, dialer, kubeconfig, aliases)
+	s.EtcdMembers = found.etcd
+	s.Nodes = append(s.Nodes, found.extra...)
 
 	return s
 }

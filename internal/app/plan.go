@@ -28,6 +28,9 @@ type PlanOptions struct {
 	Talosconfig string
 	// Offline forbids asking the Image Factory about releases the embedded data lacks.
 	Offline bool
+	// Kubeconfig, for Live, is the kubeconfig file of the Kubernetes API asked for the
+	// cluster's nodes ("": the admin kubeconfig of a control plane, when Deps.Kube is set).
+	Kubeconfig string
 }
 
 // PlanResult is a plan with the findings of the desired state.
@@ -133,7 +136,7 @@ func planFrom(ctx context.Context, d *Deps, opts PlanOptions, head *Repo, dialer
 	var current plan.State
 
 	if opts.Live {
-		current = LoadLive(ctx, d, head, dialer)
+		current = LoadLive(ctx, d, head, dialer, opts.Kubeconfig)
 	} else if base != nil {
 		if current, err = planState(base, true); err != nil {
 			return nil, nil, fmt.Errorf("current state: %w", err)

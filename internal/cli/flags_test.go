@@ -85,6 +85,12 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 				DrainTimeout: 5 * time.Minute, EtcdBackup: "bk", BackupRecipients: []string{"age1a", "age1b"}},
 		},
 		{
+			name:  "apply removing nodes",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
+			args:  []string{"--allow-remove"},
+			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text", InstallTimeout: 10 * time.Minute, DrainTimeout: 5 * time.Minute, AllowRemove: true},
+		},
+		{
 			name:  "kubeconfig to a file",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(kubeconfigFlags(d, a)) },
 			args:  []string{"--dir", "lab", "--talosconfig", "tc", "--out", "kc"},

@@ -65,6 +65,8 @@ type ApplyOptions struct {
 	// KubeconfigOut, when set, is where the admin kubeconfig is written once every node
 	// was applied (a new cluster's first credential).
 	KubeconfigOut string
+	// AllowRemove lets apply remove the nodes the plan removes (see app.ApplyOptions).
+	AllowRemove bool
 	// Review, when set, says which plan was reviewed (see app.ApplyOptions.Review).
 	Review func(ctx context.Context, cluster string) (hash, base string, err error)
 }
@@ -83,7 +85,8 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		Nodes:      opts.Nodes,
 		Kubeconfig: opts.Kubeconfig, NoDrain: opts.NoDrain, DrainTimeout: opts.DrainTimeout,
 		ProxmoxReset: opts.ProxmoxReset, ProxmoxVMs: opts.ProxmoxVMs,
-		Progress: opts.Progress,
+		Progress:    opts.Progress,
+		AllowRemove: opts.AllowRemove,
 	})
 	if opts.ProgressDone != nil {
 		opts.ProgressDone()

@@ -65,6 +65,10 @@ type NodeState struct {
 	// TalosVersion is the version this node runs when it differs per node (a state read
 	// from the nodes); "" means the state's TalosVersion.
 	TalosVersion string
+	// Found, for a running node talops.yaml does not name, says where it was found (the
+	// etcd member list, the Kubernetes nodes); Address is where it answers ("": unknown).
+	Found   string
+	Address string
 }
 
 // State is the cluster in one state.
@@ -75,6 +79,9 @@ type State struct {
 	Nodes             []NodeState
 	// SecretsFingerprint identifies the secrets bundle (a hash, never the values).
 	SecretsFingerprint string
+	// EtcdMembers are the hostnames etcd lists, for a state read from the nodes (nil when
+	// unknown).
+	EtcdMembers []string
 }
 
 // InstallerChange describes an installer change (an upgrade).
@@ -235,10 +242,24 @@ func removed(c NodeState, masker *mask.Masker) (Node, error) {
 		return Node{}, err
 	}
 
+	why := "node removed from talops.yaml"
+	if c.Found != "" {
+		why = "node runs in the cluster (" + c.Found + ") but is not in talops.yaml"
+	}
+
 	return Node{
-		Name: c.Name, Role: c.Role, Action: Remove, Diff: diff, ConfigChanged: true,
-		Reasons: []string{"node removed from talops.yaml: talops does not reset or delete it; remove it from the cluster by hand"},
+		Name: c.Name, Role: c.Role, Action: Remove, Diff: diff, ConfigChanged: c.Config != nil,
+		Reasons: []string{why + ": apply --allow-remove " + RemoveSteps(c.Role)},
 	}, nil
+}
+
+// RemoveSteps is what apply does to a removed node of role, after every other change.
+func RemoveSteps(role string) string {
+	if role == "controlplane" {
+		return "drains it, resets it (it leaves etcd first) and deletes its Kubernetes Node, after every other change"
+	}
+
+	return "drains it, resets it and deletes its Kubernetes Node, after every other change"
 }
 
 func created(n NodeState, masker *mask.Masker) (Node, error) {

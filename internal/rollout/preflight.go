@@ -3,6 +3,7 @@ package rollout
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/plan"
@@ -62,6 +63,11 @@ type Preflight struct {
 	// Only, when set, names the nodes to apply (--nodes): the others are neither judged
 	// nor touched. The hash still covers the whole plan.
 	Only map[string]bool
+	// AllowRemove lets apply remove the nodes the plan removes (--allow-remove).
+	AllowRemove bool
+	// EtcdMembers are the hostnames etcd lists now (nil: unknown; the running control
+	// planes are counted instead).
+	EtcdMembers []string
 }
 
 // selected reports whether the node named is one to apply.
@@ -109,6 +115,7 @@ func Refusals(p Preflight) []string {
 		// The plan of an unreadable node says nothing true; its actions are not worth judging.
 		out = append(out, runningRefusals(live, running, p.TargetVersion)...)
 		out = append(out, actionRefusals(live, p.Mode)...)
+		out = append(out, removeRefusals(p, live)...)
 	}
 
 	return append(out, BeyondReview(live, p.Reviewed)...)
@@ -164,8 +171,6 @@ func actionRefusals(live *plan.Plan, mode Mode) []string {
 		switch {
 		case n.Action == plan.Create && (mode == ModeStaged || mode == ModeTry):
 			out = append(out, fmt.Sprintf("node %s is new: its first config is taken as it is, which --mode %s does not do; use --mode auto", n.Name, mode))
-		case n.Action == plan.Remove:
-			out = append(out, fmt.Sprintf("node %s was removed from talops.yaml: talops does not reset nodes; remove it by hand, or put it back", n.Name))
 		case n.Action == plan.Upgrade && mode != ModeAuto:
 			out = append(out, fmt.Sprintf("node %s needs an upgrade, which reboots it: --mode %s does not; use --mode auto", n.Name, mode))
 		case n.Action == plan.Upgrade:
@@ -227,9 +232,9 @@ type Desired struct {
 
 // Steps pairs every planned node with its address, desired config and running version.
 func Steps(live *plan.Plan, running []plan.NodeState, desired []Desired) ([]Step, error) {
-	version := map[string]string{}
+	version, address := map[string]string{}, map[string]string{}
 	for _, n := range running {
-		version[n.Name] = n.TalosVersion
+		version[n.Name], address[n.Name] = n.TalosVersion, n.Address
 	}
 
 	want := map[string]Desired{}
@@ -244,6 +249,11 @@ func Steps(live *plan.Plan, running []plan.NodeState, desired []Desired) ([]Step
 
 		if n.Action == plan.Create {
 			s.Version, s.Bootstrap = want[n.Name].Version, live.Bootstrap == n.Name
+		}
+
+		if n.Action == plan.Remove {
+			// Not in talops.yaml: it is reached where it was found running.
+			s.Address = address[n.Name]
 		}
 
 		if n.Action == plan.Upgrade {
@@ -278,4 +288,117 @@ func UpgradeTarget(n plan.Node) (*Target, error) {
 	}
 
 	return &Target{Image: n.Upgrade.ToInstaller, Version: ref.Tag, SchematicID: ref.ID}, nil
+}
+
+// removeRefusals refuse removals unless asked for, of a node talops cannot reach, beyond
+// the reviewed plan, and of control planes whose leaving would cost etcd its quorum.
+func removeRefusals(p Preflight, live *plan.Plan) []string {
+	var removed []plan.Node
+
+	for _, n := range live.Nodes {
+		if n.Action == plan.Remove {
+			removed = append(removed, n)
+		}
+	}
+
+	if len(removed) == 0 {
+		return nil
+	}
+
+	if !p.AllowRemove {
+		out := make([]string, 0, len(removed))
+		for _, n := range removed {
+			out = append(out, fmt.Sprintf("node %s is not in talops.yaml: apply removes a node (drain, reset, delete its Kubernetes Node) only with --allow-remove (the action's input allow-remove: true); or put it back in talops.yaml", n.Name))
+		}
+
+		return out
+	}
+
+	address := map[string]string{}
+	for _, n := range p.Running {
+		address[n.Name] = n.Address
+	}
+
+	var out []string
+
+	for _, n := range removed {
+		if address[n.Name] == "" {
+			out = append(out, fmt.Sprintf("node %s: talops does not know its address (it was found only by name), so it cannot reset it; reset it by hand (talosctl reset), or put it back in talops.yaml", n.Name))
+		}
+	}
+
+	out = append(out, unreviewedRemovals(removed, p.Reviewed)...)
+
+	return append(out, quorumRefusal(p, live, removed)...)
+}
+
+// unreviewedRemovals refuse removing a node the reviewed plan does not remove.
+func unreviewedRemovals(removed []plan.Node, reviewed *plan.Plan) []string {
+	if reviewed == nil {
+		return nil
+	}
+
+	said := map[string]bool{}
+	for _, n := range reviewed.Nodes {
+		said[n.Name] = n.Action == plan.Remove
+	}
+
+	var out []string
+
+	for _, n := range removed {
+		if !said[n.Name] {
+			out = append(out, fmt.Sprintf("node %s would be removed, but the reviewed plan does not remove it: review a new plan (talops plan --live)", n.Name))
+		}
+	}
+
+	return out
+}
+
+// quorumRefusal refuses removing control planes when fewer than a quorum of etcd's
+// members would remain, or none: etcd would stop, and the cluster with it. The members are
+// those etcd lists now and the new control planes of the plan, which join before any node
+// leaves (the rollout stops before the removals when one fails to).
+func quorumRefusal(p Preflight, live *plan.Plan, removed []plan.Node) []string {
+	members := slices.Clone(p.EtcdMembers)
+	if p.EtcdMembers == nil {
+		for _, n := range p.Running {
+			if n.Role == "controlplane" {
+				members = append(members, n.Name)
+			}
+		}
+	}
+
+	for _, n := range live.Nodes {
+		if n.Action == plan.Create && n.Role == "controlplane" {
+			members = append(members, n.Name)
+		}
+	}
+
+	var leaving []string
+
+	for _, n := range removed {
+		if n.Role == "controlplane" || slices.Contains(members, n.Name) {
+			leaving = append(leaving, n.Name)
+		}
+	}
+
+	if len(leaving) == 0 {
+		return nil
+	}
+
+	total := len(members)
+	remaining := total - len(leaving)
+	quorum := total/2 + 1
+	which := strings.Join(leaving, ", ")
+
+	switch {
+	case remaining <= 0:
+		return []string{fmt.Sprintf("removing %s would leave etcd no member: talops never removes the last control plane", which)}
+	case remaining < quorum && total == quorum:
+		return []string{fmt.Sprintf("removing %s would leave %d of etcd's %d members, fewer than its quorum of %d: add a control plane first, in its own apply", which, remaining, total, quorum)}
+	case remaining < quorum:
+		return []string{fmt.Sprintf("removing %s would leave %d of etcd's %d members, fewer than its quorum of %d: remove at most %d control planes per apply", which, remaining, total, quorum, total-quorum)}
+	}
+
+	return nil
 }

@@ -117,10 +117,10 @@ func TestRefusals_EachReasonToTouchNoNode(t *testing.T) {
 			want: []string{"node n1 runs v1.10.7: v1.10.7 cannot upgrade to v1.13.9 directly: the host must run at least v1.11.0 first"},
 		},
 		{
-			name: "a new node is created, a removed one left to the user",
+			name: "a new node is created, a removed one only with --allow-remove",
 			p:    rollout.Preflight{Live: livePlan(plan.Node{Name: "n1", Action: plan.Create}, plan.Node{Name: "n2", Action: plan.Remove}), Mode: rollout.ModeAuto},
 			want: []string{
-				"node n2 was removed from talops.yaml: talops does not reset nodes; remove it by hand, or put it back",
+				"node n2 is not in talops.yaml: apply removes a node (drain, reset, delete its Kubernetes Node) only with --allow-remove (the action's input allow-remove: true); or put it back in talops.yaml",
 			},
 		},
 		{
@@ -164,6 +164,86 @@ func TestRefusals_EachReasonToTouchNoNode(t *testing.T) {
 				t.Errorf("refusals\n got %q\nwant %q", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestRefusals_RemovalsAreRefusedBeforeAnyCall(t *testing.T) {
+	t.Parallel()
+
+	cp := func(name string, a plan.Action) plan.Node {
+		return plan.Node{Name: name, Role: "controlplane", Action: a}
+	}
+	running := func(names ...string) []plan.NodeState {
+		var out []plan.NodeState
+		for _, n := range names {
+			out = append(out, plan.NodeState{Name: n, Role: "controlplane", Address: "10.0.0." + n[len(n)-1:]})
+		}
+
+		return out
+	}
+	worker := plan.Node{Name: "w1", Role: "worker", Action: plan.Remove}
+	workerRunning := plan.NodeState{Name: "w1", Role: "worker", Address: "10.0.0.9"}
+
+	for _, tc := range []struct {
+		name string
+		p    rollout.Preflight
+		want []string
+	}{
+		{
+			name: "RemovingAWorkerWithAllowRemovePasses",
+			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), worker), Running: append(running("cp1"), workerRunning), AllowRemove: true, EtcdMembers: []string{"cp1"}},
+		},
+		{
+			name: "ANodeFoundOnlyByNameCannotBeReset",
+			p:    rollout.Preflight{Live: livePlan(worker), Running: []plan.NodeState{{Name: "w1", Role: "worker"}}, AllowRemove: true},
+			want: []string{"node w1: talops does not know its address (it was found only by name), so it cannot reset it; reset it by hand (talosctl reset), or put it back in talops.yaml"},
+		},
+		{
+			name: "OneOfThreeControlPlanesMayLeave",
+			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), cp("cp2", plan.Noop), cp("cp3", plan.Remove)), Running: running("cp1", "cp2", "cp3"), AllowRemove: true, EtcdMembers: []string{"cp1", "cp2", "cp3"}},
+		},
+		{
+			name: "TwoOfThreeControlPlanesWouldBreakQuorum",
+			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), cp("cp2", plan.Remove), cp("cp3", plan.Remove)), Running: running("cp1", "cp2", "cp3"), AllowRemove: true, EtcdMembers: []string{"cp1", "cp2", "cp3"}},
+			want: []string{"removing cp2, cp3 would leave 1 of etcd's 3 members, fewer than its quorum of 2: remove at most 1 control planes per apply"},
+		},
+		{
+			name: "OneOfTwoLeavesTooFew",
+			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), cp("cp2", plan.Remove)), Running: running("cp1", "cp2"), AllowRemove: true},
+			want: []string{"removing cp2 would leave 1 of etcd's 2 members, fewer than its quorum of 2: add a control plane first, in its own apply"},
+		},
+		{
+			name: "TheLastControlPlaneIsNeverRemoved",
+			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Remove), worker), Running: append(running("cp1"), workerRunning), AllowRemove: true, EtcdMembers: []string{"cp1"}},
+			want: []string{"removing cp1 would leave etcd no member: talops never removes the last control plane"},
+		},
+		{
+			name: "NewControlPlanesJoinBeforeTheOldOneLeaves",
+			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Remove), cp("cp2", plan.Create), cp("cp3", plan.Create)), Running: running("cp1"), AllowRemove: true, EtcdMembers: []string{"cp1"}},
+		},
+		{
+			name: "ARemovalTheReviewedPlanDoesNotSayIsRefused",
+			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), worker), Running: append(running("cp1"), workerRunning), AllowRemove: true, Reviewed: livePlan(cp("cp1", plan.Noop))},
+			want: []string{"node w1 would be removed, but the reviewed plan does not remove it: review a new plan (talops plan --live)"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			tc.p.Mode = rollout.ModeAuto
+			if got := rollout.Refusals(tc.p); !slices.Equal(got, tc.want) {
+				t.Errorf("refusals\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSteps_ARemovedNodeIsReachedWhereItWasFound(t *testing.T) {
+	t.Parallel()
+
+	got, err := rollout.Steps(livePlan(plan.Node{Name: "w9", Role: "worker", Action: plan.Remove}), []plan.NodeState{{Name: "w9", Address: "10.0.0.9"}}, nil)
+	if err != nil || len(got) != 1 || got[0].Address != "10.0.0.9" {
+		t.Errorf("steps %+v, %v", got, err)
 	}
 }
 

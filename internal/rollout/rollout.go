@@ -148,19 +148,23 @@ func (o Options) now() time.Time {
 	return o.Now()
 }
 
-// Order puts control planes first, then workers, each in plan order.
+// Order puts control planes first, then workers, each in plan order, then the removals:
+// a new control plane joins before an old one leaves.
 func Order(steps []Step) []Step {
-	var cps, workers []Step
+	var cps, workers, removals []Step
 
 	for _, s := range steps {
-		if s.Node.Role == "controlplane" {
+		switch {
+		case s.Node.Action == plan.Remove:
+			removals = append(removals, s)
+		case s.Node.Role == "controlplane":
 			cps = append(cps, s)
-		} else {
+		default:
 			workers = append(workers, s)
 		}
 	}
 
-	return append(cps, workers...)
+	return slices.Concat(cps, workers, removals)
 }
 
 // Run rolls the steps out in Order. Any failure stops it: nodes not started yet are
@@ -192,8 +196,9 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 	slots := make(chan struct{}, parallel)
 
 	for i, s := range steps {
-		if s.Node.Role == "controlplane" {
-			// One control plane at a time, and none while anything else is changing.
+		// One control plane or removal at a time, and none while anything else is changing.
+		alone := s.Node.Role == "controlplane" || s.Node.Action == plan.Remove
+		if alone {
 			wg.Wait()
 		}
 
@@ -217,17 +222,26 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 				}
 			}()
 
-			r.Nodes[i] = step(ctx, d, s, o, slices.Clone(members), r.Nodes[i], r, o.sayer(i, len(steps), s.Node.Name))
+			run := step
+			if s.Node.Action == plan.Remove {
+				run = removeStep
+			}
+
+			r.Nodes[i] = run(ctx, d, s, o, slices.Clone(members), r.Nodes[i], r, o.sayer(i, len(steps), s.Node.Name))
 			if r.Nodes[i].Outcome == Failed {
 				stopped.Store(true)
 			}
 		})
 
-		if s.Node.Role == "controlplane" {
+		if alone {
 			wg.Wait()
 
-			if s.Node.Action == plan.Create && r.Nodes[i].Outcome == Applied {
+			if s.Node.Role == "controlplane" && s.Node.Action == plan.Create && r.Nodes[i].Outcome == Applied {
 				members = append(members, s)
+			}
+
+			if s.Node.Action == plan.Remove && r.Nodes[i].Outcome == Applied {
+				members = slices.DeleteFunc(members, func(m Step) bool { return m.Node.Name == s.Node.Name })
 			}
 		}
 	}

@@ -33,6 +33,8 @@ type Running struct {
 	// Maintenance is true for a node that answers only the maintenance API: it waits for
 	// its first config (a new node, or one reinstalled). Config is then empty.
 	Maintenance bool
+	// Hostnames are the names the node goes by (hostname, FQDN), nil when it did not say.
+	Hostnames []string
 }
 
 // Result is the outcome of reading one node.
@@ -76,6 +78,15 @@ type Node interface {
 	Kubeconfig(ctx context.Context) ([]byte, error)
 	// EtcdSnapshot streams a snapshot of the node's etcd member into w (control planes only).
 	EtcdSnapshot(ctx context.Context, w io.Writer) error
+	// Reset wipes the node as o says; the node answers at once and resets a moment later.
+	Reset(ctx context.Context, o ResetOptions) error
+	// EtcdRemoveMember removes another member from etcd (control planes only).
+	EtcdRemoveMember(ctx context.Context, id uint64) error
+	// Members lists the cluster's nodes as Talos' discovery knows them.
+	Members(ctx context.Context) ([]ClusterMember, error)
+	// Hostnames returns the node's hostname and, when it has a domain, its FQDN: the
+	// names etcd, discovery and Kubernetes know it by.
+	Hostnames(ctx context.Context) ([]string, error)
 	Close() error
 }
 
@@ -142,6 +153,9 @@ func read(ctx context.Context, d Dialer, address string) (Running, error) {
 	if r.SchematicID, err = n.SchematicID(ctx); err != nil {
 		return Running{}, fmt.Errorf("read extensions: %w", err)
 	}
+
+	// Only to tell the node apart from the ones talops.yaml does not name: not a failure.
+	r.Hostnames, _ = n.Hostnames(ctx) //nolint:errcheck // see above
 
 	return r, nil
 }

@@ -28,8 +28,11 @@ func LifecycleAPI(v string) bool {
 
 // EtcdMember is one member of the etcd cluster as a control plane lists it.
 type EtcdMember struct {
+	ID       uint64
 	Hostname string
 	Learner  bool
+	// PeerURLs are where the other members reach it (https://ADDRESS:2380).
+	PeerURLs []string
 }
 
 // systemContainerd is where Talos keeps its own images, the installer among them.
@@ -115,7 +118,7 @@ func (n *clientNode) EtcdMembers(ctx context.Context) ([]EtcdMember, error) {
 
 	for _, m := range resp.GetMessages() {
 		for _, mem := range m.GetMembers() {
-			out = append(out, EtcdMember{Hostname: mem.GetHostname(), Learner: mem.GetIsLearner()})
+			out = append(out, EtcdMember{ID: mem.GetId(), Hostname: mem.GetHostname(), Learner: mem.GetIsLearner(), PeerURLs: mem.GetPeerUrls()})
 		}
 	}
 

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,7 @@ var scenarios = []struct {
 	{"ReaderGetsVersionButNotTheConfigNorApply", reader},
 	{"ContainerModeRefusesReboots", containerReboot},
 	{"EtcdListsItselfAloneAndHealthy", etcd},
+	{"ItsEtcdMemberAndDiscoveryMemberGoByItsHostname", hostname},
 }
 
 // node is talops' own adapter for the target, with the admin certificate.
@@ -237,6 +239,29 @@ func etcd(ctx context.Context, t *testing.T, tg Target) {
 
 	if errs, err := n.EtcdErrors(ctx); err != nil || len(errs) != 0 {
 		t.Errorf("EtcdErrors: %v, %v", errs, err)
+	}
+}
+
+// hostname: the node reports its hostname, and etcd (and Talos' discovery, when enabled)
+// list it under that name (what tells it apart from a node talops.yaml does not name).
+func hostname(ctx context.Context, t *testing.T, tg Target) {
+	n := node(ctx, t, tg)
+
+	names, err := n.Hostnames(ctx)
+	if err != nil || len(names) == 0 || names[0] == "" {
+		t.Fatalf("Hostnames: %q, %v", names, err)
+	}
+
+	members, err := n.EtcdMembers(ctx)
+	if err != nil || len(members) != 1 || members[0].Hostname != names[0] {
+		t.Errorf("etcd members %+v (%v), want one named %s", members, err, names[0])
+	}
+
+	// A config with discovery disabled lists no member at all; one that lists members
+	// lists the node itself among them.
+	found, err := n.Members(ctx)
+	if err != nil || len(found) > 0 && !slices.ContainsFunc(found, func(m talos.ClusterMember) bool { return slices.Contains(names, m.Hostname) }) {
+		t.Errorf("discovery members %+v (%v), want one named %s", found, err, names[0])
 	}
 }
 

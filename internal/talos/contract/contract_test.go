@@ -49,3 +49,37 @@ func TestContract_FakeNode(t *testing.T) {
 		Version:  "v1.14.1",
 	})
 }
+
+// The maintenance-mode contract, against a fake node started without a config (the
+// realtalos tests run it against a real node booted into maintenance mode).
+func TestContract_FakeNodeInMaintenanceMode(t *testing.T) {
+	bundle, err := secrets.NewBundle(secrets.NewFixedClock(time.Now()), config.TalosVersionCurrent)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	in, err := generate.NewInput("contract", "https://127.0.0.1:6443", "1.36.4", generate.WithSecretsBundle(bundle))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cfg, err := in.Config(machine.TypeControlPlane)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	data, err := cfg.EncodeBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ca := talostest.NewCA(t)
+	s := talostest.Start(t, ca, talostest.Node{Name: "new", Version: "v1.14.1", Mode: "container"})
+
+	contract.RunMaintenance(t, contract.MaintenanceTarget{
+		Endpoint: s.Addr,
+		Admin:    talostest.Talosconfig(t, "contract", ca.PEM, ca.ClientCert(t)),
+		Config:   data,
+		Version:  "v1.14.1",
+	})
+}

@@ -59,6 +59,10 @@ func (m *machineService) ApplyConfiguration(ctx context.Context, req *machine.Ap
 	}
 	defer m.applyMu.Unlock()
 
+	if m.maintenance.Load() {
+		return m.applyMaintenance(ctx, req)
+	}
+
 	m.mu.Lock()
 	defer m.mu.Unlock()
 

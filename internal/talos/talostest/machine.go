@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cosi-project/runtime/pkg/safe"
@@ -27,8 +28,11 @@ type machineService struct {
 
 	node  Node
 	state state.State
-	// controlPlane is true when the node's config makes it one: it runs etcd.
-	controlPlane bool
+	// controlPlane is true when the node's config makes it one: it runs etcd. It changes
+	// when a node in maintenance mode is configured, or a configured one is reset.
+	controlPlane atomic.Bool
+	// maintenance is true while the node waits for its first config.
+	maintenance atomic.Bool
 
 	// applyMu is machined's applyConfigMu: one apply at a time.
 	applyMu sync.Mutex
@@ -60,6 +64,10 @@ type machineService struct {
 	installed *schematic.InstallerRef
 	upgrades  []Upgrade
 	pulls     []string
+	// bootstraps counts Bootstrap calls; etcdData is set once one started etcd here.
+	bootstraps int
+	etcdData   bool
+	resets     []Reset
 }
 
 func machineConfig(data []byte) (*config.MachineConfig, error) {

@@ -1,9 +1,10 @@
 // Package talostest runs fake Talos nodes: real gRPC servers over mTLS on 127.0.0.1 that
 // serve MachineService (Version, ApplyConfiguration, Reboot, Read of the boot ID, the
-// legacy Upgrade, EtcdMemberList, EtcdStatus), LifecycleService.Upgrade and
-// ImageService.Pull (from Talos 1.13, as real nodes do) and the COSI state service, backed
-// by an in-memory state holding the node's machine config, machine type and status,
-// extensions and cluster member, with their resource definitions.
+// legacy Upgrade, Bootstrap, Kubeconfig, Reset, EtcdMemberList, EtcdStatus, EtcdSnapshot,
+// EtcdLeaveCluster, EtcdRemoveMemberByID), LifecycleService.Upgrade and ImageService.Pull
+// (from Talos 1.13, as real nodes do) and the COSI state service, backed by an in-memory
+// state holding the node's machine config, machine type and status, extensions and cluster
+// members, with their resource definitions.
 //
 // A node answers as the real one of its release does where talops can tell: the apply
 // modes and their messages (up to 1.13 AUTO reboots by itself when a change needs it and
@@ -11,6 +12,12 @@
 // the roles of the client certificate and machined's method → role table, and reboots
 // that take time (the old boot ID answers, then nothing listens, then the node boots).
 // An upgrade switches the node's version and schematic when it next boots.
+//
+// A node started without a config waits in maintenance mode: TLS without client
+// certificates, every client os:reader, until its first config switches it to mTLS. Nodes
+// sharing a Cluster form one etcd (joins, leaves, the bootstrap) and list each other as
+// discovery members; a graceful reset takes a control plane out of etcd and boots the node
+// back into maintenance mode.
 package talostest
 
 import (
@@ -32,6 +39,7 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/resources/cluster"
 	"github.com/siderolabs/talos/pkg/machinery/resources/config"
+	"github.com/siderolabs/talos/pkg/machinery/resources/network"
 	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -41,13 +49,14 @@ import (
 type Node struct {
 	// Name names the node in the Journal.
 	Name string
-	// Config is the running machine config.
+	// Config is the running machine config (nil: the node waits in maintenance mode).
 	Config []byte
 	// Version is the Talos version tag.
 	Version string
 	// SchematicID is reported as the version of the "schematic" extension ("" for none).
 	SchematicID string
 	// Fail makes these calls fail with codes.Internal: "ApplyConfiguration", "Reboot",
+	// "Bootstrap", "Reset", "Kubeconfig",
 	// "Upgrade" (legacy), "Pull", "EtcdMemberList", "EtcdStatus", "EtcdSnapshot"; "LifecycleUpgrade" makes
 	// the installer exit with code 1 instead.
 	Fail []string
@@ -66,6 +75,13 @@ type Node struct {
 	Mode string
 	// Reboot sets how long a reboot's phases last (zero: DefaultRebootPhase each).
 	Reboot Reboot
+	// Address is the node's address in its cluster: the one etcd's peer URLs and Talos'
+	// discovery members name (talops reaches it through an endpoint mapping).
+	Address string
+	// Cluster, when set, is the cluster the node is part of: its control planes share one
+	// etcd, and every node lists the others as discovery members. A configured control
+	// plane started with a Cluster is an etcd member (the first one bootstraps it).
+	Cluster *Cluster
 	// Unmet are conditions the running node never meets, so it is not ready: a node of a
 	// cluster without its CNI yet waits on {Name: "nodeReady", Reason: `node "NAME" is not
 	// ready`}. While it boots, a node waits on its last services and its Kubernetes node.
@@ -103,6 +119,9 @@ type Server struct {
 
 // Start serves n on 127.0.0.1 until the test ends. Only clients with a certificate
 // signed by ca get past the TLS handshake; the roles in that certificate decide the rest.
+// A node without a Config starts in maintenance mode instead: it serves the maintenance API
+// over TLS without client certificates (a self-signed certificate, every client os:reader)
+// until it takes its first config, then mTLS as any node.
 func Start(t testing.TB, ca *CA, n Node) *Server {
 	t.Helper()
 
@@ -113,27 +132,17 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 		t.Fatal(err)
 	}
 
-	mc, err := machineConfig(n.Config)
-	if err != nil {
-		t.Fatalf("fake node config: %v", err)
-	}
-
-	if err := st.Create(ctx, mc); err != nil {
-		t.Fatal(err)
-	}
-
-	controlPlane := mc.Provider().Machine() != nil && mc.Provider().Machine().Type().IsControlPlane()
-
-	for _, r := range nodeResources(n, mc) {
-		if err := st.Create(ctx, r); err != nil {
-			t.Fatal(err)
-		}
-	}
-
 	m := &machineService{
 		node: n, state: st, bootID: bootID(n.Name, 0), version: n.Version, schematic: n.SchematicID,
-		controlPlane: controlPlane, active: n.Config, persisted: n.Config, current: mc.Provider(),
 		done: make(chan struct{}),
+	}
+
+	if n.Config == nil {
+		if err := m.startMaintenance(ctx); err != nil {
+			t.Fatal(err)
+		}
+	} else if err := m.startConfigured(ctx); err != nil {
+		t.Fatalf("fake node config: %v", err)
 	}
 
 	if err := m.setSchematic(ctx); err != nil {
@@ -143,10 +152,18 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca.PEM)
 
-	creds := credentials.NewTLS(&tls.Config{
+	mtls := credentials.NewTLS(&tls.Config{
 		Certificates: []tls.Certificate{ca.serverCert(t)},
 		ClientCAs:    pool,
 		ClientAuth:   tls.RequireAndVerifyClientCert,
+		MinVersion:   tls.VersionTLS13,
+	})
+
+	// apid in maintenance mode: its own certificate, client certificates neither asked for
+	// nor verified (tls.ServerOnly of provider.ServerConfig, v1.14.1).
+	insecure := credentials.NewTLS(&tls.Config{
+		Certificates: []tls.Certificate{NewCA(t).serverCert(t)},
+		ClientAuth:   tls.NoClientCert,
 		MinVersion:   tls.VersionTLS13,
 	})
 
@@ -154,7 +171,13 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 	served := state.WrapCore(state.Filter(st, accessPolicy(st)))
 
 	m.host = &host{addr: "127.0.0.1:0", newServer: func() *grpc.Server {
-		srv := grpc.NewServer(grpc.Creds(creds), grpc.ChainUnaryInterceptor(unaryAuthz), grpc.ChainStreamInterceptor(streamAuthz))
+		creds, readonly := mtls, m.maintenance.Load()
+		if readonly {
+			creds = insecure
+		}
+
+		a := authorizer{readonly: readonly}
+		srv := grpc.NewServer(grpc.Creds(creds), grpc.ChainUnaryInterceptor(a.unary), grpc.ChainStreamInterceptor(a.stream))
 		machine.RegisterMachineServiceServer(srv, m)
 		machine.RegisterLifecycleServiceServer(srv, &lifecycleService{m: m})
 		machine.RegisterImageServiceServer(srv, &imageService{m: m})
@@ -180,6 +203,42 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 	return &Server{Addr: m.host.addr, m: m}
 }
 
+// startConfigured writes the state of a node that runs n.Config; a control plane of a
+// Cluster is one of its etcd members.
+func (m *machineService) startConfigured(ctx context.Context) error {
+	mc, err := machineConfig(m.node.Config)
+	if err != nil {
+		return err
+	}
+
+	if err := m.state.Create(ctx, mc); err != nil {
+		return err
+	}
+
+	m.controlPlane.Store(mc.Provider().Machine() != nil && mc.Provider().Machine().Type().IsControlPlane())
+	m.active, m.persisted, m.current = m.node.Config, m.node.Config, mc.Provider()
+
+	for _, r := range nodeResources(m.node, mc) {
+		if err := m.state.Create(ctx, r); err != nil {
+			return err
+		}
+	}
+
+	if c := m.node.Cluster; c != nil {
+		if m.controlPlane.Load() {
+			if c.bootstrapped() {
+				c.join(m.node.Name, m.node.Address)
+			} else {
+				c.bootstrap(m.node.Name, m.node.Address)
+			}
+		}
+
+		c.register(m)
+	}
+
+	return nil
+}
+
 // nodeResources are the resources a node starts with besides its machine config.
 func nodeResources(n Node, mc *config.MachineConfig) []resource.Resource {
 	machineType := config.NewMachineType()
@@ -202,7 +261,15 @@ func nodeResources(n Node, mc *config.MachineConfig) []resource.Resource {
 	member.TypedSpec().MachineType = machineType.MachineType()
 	member.TypedSpec().OperatingSystem = "Talos (" + n.Version + ")"
 
-	return []resource.Resource{machineType, status, ext, member}
+	return []resource.Resource{machineType, status, ext, member, hostnameStatus(n.Name)}
+}
+
+// hostnameStatus is the node's hostname as Talos reports it: its name in the fake.
+func hostnameStatus(name string) *network.HostnameStatus {
+	h := network.NewHostnameStatus(network.NamespaceName, network.HostnameID)
+	h.TypedSpec().Hostname = name
+
+	return h
 }
 
 // Applied is one config a node took (dry runs are not recorded).

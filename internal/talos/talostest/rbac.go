@@ -29,21 +29,27 @@ var rules = map[string]role.Set{
 	"/machine.ImageService/Pull":        role.MakeSet(role.Admin, role.Operator),
 	"/machine.LifecycleService/Upgrade": role.MakeSet(role.Admin),
 	// os:reader only in maintenance mode, which ApplyConfiguration checks itself.
-	"/machine.MachineService/ApplyConfiguration": role.MakeSet(role.Admin, role.Reader),
-	"/machine.MachineService/EtcdMemberList":     role.MakeSet(role.Admin, role.Operator, role.Reader, role.EtcdBackup),
-	"/machine.MachineService/EtcdStatus":         role.MakeSet(role.Admin, role.Operator, role.Reader, role.EtcdBackup),
-	"/machine.MachineService/Read":               role.MakeSet(role.Admin),
-	"/machine.MachineService/Reboot":             role.MakeSet(role.Admin, role.Operator),
-	"/machine.MachineService/Upgrade":            role.MakeSet(role.Admin),
-	"/machine.MachineService/Version":            role.MakeSet(role.Admin, role.Operator, role.Reader),
-	"/cosi.resource.State/Create":                role.MakeSet(role.Admin),
-	"/cosi.resource.State/Destroy":               role.MakeSet(role.Admin),
-	"/cosi.resource.State/Teardown":              role.MakeSet(role.Admin),
-	"/cosi.resource.State/TeardownAndDestroy":    role.MakeSet(role.Admin),
-	"/cosi.resource.State/Get":                   role.MakeSet(role.Admin, role.Operator, role.Reader),
-	"/cosi.resource.State/List":                  role.MakeSet(role.Admin, role.Operator, role.Reader),
-	"/cosi.resource.State/Update":                role.MakeSet(role.Admin),
-	"/cosi.resource.State/Watch":                 role.MakeSet(role.Admin, role.Operator, role.Reader),
+	"/machine.MachineService/ApplyConfiguration":   role.MakeSet(role.Admin, role.Reader),
+	"/machine.MachineService/Bootstrap":            role.MakeSet(role.Admin),
+	"/machine.MachineService/EtcdLeaveCluster":     role.MakeSet(role.Admin),
+	"/machine.MachineService/EtcdMemberList":       role.MakeSet(role.Admin, role.Operator, role.Reader, role.EtcdBackup),
+	"/machine.MachineService/EtcdRemoveMemberByID": role.MakeSet(role.Admin),
+	"/machine.MachineService/EtcdSnapshot":         role.MakeSet(role.Admin, role.Operator, role.EtcdBackup),
+	"/machine.MachineService/EtcdStatus":           role.MakeSet(role.Admin, role.Operator, role.Reader, role.EtcdBackup),
+	"/machine.MachineService/Kubeconfig":           role.MakeSet(role.Admin),
+	"/machine.MachineService/Read":                 role.MakeSet(role.Admin),
+	"/machine.MachineService/Reboot":               role.MakeSet(role.Admin, role.Operator),
+	"/machine.MachineService/Reset":                role.MakeSet(role.Admin),
+	"/machine.MachineService/Upgrade":              role.MakeSet(role.Admin),
+	"/machine.MachineService/Version":              role.MakeSet(role.Admin, role.Operator, role.Reader),
+	"/cosi.resource.State/Create":                  role.MakeSet(role.Admin),
+	"/cosi.resource.State/Destroy":                 role.MakeSet(role.Admin),
+	"/cosi.resource.State/Teardown":                role.MakeSet(role.Admin),
+	"/cosi.resource.State/TeardownAndDestroy":      role.MakeSet(role.Admin),
+	"/cosi.resource.State/Get":                     role.MakeSet(role.Admin, role.Operator, role.Reader),
+	"/cosi.resource.State/List":                    role.MakeSet(role.Admin, role.Operator, role.Reader),
+	"/cosi.resource.State/Update":                  role.MakeSet(role.Admin),
+	"/cosi.resource.State/Watch":                   role.MakeSet(role.Admin, role.Operator, role.Reader),
 }
 
 type rolesKey struct{}
@@ -81,9 +87,15 @@ func rolesFrom(ctx context.Context) role.Set {
 	return roles
 }
 
-// authorize is authz.Authorizer.authorize with machined's rules.
-func authorize(ctx context.Context, method string) (context.Context, error) {
+// authorizer is authz.Authorizer with machined's rules. In maintenance mode (readonly)
+// apid's injector runs as ReadOnlyWithAdminOnSiderolink: every client is os:reader.
+type authorizer struct{ readonly bool }
+
+func (a authorizer) authorize(ctx context.Context, method string) (context.Context, error) {
 	roles := peerRoles(ctx)
+	if a.readonly {
+		roles = role.MakeSet(role.Reader)
+	}
 
 	allowed, ok := rules[method]
 	if !ok {
@@ -97,8 +109,8 @@ func authorize(ctx context.Context, method string) (context.Context, error) {
 	return context.WithValue(ctx, rolesKey{}, roles), nil
 }
 
-func unaryAuthz(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	ctx, err := authorize(ctx, info.FullMethod)
+func (a authorizer) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	ctx, err := a.authorize(ctx, info.FullMethod)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +118,8 @@ func unaryAuthz(ctx context.Context, req any, info *grpc.UnaryServerInfo, handle
 	return handler(ctx, req)
 }
 
-func streamAuthz(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	ctx, err := authorize(ss.Context(), info.FullMethod)
+func (a authorizer) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	ctx, err := a.authorize(ss.Context(), info.FullMethod)
 	if err != nil {
 		return err
 	}

@@ -213,7 +213,7 @@ func (m *machineService) setStage(ctx context.Context, stage runtime.MachineStag
 
 	unmet := m.node.Unmet
 	if stage == runtime.MachineStageBooting {
-		unmet = bootingConditions(m.node.Name, m.controlPlane)
+		unmet = bootingConditions(m.node.Name, m.controlPlane.Load())
 	}
 
 	ms.TypedSpec().Stage = stage

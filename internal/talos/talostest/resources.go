@@ -10,6 +10,7 @@ import (
 	"github.com/cosi-project/runtime/pkg/state/registry"
 	"github.com/siderolabs/talos/pkg/machinery/resources/cluster"
 	"github.com/siderolabs/talos/pkg/machinery/resources/config"
+	"github.com/siderolabs/talos/pkg/machinery/resources/network"
 	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
 )
 
@@ -31,6 +32,7 @@ func register(ctx context.Context, st state.State) error {
 		{runtime.NamespaceName, "Talos v1alpha1 subsystems glue resources."},
 		{cluster.NamespaceName, "Cluster configuration and discovery resources."},
 		{config.NamespaceName, "Talos node configuration."},
+		{network.NamespaceName, "Networking resources."},
 	} {
 		if err := namespaces.Register(ctx, ns.name, ns.description); err != nil {
 			return fmt.Errorf("register namespace %s: %w", ns.name, err)
@@ -48,6 +50,7 @@ func register(ctx context.Context, st state.State) error {
 		&runtime.MachineStatus{},
 		&runtime.ExtensionStatus{},
 		&cluster.Member{},
+		&network.HostnameStatus{},
 	} {
 		if err := resources.Register(ctx, r); err != nil {
 			return fmt.Errorf("register %T: %w", r, err)

@@ -97,6 +97,7 @@ func TestResourceDefinitions_ResolveTheNamesTalosctlTakes(t *testing.T) {
 		"extensionstatus":    {namespace: "runtime"},
 		"members":            {namespace: "cluster"},
 		"machinetype":        {namespace: "config"},
+		"hostnamestatus":     {namespace: "network"},
 		"resourcedefinition": {namespace: "meta"},
 	} {
 		rd := resolve(name)

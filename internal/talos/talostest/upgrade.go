@@ -5,7 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 
@@ -136,7 +138,7 @@ func (m *machineService) Upgrade(_ context.Context, req *machine.UpgradeRequest)
 		return nil, err
 	}
 
-	if m.controlPlane && !req.GetForce() && !req.GetPreserve() {
+	if m.controlPlane.Load() && !req.GetForce() && !req.GetPreserve() {
 		if err := m.validateEtcdForUpgrade(); err != nil {
 			// A plain error on the real node: the client sees codes.Unknown.
 			return nil, fmt.Errorf("error validating etcd for upgrade: %w", err)
@@ -170,9 +172,32 @@ func (m *machineService) validateEtcdForUpgrade() error {
 	return nil
 }
 
+// EtcdMemberList lists the etcd members: those of the node's Cluster (any control plane
+// asks the cluster's endpoints), or Node.EtcdMembers without one. Before the bootstrap no
+// control plane has an endpoint to ask, and the call fails as machined's GetEndpoints does.
 func (m *machineService) EtcdMemberList(context.Context, *machine.EtcdMemberListRequest) (*machine.EtcdMemberListResponse, error) {
 	if err := m.etcd("EtcdMemberList", "member list"); err != nil {
 		return nil, err
+	}
+
+	out := &machine.EtcdMembers{}
+
+	if c := m.node.Cluster; c != nil {
+		members := c.members()
+		if len(members) == 0 {
+			return nil, errors.New("no controlplane endpoints discovered yet")
+		}
+
+		for _, mem := range members {
+			out.Members = append(out.Members, &machine.EtcdMember{
+				Id: mem.id, Hostname: mem.name,
+				PeerUrls:   []string{"https://" + net.JoinHostPort(mem.address, "2380")},
+				ClientUrls: []string{"https://" + net.JoinHostPort(mem.address, "2379")},
+			})
+			out.LegacyMembers = append(out.LegacyMembers, mem.name)
+		}
+
+		return &machine.EtcdMemberListResponse{Messages: []*machine.EtcdMembers{out}}, nil
 	}
 
 	members := m.node.EtcdMembers
@@ -180,7 +205,6 @@ func (m *machineService) EtcdMemberList(context.Context, *machine.EtcdMemberList
 		members = []string{m.node.Name}
 	}
 
-	out := &machine.EtcdMembers{}
 	for i, name := range members {
 		out.Members = append(out.Members, &machine.EtcdMember{Id: uint64(i + 1), Hostname: name})
 	}
@@ -205,7 +229,11 @@ func (m *machineService) EtcdStatus(context.Context, *emptypb.Empty) (*machine.E
 // does (internal/app/internal/machinehelper, v1.14.1; api names the API in its message),
 // and where the test says they fail.
 func (m *machineService) etcd(call, api string) error {
-	if !m.controlPlane {
+	if m.maintenance.Load() {
+		return status.Errorf(codes.Unimplemented, "machine type is not set, cannot use %s API", api)
+	}
+
+	if !m.controlPlane.Load() {
 		return status.Errorf(codes.Unimplemented, "%s is only available on control plane nodes", api)
 	}
 
