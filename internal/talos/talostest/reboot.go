@@ -137,10 +137,30 @@ func (h *host) down() {
 	h.srv, h.cur = nil, nil
 	h.mu.Unlock()
 
-	if srv != nil {
+	if srv == nil {
+		return
+	}
+
+	// Calls under way finish first, as a node's services answer before they stop (an
+	// answer cut off mid-write would read as EOF on a loaded machine); streams that do not
+	// end by themselves are cut.
+	done := make(chan struct{})
+
+	go func() {
+		srv.GracefulStop()
+		close(done)
+	}()
+
+	select {
+	case <-done:
+	case <-time.After(gracefulStop):
 		srv.Stop()
+		<-done
 	}
 }
+
+// gracefulStop bounds how long a node going down waits for the calls under way.
+const gracefulStop = 200 * time.Millisecond
 
 func (h *host) close() {
 	h.mu.Lock()
