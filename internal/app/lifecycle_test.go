@@ -83,6 +83,8 @@ func (k *fakeKube) recorded() []string {
 // k8s-node2, k8s-node3) and two workers (k8s-node1, k8s-node4), every node a fake booted
 // into maintenance mode at its address of talops.yaml, all sharing one etcd.
 type newClusterLab struct {
+	// boot starts a node that was left off (its VM not created yet).
+	boot    func(name string)
 	d       *app.Deps
 	files   cluster.MapFiles
 	servers map[string]*talostest.Server
@@ -97,6 +99,13 @@ var clusterNodes = []string{"k8s-master", "k8s-node1", "k8s-node2", "k8s-node3",
 func startNewCluster(t *testing.T) *newClusterLab {
 	t.Helper()
 
+	return startNewClusterWithout(t)
+}
+
+// startNewClusterWithout is startNewCluster with some nodes not started: l.boot starts one.
+func startNewClusterWithout(t *testing.T, off ...string) *newClusterLab {
+	t.Helper()
+
 	files := testlab.Files(t)
 	for _, name := range []string{"k8s-node2", "k8s-node3"} {
 		testlab.Edit(t, files, "talops.yaml", "- name: "+name+"\n    address: 10.0.20.10"+name[len(name)-1:]+"\n    role: worker", "- name: "+name+"\n    address: 10.0.20.10"+name[len(name)-1:]+"\n    role: controlplane")
@@ -106,21 +115,36 @@ func startNewCluster(t *testing.T) *newClusterLab {
 	ca := talostest.NewCA(t)
 	endpoints := map[string]string{}
 
+	var endpointsMu sync.Mutex
+
 	// Each node booted the factory image of its schematic, as talops' boot images are.
 	ids, err := render.SchematicIDs(testlab.Load(t, files))
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	for i, name := range clusterNodes {
+	l.boot = func(name string) {
+		i := slices.Index(clusterNodes, name)
 		addr := fmt.Sprintf("10.0.20.%d", 100+i)
+
 		id := ids["base"]
 		if name == "k8s-node1" {
 			id = ids["gpu"]
 		}
 
-		l.servers[name] = talostest.Start(t, ca, talostest.Node{Name: name, Address: addr, Version: "v1.13.9", SchematicID: id, Cluster: l.etcd, Journal: l.journal})
-		endpoints[addr] = l.servers[name].Addr
+		s := talostest.Start(t, ca, talostest.Node{Name: name, Address: addr, Version: "v1.13.9", SchematicID: id, Cluster: l.etcd, Journal: l.journal})
+
+		endpointsMu.Lock()
+		defer endpointsMu.Unlock()
+
+		l.servers[name] = s
+		endpoints[addr] = s.Addr
+	}
+
+	for _, name := range clusterNodes {
+		if !slices.Contains(off, name) {
+			l.boot(name)
+		}
 	}
 
 	talosconfig := filepath.Join(t.TempDir(), "talosconfig")
@@ -146,7 +170,16 @@ func startNewCluster(t *testing.T) *newClusterLab {
 		Mask:          func(values ...string) { m = mask.New(append(m.Values(), values...)...) },
 		Masker:        func() *mask.Masker { return m },
 		Secrets:       &secrets.Loader{Getenv: getenv, ReadFile: os.ReadFile, Now: func() time.Time { return time.Unix(0, 0) }},
-		TalosEndpoint: func(address string) string { return endpoints[address] },
+		TalosEndpoint: func(address string) string {
+			endpointsMu.Lock()
+			defer endpointsMu.Unlock()
+
+			if e, ok := endpoints[address]; ok {
+				return e
+			}
+
+			return "127.0.0.1:1" // a node not booted yet: nothing listens
+		},
 		TalosTimeout:  3 * time.Second,
 		GateTimeout:   5 * time.Second,
 		GateInterval:  10 * time.Millisecond,

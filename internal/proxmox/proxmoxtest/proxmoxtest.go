@@ -63,6 +63,7 @@ type Server struct {
 	vmExits   map[string]string   // node/vmid → exit status of its start and reset tasks
 	down      map[string]downNode // node → how pveproxy answers for it
 	fetch     func(Download) string
+	onStart   func(node string, vmid int)
 	downloads []Download
 	created   []Created
 	deleted   []string
@@ -190,6 +191,16 @@ func (s *Server) SetVMConfig(node string, vmid int, keys map[string]string) {
 			v.config[k] = val
 		}
 	}
+}
+
+// OnStart calls fn once a VM's start task has succeeded: a test boots the machine that VM
+// runs (a fake Talos node in maintenance mode, say). fn runs with the fake's lock held and
+// must not call it.
+func (s *Server) OnStart(fn func(node string, vmid int)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	s.onStart = fn
 }
 
 // Created returns the VMs the fake created, in order.
@@ -733,7 +744,13 @@ func (s *Server) vmAction(w http.ResponseWriter, node, id, action string) {
 		exit = e
 	}
 
-	writeData(w, s.startTask(node, kind, id, exit, func() { v.status, v.qmp = "running", "running" }))
+	writeData(w, s.startTask(node, kind, id, exit, func() {
+		v.status, v.qmp = "running", "running"
+
+		if vmid, err := strconv.Atoi(id); err == nil && s.onStart != nil && action == "start" {
+			s.onStart(node, vmid)
+		}
+	}))
 }
 
 // startTask registers a task that answers "running" once, then stops with exit.

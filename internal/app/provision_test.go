@@ -1,0 +1,86 @@
+package app_test
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/talops/talops/internal/app"
+	"github.com/talops/talops/internal/images"
+	"github.com/talops/talops/internal/proxmox"
+	"github.com/talops/talops/internal/proxmox/proxmoxtest"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/testlab"
+)
+
+// TestApply_ProxmoxVMsCreatesANewNodesVMAndConfiguresItInOneApply: a node whose VM does
+// not exist yet gets it created from its spec, booting its schematic's ISO; the node comes
+// up in maintenance mode, and the same apply configures it with the others.
+func TestApply_ProxmoxVMsCreatesANewNodesVMAndConfiguresItInOneApply(t *testing.T) {
+	t.Parallel()
+
+	l := startNewClusterWithout(t, "k8s-node4")
+
+	tok := proxmoxtest.Token{ID: "talops@pve!ci", Secret: "provision-token-secret"}
+	srv := proxmoxtest.New(t, tok)
+
+	for i, name := range clusterNodes[:4] {
+		srv.AddVM("pve", 200+i, name, "running")
+	}
+
+	ids, err := render.SchematicIDs(testlab.Load(t, l.files))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	iso := images.ISOName("v1.13.9", ids["base"], "nocloud-amd64.iso")
+	srv.AddStorage("pve", "local", "iso", iso, images.ISOName("v1.13.9", ids["gpu"], "nocloud-amd64.iso"))
+	srv.OnStart(func(_ string, vmid int) {
+		if vmid == 204 {
+			l.boot("k8s-node4") // the VM boots its ISO: Talos in maintenance mode
+		}
+	})
+
+	testlab.Edit(t, l.files, "talops.yaml", "nodes:\n", "proxmox:\n  url: "+srv.URL()+"\n  storage: local\n  caFile: pve-ca.pem\nnodes:\n")
+	testlab.Edit(t, l.files, "talops.yaml", "{node: pve, vmid: 204}", "{node: pve, vmid: 204, cores: 4, memory: 8192}")
+	l.files["pve-ca.pem"] = srv.CAPEM()
+
+	getenv := l.d.Getenv
+	l.d.Getenv = func(k string) string {
+		switch k {
+		case app.EnvProxmoxTokenID:
+			return tok.ID
+		case app.EnvProxmoxTokenSecret:
+			return tok.Secret
+		}
+
+		return getenv(k)
+	}
+	l.d.Proxmox = func(cfg proxmox.Config) (proxmox.API, error) {
+		cfg.PollInterval = time.Millisecond
+
+		return proxmox.New(cfg)
+	}
+
+	rep, err := l.apply(t, app.ApplyOptions{ProxmoxVMs: true})
+	if err != nil {
+		t.Fatalf("apply --proxmox-vms: %v", err)
+	}
+
+	want := []string{
+		"k8s-master create applied", "k8s-node2 create applied", "k8s-node3 create applied",
+		"k8s-node1 create applied", "k8s-node4 create applied",
+	}
+	if got := outcomesOf(rep); !slices.Equal(got, want) {
+		t.Fatalf("apply\n got %q\nwant %q\n%+v", got, want, rep.Nodes)
+	}
+
+	created := srv.Created()
+	if len(created) != 1 || created[0].Params["vmid"] != "204" || created[0].Params["ide2"] != "local:iso/"+iso+",media=cdrom" || created[0].Params["cores"] != "4" {
+		t.Errorf("created %+v, want VM 204 booting %s", created, iso)
+	}
+
+	if len(l.servers["k8s-node4"].Applied()) != 1 {
+		t.Errorf("k8s-node4 took %d configs, want 1", len(l.servers["k8s-node4"].Applied()))
+	}
+}
