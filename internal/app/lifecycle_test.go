@@ -167,9 +167,9 @@ func startNewClusterWithout(t *testing.T, off ...string) *newClusterLab {
 
 			return files, func() error { return nil }, nil
 		},
-		Mask:          func(values ...string) { m = mask.New(append(m.Values(), values...)...) },
-		Masker:        func() *mask.Masker { return m },
-		Secrets:       &secrets.Loader{Getenv: getenv, ReadFile: os.ReadFile, Now: func() time.Time { return time.Unix(0, 0) }},
+		Mask:    func(values ...string) { m = mask.New(append(m.Values(), values...)...) },
+		Masker:  func() *mask.Masker { return m },
+		Secrets: &secrets.Loader{Getenv: getenv, ReadFile: os.ReadFile, Now: func() time.Time { return time.Unix(0, 0) }},
 		TalosEndpoint: func(address string) string {
 			endpointsMu.Lock()
 			defer endpointsMu.Unlock()
@@ -180,9 +180,9 @@ func startNewClusterWithout(t *testing.T, off ...string) *newClusterLab {
 
 			return "127.0.0.1:1" // a node not booted yet: nothing listens
 		},
-		TalosTimeout:  3 * time.Second,
-		GateTimeout:   5 * time.Second,
-		GateInterval:  10 * time.Millisecond,
+		TalosTimeout: 3 * time.Second,
+		GateTimeout:  5 * time.Second,
+		GateInterval: 10 * time.Millisecond,
 		Kube: func(kubeconfig []byte) (app.Kube, error) {
 			if !strings.Contains(string(kubeconfig), "client-key-data") {
 				return nil, errors.New("not an admin kubeconfig")
