@@ -27,6 +27,10 @@ const (
 // Client is a cluster's Kubernetes API as apply uses it.
 type Client struct {
 	cs kubernetes.Interface
+	// leases is a clientset of its own for the apply lock: client-go rate-limits per
+	// clientset, and a drain that a PodDisruptionBudget holds up retries its evictions
+	// as fast as the limit allows, which must not delay a renewal.
+	leases kubernetes.Interface
 
 	// LeaseDuration is how long the apply lock lasts without renewal (whole seconds, at
 	// least one).
@@ -43,8 +47,15 @@ func New(kubeconfig []byte) (*Client, error) {
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {
 		// The parser's errors can quote the input (YAML errors show the offending line),
-		// so only the fact is reported.
-		return nil, errors.New("read kubeconfig: not a valid kubeconfig")
+		// so only what kind of failure it was is reported.
+		switch {
+		case clientcmd.IsEmptyConfig(err):
+			return nil, errors.New("read kubeconfig: it is empty")
+		case clientcmd.IsConfigurationInvalid(err):
+			return nil, errors.New("read kubeconfig: it names no usable context, cluster and user")
+		default:
+			return nil, errors.New("read kubeconfig: not a valid kubeconfig")
+		}
 	}
 
 	return NewForConfig(cfg)
@@ -62,7 +73,12 @@ func NewForConfig(cfg *rest.Config) (*Client, error) {
 		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
 	}
 
-	return &Client{cs: cs, LeaseDuration: DefaultLeaseDuration, RenewInterval: DefaultRenewInterval, Now: time.Now}, nil
+	leases, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
+	}
+
+	return &Client{cs: cs, leases: leases, LeaseDuration: DefaultLeaseDuration, RenewInterval: DefaultRenewInterval, Now: time.Now}, nil
 }
 
 // Reachable asks the API server for its version, briefly: an error means there is no

@@ -12,7 +12,7 @@ import (
 
 // Drain cordons the node and evicts its pods with go-kubernetes' nodedrain (the library
 // talosctl drains with), honouring PodDisruptionBudgets, and gives up after timeout.
-// progress first gets "draining (N pods)", then one line per eviction, each line once:
+// progress first gets "draining (N pods)" (N counts what will be evicted), then one line per eviction, each line once:
 // an eviction a PodDisruptionBudget refuses is retried and would repeat its line every
 // few seconds. An error leaves the node cordoned.
 func (c *Client) Drain(ctx context.Context, node string, timeout time.Duration, progress func(string)) error {
@@ -27,7 +27,7 @@ func (c *Client) Drain(ctx context.Context, node string, timeout time.Duration, 
 		return fmt.Errorf("drain node %s: %w", node, err)
 	}
 
-	say(fmt.Sprintf("draining (%d pods)", n))
+	say(draining(n))
 
 	if err := nodedrain.Drain(ctx, c.cs, node, nodedrain.DrainOptions{Timeout: timeout, Progress: say}); err != nil {
 		return fmt.Errorf("drain: %w", err)
@@ -57,6 +57,15 @@ func (c *Client) evictable(ctx context.Context, node string) (int, error) {
 	}
 
 	return len(list.Pods()), nil
+}
+
+// draining is the drain's first progress line.
+func draining(pods int) string {
+	if pods == 1 {
+		return "draining (1 pod)"
+	}
+
+	return fmt.Sprintf("draining (%d pods)", pods)
 }
 
 // once passes each distinct line to progress the first time it is seen; nil progress

@@ -177,8 +177,8 @@ func TestDrain_PDBWithNoDisruptionsAllowedFailsWithinTheTimeoutAndLeavesThePod(t
 	}
 
 	got := progress.all()
-	if len(got) == 0 || got[0] != "draining (1 pods)" {
-		t.Errorf("progress = %q, want it to begin with %q", got, "draining (1 pods)")
+	if len(got) == 0 || got[0] != "draining (1 pod)" {
+		t.Errorf("progress = %q, want it to begin with %q", got, "draining (1 pod)")
 	}
 
 	// Refused evictions are retried many times in 3s; each line still comes once.

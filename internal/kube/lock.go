@@ -51,7 +51,7 @@ func (c *Client) Lock(ctx context.Context, cluster, holder string) (release func
 
 // take writes holder into the Lease, creating it if absent, or returns a *LockedError.
 func (c *Client) take(ctx context.Context, cluster, name, holder string) (*coordinationv1.Lease, error) {
-	leases := c.cs.CoordinationV1().Leases(leaseNamespace)
+	leases := c.leases.CoordinationV1().Leases(leaseNamespace)
 
 	for range takeAttempts {
 		cur, err := leases.Get(ctx, name, metav1.GetOptions{})

@@ -59,7 +59,7 @@ func (h *hold) renewOnce(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, h.c.renewEvery())
 	defer cancel()
 
-	leases := h.c.cs.CoordinationV1().Leases(leaseNamespace)
+	leases := h.c.leases.CoordinationV1().Leases(leaseNamespace)
 
 	next := h.lease.DeepCopy()
 	now := metav1.NewMicroTime(h.c.Now())
@@ -122,7 +122,7 @@ func (h *hold) release(ctx context.Context) error {
 // delete removes the Lease on the condition that it is the version last written, so a
 // lock another apply took meanwhile is left alone.
 func (h *hold) delete(ctx context.Context) error {
-	leases := h.c.cs.CoordinationV1().Leases(leaseNamespace)
+	leases := h.c.leases.CoordinationV1().Leases(leaseNamespace)
 	lease := h.lease
 
 	for range takeAttempts {
