@@ -1,0 +1,105 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+const (
+	// requestTimeout bounds each API request, so a control plane that stops answering in
+	// the middle of a rollout fails a step instead of hanging it.
+	requestTimeout = 30 * time.Second
+	// reachableTimeout is how long Reachable waits: a cluster being bootstrapped has no
+	// API at all, and apply should not wait long to learn that.
+	reachableTimeout = 5 * time.Second
+	// DefaultLeaseDuration is how long the apply lock lasts unless renewed.
+	DefaultLeaseDuration = 60 * time.Second
+	// DefaultRenewInterval is how often a held lock is renewed: three tries per duration.
+	DefaultRenewInterval = DefaultLeaseDuration / 3
+)
+
+// Client is a cluster's Kubernetes API as apply uses it.
+type Client struct {
+	cs kubernetes.Interface
+	// leases is a clientset of its own for the apply lock: client-go rate-limits per
+	// clientset, and a drain that a PodDisruptionBudget holds up retries its evictions
+	// as fast as the limit allows, which must not delay a renewal.
+	leases kubernetes.Interface
+
+	// LeaseDuration is how long the apply lock lasts without renewal (whole seconds, at
+	// least one).
+	LeaseDuration time.Duration
+	// RenewInterval is how often a held lock is renewed; shorter than LeaseDuration.
+	RenewInterval time.Duration
+	// Now is the clock the lock's times come from.
+	Now func() time.Time
+}
+
+// New builds a Client from an admin kubeconfig's bytes. Errors never quote the
+// kubeconfig: it holds the cluster's admin credentials.
+func New(kubeconfig []byte) (*Client, error) {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		// The parser's errors can quote the input (YAML errors show the offending line),
+		// so only what kind of failure it was is reported.
+		switch {
+		case clientcmd.IsEmptyConfig(err):
+			return nil, errors.New("read kubeconfig: it is empty")
+		case clientcmd.IsConfigurationInvalid(err):
+			return nil, errors.New("read kubeconfig: it names no usable context, cluster and user")
+		default:
+			return nil, errors.New("read kubeconfig: not a valid kubeconfig")
+		}
+	}
+
+	return NewForConfig(cfg)
+}
+
+// NewForConfig builds a Client from a REST config (tests and callers that already have one).
+func NewForConfig(cfg *rest.Config) (*Client, error) {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.Timeout == 0 {
+		cfg.Timeout = requestTimeout
+	}
+
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
+	}
+
+	leases, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
+	}
+
+	return &Client{cs: cs, leases: leases, LeaseDuration: DefaultLeaseDuration, RenewInterval: DefaultRenewInterval, Now: time.Now}, nil
+}
+
+// Reachable asks the API server for its version, briefly: an error means there is no
+// working Kubernetes API yet (a cluster being bootstrapped) or it is down.
+func (c *Client) Reachable(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, reachableTimeout)
+	defer cancel()
+
+	// Discovery's ServerVersion takes no context; the REST client's request does.
+	if err := c.cs.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error(); err != nil {
+		return fmt.Errorf("kubernetes API: %w", err)
+	}
+
+	return nil
+}
+
+// renewEvery is RenewInterval, or its default when unset.
+func (c *Client) renewEvery() time.Duration {
+	if c.RenewInterval <= 0 {
+		return DefaultRenewInterval
+	}
+
+	return c.RenewInterval
+}

@@ -1,0 +1,53 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Nodes lists the names of the cluster's Node objects, sorted.
+func (c *Client) Nodes(ctx context.Context) ([]string, error) {
+	list, err := c.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+
+	names := make([]string, 0, len(list.Items))
+	for _, n := range list.Items {
+		names = append(names, n.Name)
+	}
+
+	slices.Sort(names)
+
+	return names, nil
+}
+
+// KubeletVersions maps each Node's name to the kubelet version it reports
+// (status.nodeInfo.kubeletVersion; empty for a node that has not reported one).
+func (c *Client) KubeletVersions(ctx context.Context) (map[string]string, error) {
+	list, err := c.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+
+	out := make(map[string]string, len(list.Items))
+	for _, n := range list.Items {
+		out[n.Name] = n.Status.NodeInfo.KubeletVersion
+	}
+
+	return out, nil
+}
+
+// DeleteNode deletes the node's Node object; one that is already gone is not an error.
+func (c *Client) DeleteNode(ctx context.Context, node string) error {
+	err := c.cs.CoreV1().Nodes().Delete(ctx, node, metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete node %s: %w", node, err)
+	}
+
+	return nil
+}

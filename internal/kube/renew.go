@@ -1,0 +1,157 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// hold is a taken apply lock: its renewal and its release.
+type hold struct {
+	c       *Client
+	cluster string
+	holder  string
+
+	// lease is the last version written; the renewal goroutine owns it (and lost) until
+	// done is closed, release after.
+	lease *coordinationv1.Lease
+	lost  error
+
+	stop context.CancelFunc
+	done chan struct{}
+
+	once sync.Once
+	err  error
+}
+
+// renew rewrites the Lease's renewTime every RenewInterval until ctx ends or the lock
+// is lost. A failed write is tried again at the next tick: one missed renewal is not
+// yet a lost lock.
+func (h *hold) renew(ctx context.Context) {
+	defer close(h.done)
+
+	tick := time.NewTicker(h.c.renewEvery())
+	defer tick.Stop()
+
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+
+		if err := h.renewOnce(ctx); err != nil {
+			h.lost = err
+
+			return
+		}
+	}
+}
+
+// renewOnce writes one renewal. The error is only for a lock that is no longer ours;
+// a failure to reach the API is left to the next tick.
+func (h *hold) renewOnce(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, h.c.renewEvery())
+	defer cancel()
+
+	leases := h.c.leases.CoordinationV1().Leases(leaseNamespace)
+
+	next := h.lease.DeepCopy()
+	now := metav1.NewMicroTime(h.c.Now())
+	next.Spec.RenewTime = &now
+
+	updated, err := leases.Update(ctx, next, metav1.UpdateOptions{})
+	if err == nil {
+		h.lease = updated
+
+		return nil
+	}
+
+	if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+		return nil
+	}
+
+	// Someone else wrote the Lease: it is still ours only if it still names us.
+	cur, err := leases.Get(ctx, h.lease.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("the apply lock of cluster %s was deleted while held", h.cluster)
+	}
+
+	if err != nil {
+		return nil
+	}
+
+	if cur.Spec.HolderIdentity == nil || *cur.Spec.HolderIdentity != h.holder {
+		by := "nobody"
+		if cur.Spec.HolderIdentity != nil && *cur.Spec.HolderIdentity != "" {
+			by = *cur.Spec.HolderIdentity
+		}
+
+		return fmt.Errorf("the apply lock of cluster %s was taken over by %s while held", h.cluster, by)
+	}
+
+	h.lease = cur
+
+	return nil
+}
+
+// release stops the renewal and deletes the Lease if it is still ours. Calling it again
+// returns the first call's result.
+func (h *hold) release(ctx context.Context) error {
+	h.once.Do(func() {
+		h.stop()
+		<-h.done
+
+		if h.lost != nil {
+			h.err = h.lost
+
+			return
+		}
+
+		h.err = h.delete(ctx)
+	})
+
+	return h.err
+}
+
+// delete removes the Lease on the condition that it is the version last written, so a
+// lock another apply took meanwhile is left alone.
+func (h *hold) delete(ctx context.Context) error {
+	leases := h.c.leases.CoordinationV1().Leases(leaseNamespace)
+	lease := h.lease
+
+	for range takeAttempts {
+		err := leases.Delete(ctx, lease.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{
+			UID: &lease.UID, ResourceVersion: &lease.ResourceVersion,
+		}})
+		if err == nil || apierrors.IsNotFound(err) {
+			return nil
+		}
+
+		if !apierrors.IsConflict(err) {
+			return fmt.Errorf("release the apply lock %s/%s: %w", leaseNamespace, lease.Name, err)
+		}
+
+		cur, err := leases.Get(ctx, lease.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+
+		if err != nil {
+			return fmt.Errorf("release the apply lock %s/%s: %w", leaseNamespace, lease.Name, err)
+		}
+
+		if cur.Spec.HolderIdentity == nil || *cur.Spec.HolderIdentity != h.holder {
+			return nil // another apply has it now: not ours to delete
+		}
+
+		lease = cur
+	}
+
+	return fmt.Errorf("release the apply lock %s/%s: it changed under every one of %d attempts", leaseNamespace, lease.Name, takeAttempts)
+}
