@@ -15,10 +15,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/door"
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/gitrev"
+	"github.com/talops/talops/internal/kube"
 	"github.com/talops/talops/internal/proxmox"
 )
 
@@ -51,11 +53,19 @@ func OSDeps() *Deps {
 	version := buildVersion()
 
 	return &Deps{
-		Version:    version,
-		Stdout:     os.Stdout,
-		Stderr:     os.Stderr,
-		Getenv:     os.Getenv,
-		Hostname:   os.Hostname,
+		Version:  version,
+		Stdout:   os.Stdout,
+		Stderr:   os.Stderr,
+		Getenv:   os.Getenv,
+		Hostname: os.Hostname,
+		Kube: func(kubeconfig []byte) (app.Kube, error) {
+			c, err := kube.New(kubeconfig)
+			if err != nil {
+				return nil, err // not a nil *kube.Client inside the interface
+			}
+
+			return c, nil
+		},
 		ReadFile:   cluster.ReadFileBounded,
 		WriteFile:  writeFile,
 		MkdirAll:   os.MkdirAll,
