@@ -507,6 +507,7 @@ func TestApply_ReviewedPlanWithErrorsIsRefused(t *testing.T) {
 
 	// The reviewed base ran Talos 1.14: going back to 1.13 is a downgrade across minors.
 	base := testlab.Files(t)
+	testlab.Unpin(t, base)
 	testlab.Edit(t, base, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1\nconfigVersion: v1.13")
 	l.h.dirs["reviewed"] = base
 

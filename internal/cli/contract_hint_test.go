@@ -14,6 +14,7 @@ func TestValidate_MinorBumpWithoutConfigVersionHintsAtIt(t *testing.T) {
 	t.Parallel()
 
 	files := testlab.Files(t)
+	testlab.Unpin(t, files)
 	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\n")
 
 	h := newHarness(t, files, nil)
@@ -27,11 +28,16 @@ func TestValidate_MinorBumpWithoutConfigVersionHintsAtIt(t *testing.T) {
 
 // The lab's first Renovate minor bump, with configVersion pinned as the hint says: versions
 // and plan against the lab give a clean upgrade of every node, no error.
-func TestPlan_MinorBumpWithConfigVersionPinnedIsClean(t *testing.T) {
+func TestPlan_TheLabAsShippedTakesARenovateMinorBumpCleanly(t *testing.T) {
 	t.Parallel()
 
+	// Renovate's change: the talosVersion line alone. The lab pins configVersion.
 	files := testlab.Files(t)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\nconfigVersion: v1.13\n")
+	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\n")
+
+	if h := newHarness(t, files, nil); h.run("validate", "--dir", "examples/homelab", "--offline") != nil {
+		t.Errorf("validate of the bumped lab:\n%s", h.stdout.String())
+	}
 
 	for _, cmd := range []string{"versions", "plan"} {
 		h := newHarness(t, files, nil)
@@ -54,6 +60,7 @@ func TestVersions_ReportsTheNewStatesErrorsAsPlanDoes(t *testing.T) {
 	t.Parallel()
 
 	files := testlab.Files(t)
+	testlab.Unpin(t, files)
 	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\n")
 
 	for _, cmd := range []string{"versions", "plan"} {
@@ -73,6 +80,7 @@ func TestVersions_MissingReleaseDataIsUnknownNotNone(t *testing.T) {
 	t.Parallel()
 
 	files := testlab.Files(t)
+	testlab.Unpin(t, files)
 	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\nconfigVersion: v1.13\n")
 
 	for _, format := range []string{"text", "markdown"} {

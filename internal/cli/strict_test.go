@@ -14,6 +14,7 @@ func TestValidate_StrictFailsOnEveryWarning(t *testing.T) {
 	t.Parallel()
 
 	files := testlab.Files(t)
+	testlab.Unpin(t, files)
 	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\nconfigVersion: v1.13\n")
 
 	h := newHarness(t, files, nil)

@@ -43,6 +43,7 @@ func TestRender_Contract113PutsTheSchematicInstallerInMachineInstall(t *testing.
 
 func TestRender_Contract114PutsTheSchematicInstallerInUnattendedInstallConfig(t *testing.T) {
 	files := testlab.Files(t)
+	testlab.Unpin(t, files)
 	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1")
 
 	rs := renderLab(t, files)
@@ -71,6 +72,7 @@ func TestRender_Contract114PutsTheSchematicInstallerInUnattendedInstallConfig(t 
 
 func TestRender_Contract114WithoutInstallDiskHasNoInstaller(t *testing.T) {
 	files := testlab.Files(t)
+	testlab.Unpin(t, files)
 	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1")
 	testlab.Edit(t, files, "talops.yaml", "    schematic: base\n    installDisk: /dev/sda\n    patches: [nodes/k8s-node4.yaml]", "    schematic: base\n    patches: [nodes/k8s-node4.yaml]")
 

@@ -203,6 +203,7 @@ func FuzzPatch(f *testing.F) {
 
 func TestRender_ConfigVersionKeepsTheContractAcrossATalosBump(t *testing.T) {
 	files := testlab.Files(t)
+	testlab.Unpin(t, files)
 	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1\nconfigVersion: v1.13")
 
 	cfg := encoded(t, node(t, renderLab(t, files), "k8s-node2"))

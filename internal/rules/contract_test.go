@@ -21,6 +21,7 @@ func TestContractChange_WarnsOnAMinorBumpUnlessConfigVersionIsPinned(t *testing.
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := testlab.Files(t)
+			testlab.Unpin(t, files)
 			testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", tc.talos)
 
 			got := false

@@ -389,6 +389,7 @@ func TestInstallerMismatch_ConfigWithoutAnyInstaller(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := testlab.Files(t)
+			testlab.Unpin(t, files)
 			testlab.Edit(t, files, tc.file, tc.old, tc.new)
 
 			if tc.file == "talops.yaml" {

@@ -62,6 +62,19 @@ func Edit(t testing.TB, files cluster.MapFiles, name, old, new string) {
 	files[name] = []byte(strings.Replace(s, old, new, 1))
 }
 
+// Pin is the lab's configVersion line, with the comment above it.
+const Pin = "# The config format of the release the cluster was made with: a Talos minor bump keeps it\n" +
+	"# (a running cluster never adopts a new format by itself), so its patches keep applying.\n" +
+	"configVersion: v1.13\n"
+
+// Unpin removes the lab's configVersion: its configs then follow the format of whatever
+// talosVersion a test moves it to.
+func Unpin(t testing.TB, files cluster.MapFiles) {
+	t.Helper()
+
+	Edit(t, files, "talops.yaml", Pin, "")
+}
+
 // Load loads the lab's model from files.
 func Load(t testing.TB, files cluster.MapFiles) *cluster.Cluster {
 	t.Helper()
