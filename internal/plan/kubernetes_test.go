@@ -182,10 +182,10 @@ func TestKubernetesUpgrade_HashCoversTheSteps(t *testing.T) {
 
 func TestImageVersion_ReadsTheTag(t *testing.T) {
 	for image, want := range map[string]string{
-		"registry.k8s.io/kube-apiserver:v1.36.4":                "v1.36.4",
+		"registry.k8s.io/kube-apiserver:v1.36.4":                 "v1.36.4",
 		"ghcr.io/siderolabs/kubelet:v1.36.4@sha256:0123456789ab": "v1.36.4",
-		"localhost:5000/kube-apiserver":                         "",
-		"kube-apiserver":                                        "",
+		"localhost:5000/kube-apiserver":                          "",
+		"kube-apiserver":                                         "",
 	} {
 		if got := plan.ImageVersion(image); got != want {
 			t.Errorf("ImageVersion(%q) = %q, want %q", image, got, want)
