@@ -61,6 +61,9 @@ type Deps struct {
 	// Hostname names the machine talops runs on, for who holds the apply lock (nil:
 	// unknown).
 	Hostname func() (string, error)
+	// KubernetesAPI returns the Kubernetes side of a Kubernetes upgrade from the admin
+	// kubeconfig (NewKubernetesAPI; nil: apply refuses a plan that upgrades Kubernetes).
+	KubernetesAPI func(kubeconfig []byte) (KubernetesAPI, error)
 	// UserAgent names talops to the APIs it calls.
 	UserAgent string
 	// Sleep waits between the checks of a wait (nil: a timer).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/go-version"
 	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/talops/talops/internal/mask"
 	"github.com/talops/talops/internal/plan"
@@ -507,4 +508,8 @@ func TestK8sUpgrade_DryRunChangesNothing(t *testing.T) {
 	if len(c.applied) > 0 || len(c.pulls) > 0 {
 		t.Errorf("a dry run applied %d configs and pulled %d images", len(c.applied), len(c.pulls))
 	}
+}
+
+func (n *k8sFakeNode) BootstrapManifests(context.Context) ([]*unstructured.Unstructured, error) {
+	return nil, nil
 }

@@ -8,9 +8,11 @@ import (
 	"io"
 
 	"github.com/cosi-project/runtime/pkg/safe"
+	"github.com/siderolabs/go-kubernetes/kubernetes/manifests"
 	"github.com/siderolabs/talos/pkg/machinery/api/common"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/resources/k8s"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // StaticPod is a static pod as the node's kubelet reports it (the StaticPodStatus
@@ -32,6 +34,9 @@ type KubernetesNode interface {
 	StaticPods(ctx context.Context) ([]StaticPod, error)
 	// PullCRIImage pulls an image into the containerd of the pods (Talos ≥ 1.13).
 	PullCRIImage(ctx context.Context, image string) error
+	// BootstrapManifests are the manifests a control plane renders for the cluster
+	// (kube-proxy, CoreDNS, the CNI…), as talosctl upgrade-k8s reads them to sync.
+	BootstrapManifests(ctx context.Context) ([]*unstructured.Unstructured, error)
 }
 
 // podStatus is the part of a Kubernetes PodStatus a static pod's status is read for.
@@ -110,4 +115,13 @@ func (n *clientNode) PullCRIImage(ctx context.Context, image string) error {
 			return err
 		}
 	}
+}
+
+func (n *clientNode) BootstrapManifests(ctx context.Context) ([]*unstructured.Unstructured, error) {
+	objects, err := manifests.GetBootstrapManifests(n.with(ctx), n.c.COSI, nil)
+	if err != nil {
+		return nil, fmt.Errorf("read the bootstrap manifests: %w", err)
+	}
+
+	return objects, nil
 }
