@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -24,8 +25,10 @@ type KubernetesAPI interface {
 	KubeletVersion(ctx context.Context, node string) (string, bool, error)
 	// RemovedAPIsInUse lists the removed API resources the cluster still has objects of.
 	RemovedAPIsInUse(ctx context.Context, from, to string) ([]string, error)
-	// SyncManifests applies the objects by server-side apply (dryRun: only the diffs).
-	SyncManifests(ctx context.Context, objects []*unstructured.Unstructured, dryRun bool, log func(string)) error
+	// SyncManifests applies the objects (dryRun: only the diffs): by server-side apply under
+	// Talos' inventory when ssa is set (every node runs Talos 1.13 or later, as talosctl
+	// decides), else by the older update-based sync.
+	SyncManifests(ctx context.Context, objects []*unstructured.Unstructured, ssa, dryRun bool, log func(string)) error
 }
 
 // NewKubernetesAPI is the KubernetesAPI of a kubeconfig, over client-go (what Deps'
@@ -45,6 +48,10 @@ func NewKubernetesAPI(kubeconfig []byte) (KubernetesAPI, error) {
 	return &kubernetesAPI{cfg: cfg, cs: cs}, nil
 }
 
+// manifestsTimeout bounds the wait for the synced manifests to be reconciled (talosctl's
+// default).
+const manifestsTimeout = 5 * time.Minute
+
 type kubernetesAPI struct {
 	cfg *rest.Config
 	cs  kubernetes.Interface
@@ -58,7 +65,11 @@ func (k *kubernetesAPI) RemovedAPIsInUse(ctx context.Context, from, to string) (
 	return kube.RemovedAPIsInUse(ctx, k.cfg, from, to)
 }
 
-func (k *kubernetesAPI) SyncManifests(ctx context.Context, objects []*unstructured.Unstructured, dryRun bool, log func(string)) error {
+func (k *kubernetesAPI) SyncManifests(ctx context.Context, objects []*unstructured.Unstructured, ssa, dryRun bool, log func(string)) error {
+	if ssa {
+		return kube.SyncManifestsSSA(ctx, k.cfg, objects, dryRun, manifestsTimeout, log)
+	}
+
 	return kube.SyncManifests(ctx, k.cfg, objects, dryRun, log)
 }
 
@@ -69,6 +80,8 @@ type upgradeSide struct {
 
 	dialer  talos.Dialer
 	address string
+	// ssa: every node runs Talos 1.13 or later.
+	ssa bool
 }
 
 func (u *upgradeSide) SyncManifests(ctx context.Context, dryRun bool, log func(string)) error {
@@ -88,7 +101,7 @@ func (u *upgradeSide) SyncManifests(ctx context.Context, dryRun bool, log func(s
 		return err
 	}
 
-	return u.KubernetesAPI.SyncManifests(ctx, objects, dryRun, log)
+	return u.KubernetesAPI.SyncManifests(ctx, objects, u.ssa, dryRun, log)
 }
 
 // upgradeKubernetes runs the plan's Kubernetes upgrade before the rollout: component by
@@ -134,7 +147,7 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 		return nil, err
 	}
 
-	res, err := rollout.UpgradeKubernetes(ctx, dialer, &upgradeSide{KubernetesAPI: api, dialer: dialer, address: address}, u, nodes, rollout.K8sOptions{
+	res, err := rollout.UpgradeKubernetes(ctx, dialer, &upgradeSide{KubernetesAPI: api, dialer: dialer, address: address, ssa: everyNodeAtLeast113(st)}, u, nodes, rollout.K8sOptions{
 		DryRun:      opts.DryRun,
 		CallTimeout: orDefault(d.TalosTimeout, talos.DefaultTimeout),
 		WaitTimeout: orDefault(d.GateTimeout, defaultGateTimeout),
@@ -246,4 +259,21 @@ func snapshotFirst(ctx context.Context, d *Deps, opts ApplyOptions, dialer talos
 	d.note("kubernetes: etcd snapshot saved to " + where + "\n")
 
 	return nil
+}
+
+// everyNodeAtLeast113 reports whether every running node runs Talos 1.13 or later, from
+// which talosctl syncs the bootstrap manifests by server-side apply.
+func everyNodeAtLeast113(st *planned) bool {
+	for _, n := range st.current.Nodes {
+		v := n.TalosVersion
+		if v == "" {
+			v = st.current.TalosVersion
+		}
+
+		if n.Config != nil && !talos.LifecycleAPI(v) {
+			return false
+		}
+	}
+
+	return true
 }

@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+
 	"errors"
+	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
 	"strings"
 	"testing"
 
@@ -46,5 +48,36 @@ func TestUpgradeKubernetes_PlanWithoutOneLeavesTheStepsAsTheyAre(t *testing.T) {
 	got, err := upgradeKubernetes(context.Background(), &Deps{}, ApplyOptions{}, &plan.Plan{}, &planned{}, steps, nil, nil)
 	if err != nil || len(got) != 1 || got[0].Node.Action != plan.Update {
 		t.Errorf("steps %+v, %v", got, err)
+	}
+}
+
+func TestEveryNodeAtLeast113_DecidesTheServerSideApply(t *testing.T) {
+	cfg := &planned{current: plan.State{TalosVersion: "v1.13.9", Nodes: []plan.NodeState{{Name: "a"}, {Name: "b"}}}}
+
+	running, err := configloader.NewFromBytes([]byte("version: v1alpha1\nmachine:\n  type: worker\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name     string
+		versions []string
+		want     bool
+	}{
+		{"AllOn113", []string{"", "v1.14.1"}, true},
+		{"OneOn112", []string{"v1.12.9", ""}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := *cfg
+			st.current.Nodes = nil
+
+			for i, v := range tc.versions {
+				st.current.Nodes = append(st.current.Nodes, plan.NodeState{Name: cfg.current.Nodes[i].Name, TalosVersion: v, Config: running})
+			}
+
+			if got := everyNodeAtLeast113(&st); got != tc.want {
+				t.Errorf("everyNodeAtLeast113 = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

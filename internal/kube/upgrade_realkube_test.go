@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,6 +162,48 @@ func TestUpgrade_AgainstARealAPIServer(t *testing.T) {
 
 		if !strings.Contains(strings.Join(log, "\n"), "coredns") {
 			t.Errorf("the log names no manifest:\n%s", strings.Join(log, "\n"))
+		}
+	})
+
+	t.Run("ManifestsByServerSideApplyUnderTalosInventory", func(t *testing.T) {
+		cm := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "kube-proxy", "namespace": "kube-system"},
+			"data":     map[string]any{"mode": "iptables"},
+		}}
+
+		var log []string
+
+		say := func(l string) { log = append(log, l) }
+
+		if err := kube.SyncManifestsSSA(ctx, cfg, []*unstructured.Unstructured{cm.DeepCopy()}, true, 30*time.Second, say); err != nil {
+			t.Fatal(err)
+		}
+
+		if _, err := cs.CoreV1().ConfigMaps("kube-system").Get(ctx, "kube-proxy", metav1.GetOptions{}); err == nil {
+			t.Fatal("a dry run created the ConfigMap")
+		}
+
+		if err := kube.SyncManifestsSSA(ctx, cfg, []*unstructured.Unstructured{cm.DeepCopy()}, false, 30*time.Second, say); err != nil {
+			t.Fatal(err)
+		}
+
+		got, err := cs.CoreV1().ConfigMaps("kube-system").Get(ctx, "kube-proxy", metav1.GetOptions{})
+		if err != nil || got.Data["mode"] != "iptables" {
+			t.Fatalf("ConfigMap after the sync: %v, %v", got, err)
+		}
+
+		managers := []string{}
+		for _, f := range got.ManagedFields {
+			managers = append(managers, f.Manager+"/"+string(f.Operation))
+		}
+
+		if !slices.Contains(managers, "talos/Apply") {
+			t.Errorf("field managers %q, want talos by server-side apply", managers)
+		}
+
+		if _, err := cs.CoreV1().ConfigMaps("kube-system").Get(ctx, "talos-bootstrap-manifests-inventory", metav1.GetOptions{}); err != nil {
+			t.Errorf("no Talos inventory after the sync: %v", err)
 		}
 	})
 }
