@@ -2,11 +2,11 @@ package app
 
 import (
 	"context"
-
 	"errors"
-	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
 	"strings"
 	"testing"
+
+	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
 
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/rollout"
