@@ -31,10 +31,19 @@ type KubernetesAPI interface {
 	SyncManifests(ctx context.Context, objects []*unstructured.Unstructured, ssa, dryRun bool, log func(string)) error
 }
 
-// NewKubernetesAPI is the KubernetesAPI of a kubeconfig, over client-go (what Deps'
-// KubernetesAPI is outside tests).
-func NewKubernetesAPI(kubeconfig []byte) (KubernetesAPI, error) {
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+// KubernetesAPIFunc returns the KubernetesAPI over the admin kubeconfig that kubeconfig
+// reads (lazily: only a plan that upgrades Kubernetes reads it).
+type KubernetesAPIFunc func(ctx context.Context, kubeconfig func(context.Context) ([]byte, error)) (KubernetesAPI, error)
+
+// NewKubernetesAPI is the KubernetesAPI over client-go of the admin kubeconfig that
+// kubeconfig reads (what Deps' KubernetesAPI is outside tests).
+func NewKubernetesAPI(ctx context.Context, kubeconfig func(context.Context) ([]byte, error)) (KubernetesAPI, error) {
+	data, err := kubeconfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(data)
 	if err != nil {
 		// The kubeconfig holds keys: its parse error is not quoted.
 		return nil, errors.New("the admin kubeconfig does not load")
@@ -131,14 +140,20 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 		return nil, err
 	}
 
-	kubeconfig, err := kubeconfigOf(ctx, d, dialer, address)
-	if err != nil {
-		return nil, fmt.Errorf("read the admin kubeconfig for the Kubernetes upgrade: %s", talos.OneLine(err))
+	// The kubeconfig is read from the control plane the manifests come from, and masked
+	// before anything could print it.
+	kubeconfig := func(ctx context.Context) ([]byte, error) {
+		data, err := kubeconfigOf(ctx, d, dialer, address)
+		if err != nil {
+			return nil, fmt.Errorf("read the admin kubeconfig for the Kubernetes upgrade: %s", talos.OneLine(err))
+		}
+
+		d.mask(kubeconfigSecrets(data)...)
+
+		return data, nil
 	}
 
-	d.mask(kubeconfigSecrets(kubeconfig)...)
-
-	api, err := d.KubernetesAPI(kubeconfig)
+	api, err := d.KubernetesAPI(ctx, kubeconfig)
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,9 @@ func TestUpgradeKubernetes_RefusesBeforeReachingAnyNode(t *testing.T) {
 		return &plan.Plan{Kubernetes: &plan.KubernetesUpgrade{From: "v1.35.2", To: "v1.36.4", Refused: refused, Steps: []plan.KubernetesStep{{Component: plan.K8sPreflight, Nodes: []string{"cp-1"}}}}}
 	}
 
-	api := func([]byte) (KubernetesAPI, error) { return nil, errors.New("not reached") }
+	api := func(context.Context, func(context.Context) ([]byte, error)) (KubernetesAPI, error) {
+		return nil, errors.New("not reached")
+	}
 
 	for _, tc := range []struct {
 		name string
