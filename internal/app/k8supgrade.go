@@ -228,7 +228,7 @@ func k8sNodes(u *plan.KubernetesUpgrade, st *planned, steps []rollout.Step, opts
 		// is the rollout's to honour.
 		final := s.Node.Action == plan.Update && (opts.Mode == "" || opts.Mode == string(talos.ModeAuto) || opts.Mode == string(talos.ModeNoReboot))
 
-		out = append(out, rollout.K8sNode{Name: s.Node.Name, Role: s.Node.Role, Address: s.Address, Current: data, Desired: s.Config, Final: final})
+		out = append(out, rollout.K8sNode{Name: s.Node.Name, Role: s.Node.Role, Address: s.Address, KubeNode: s.KubeNode, Current: data, Desired: s.Config, Final: final})
 
 		if address == "" && (slices.Contains(manifests, s.Node.Name) || (len(manifests) == 0 && s.Node.Role == "controlplane")) {
 			address = s.Address

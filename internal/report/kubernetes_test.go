@@ -3,7 +3,6 @@ package report_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +15,6 @@ import (
 	"github.com/talops/talops/internal/secrets"
 	"github.com/talops/talops/internal/testlab"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata")
 
 // labState is a state of the lab as a plan reads it, with every node on talos.
 func labState(t *testing.T, files cluster.MapFiles) (plan.State, *secrets.Bundle) {

@@ -36,6 +36,9 @@ type K8sNode struct {
 	Name    string
 	Role    string
 	Address string
+	// KubeNode is the name of its Node object in Kubernetes ("": Name), whose kubelet
+	// version the kubelet step waits for.
+	KubeNode string
 	// Current is the config the node runs; Desired the rendered one.
 	Current, Desired []byte
 	// Final lets the node's last step send the desired config whole, other changes with

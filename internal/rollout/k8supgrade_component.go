@@ -65,7 +65,12 @@ func (r *k8sUpgrade) component(ctx context.Context, component, name string) erro
 	case plan.K8sAPIServer, plan.K8sControllerManager, plan.K8sScheduler:
 		err = r.waitStaticPod(ctx, node, component, image)
 	case plan.K8sKubelet:
-		err = r.waitKubelet(ctx, name, plan.ImageVersion(image))
+		kubeNode := n.KubeNode
+		if kubeNode == "" {
+			kubeNode = name
+		}
+
+		err = r.waitKubelet(ctx, kubeNode, plan.ImageVersion(image))
 	default:
 		// kube-proxy runs from the bootstrap manifests: the manifests step moves it.
 		return nil

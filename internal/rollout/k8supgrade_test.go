@@ -114,6 +114,8 @@ type k8sCluster struct {
 	removed      []string
 	staleKubelet string
 	synced       int
+	// asked are the Node names whose kubelet version was asked for.
+	asked []string
 }
 
 type appliedConfig struct {
@@ -164,11 +166,18 @@ func (c *k8sCluster) KubeletVersion(_ context.Context, node string) (string, boo
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
+	c.asked = append(c.asked, node)
+
 	if node == c.staleKubelet {
 		return "v1.35.2", true, nil
 	}
 
-	return plan.ImageVersion(c.running[node][plan.K8sKubelet]), true, nil
+	imgs, ok := c.running[strings.TrimSuffix(node, ".lan")]
+	if !ok {
+		return "", false, fmt.Errorf("nodes %q not found", node)
+	}
+
+	return plan.ImageVersion(imgs[plan.K8sKubelet]), true, nil
 }
 
 func (c *k8sCluster) RemovedAPIsInUse(context.Context, string, string) ([]string, error) {
@@ -512,4 +521,28 @@ func TestK8sUpgrade_DryRunChangesNothing(t *testing.T) {
 
 func (n *k8sFakeNode) BootstrapManifests(context.Context) ([]*unstructured.Unstructured, error) {
 	return nil, nil
+}
+
+func TestK8sUpgrade_KubeletIsAwaitedUnderItsKubernetesNodeName(t *testing.T) {
+	u, nodes := k8sLab(t, "v1.35.2", nil)
+
+	for i := range nodes {
+		nodes[i].KubeNode = nodes[i].Name + ".lan"
+	}
+
+	c := newK8sCluster(t, nodes)
+
+	if _, err := rollout.UpgradeKubernetes(context.Background(), c, c, u, nodes, k8sOptions); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, name := range c.asked {
+		if !strings.HasSuffix(name, ".lan") {
+			t.Errorf("asked for the Node %q, not its Kubernetes name", name)
+		}
+	}
+
+	if len(c.asked) < len(nodes) {
+		t.Errorf("asked %q", c.asked)
+	}
 }
