@@ -140,15 +140,25 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 		return nil, err
 	}
 
-	// The kubeconfig is read from the control plane the manifests come from, and masked
-	// before anything could print it.
+	// The kubeconfig is that of --kubeconfig, else the admin kubeconfig of the first running
+	// control plane that gives it, masked before anything could print it (as for drains).
 	kubeconfig := func(ctx context.Context) ([]byte, error) {
-		data, err := kubeconfigOf(ctx, d, dialer, address)
-		if err != nil {
-			return nil, fmt.Errorf("read the admin kubeconfig for the Kubernetes upgrade: %s", talos.OneLine(err))
+		var running []rollout.Step
+
+		for _, s := range steps {
+			if s.Node.Role == "controlplane" && s.Node.Action != plan.Create {
+				running = append(running, s)
+			}
 		}
 
-		d.mask(kubeconfigSecrets(data)...)
+		data, why, err := applyKubeconfig(ctx, d, opts.Kubeconfig, dialer, running)
+		if err != nil {
+			return nil, err
+		}
+
+		if why != "" {
+			return nil, &RefusedError{Reasons: []string{"the plan upgrades Kubernetes, and the Kubernetes API cannot be reached: " + why}}
+		}
 
 		return data, nil
 	}
