@@ -12,15 +12,21 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/resources/k8s"
 )
 
-// registerKubernetes adds what a control plane's kubelet reports through machined: the
-// namespace k8s and its StaticPodStatus resources (KubeletStaticPodController of
-// internal/app/machined/pkg/controllers/k8s/kubelet_static_pod.go, v1.14.1).
+// registerKubernetes adds what a control plane's kubelet reports through machined (the
+// namespace k8s and its StaticPodStatus resources: KubeletStaticPodController of
+// internal/app/machined/pkg/controllers/k8s/kubelet_static_pod.go, v1.14.1) and the
+// bootstrap manifests it renders (namespace controlplane, Manifest resources).
 func registerKubernetes(ctx context.Context, st state.State) error {
-	if err := registry.NewNamespaceRegistry(st).Register(ctx, k8s.NamespaceName, "Kubernetes all the things."); err != nil {
-		return fmt.Errorf("register namespace %s: %w", k8s.NamespaceName, err)
+	for ns, description := range map[string]string{
+		k8s.NamespaceName:             "Kubernetes all the things.",
+		k8s.ControlPlaneNamespaceName: "Kubernetes control plane resources.",
+	} {
+		if err := registry.NewNamespaceRegistry(st).Register(ctx, ns, description); err != nil {
+			return fmt.Errorf("register namespace %s: %w", ns, err)
+		}
 	}
 
-	for _, r := range []meta.ResourceWithRD{&k8s.StaticPodStatus{}} {
+	for _, r := range []meta.ResourceWithRD{&k8s.StaticPodStatus{}, &k8s.Manifest{}} {
 		if err := registry.NewResourceRegistry(st).Register(ctx, r); err != nil {
 			return fmt.Errorf("register %T: %w", r, err)
 		}
@@ -46,6 +52,10 @@ func syncStaticPods(ctx context.Context, st state.State, node string, cfg config
 		"kube-scheduler":          cfg.K8sSchedulerConfig().Image(),
 	}
 
+	if err := proxyManifest(ctx, st, cfg); err != nil {
+		return err
+	}
+
 	for _, comp := range staticPodComponents {
 		id := "kube-system/" + comp + "-" + node
 
@@ -66,6 +76,35 @@ func syncStaticPods(ctx context.Context, st state.State, node string, cfg config
 	}
 
 	return nil
+}
+
+// proxyManifest is the bootstrap manifest of kube-proxy a control plane renders from its
+// config (machined's manifest controller names it 10-kube-proxy), reduced to its DaemonSet's
+// image; none when kube-proxy is disabled.
+func proxyManifest(ctx context.Context, st state.State, cfg configbase.Provider) error {
+	m := k8s.NewManifest(k8s.ControlPlaneNamespaceName, "10-kube-proxy")
+
+	if !cfg.K8sProxyConfig().Enabled() {
+		if err := st.Destroy(ctx, m.Metadata()); err != nil && !state.IsNotFoundError(err) {
+			return err
+		}
+
+		return nil
+	}
+
+	daemonSet := map[string]any{
+		"apiVersion": "apps/v1", "kind": "DaemonSet",
+		"metadata": map[string]any{"name": "kube-proxy", "namespace": "kube-system"},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"containers": []any{map[string]any{"name": "kube-proxy", "image": cfg.K8sProxyConfig().Image()}},
+		}}},
+	}
+
+	return safe.StateModify(ctx, st, m, func(r *k8s.Manifest) error {
+		r.TypedSpec().Items = []k8s.SingleManifest{{Object: daemonSet}}
+
+		return nil
+	})
 }
 
 // StaticPodImages returns the image each static pod of the node runs, by component.
