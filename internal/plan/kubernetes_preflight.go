@@ -94,9 +94,18 @@ func kubernetesRefusals(u *KubernetesUpgrade, current State, nodes []Node) []str
 		}
 
 		if n := planned[name]; n.Upgrade != nil {
-			out = append(out, fmt.Sprintf("node %s is upgraded in the same apply (%s → %s): upgrade Talos and Kubernetes in separate applies, so that no kubelet moves ahead of the API servers", name, n.Upgrade.FromVersion, n.Upgrade.ToVersion))
+			out = append(out, fmt.Sprintf("node %s is upgraded in the same apply (%s): upgrade Talos and Kubernetes in separate applies, so that no kubelet moves ahead of the API servers", name, installerMove(n.Upgrade)))
 		}
 	}
 
 	return out
+}
+
+// installerMove says how a node's installer moves: its Talos version, else its image.
+func installerMove(u *InstallerChange) string {
+	if u.FromVersion != u.ToVersion {
+		return "Talos " + u.FromVersion + " → " + u.ToVersion
+	}
+
+	return "installer " + u.FromInstaller + " → " + u.ToInstaller
 }
