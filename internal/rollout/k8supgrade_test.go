@@ -39,6 +39,12 @@ func k8sLabOn(t *testing.T, talosVersion, from string, edit func(desired map[str
 
 	for _, f := range []map[string][]byte{current, desired} {
 		testlab.Edit(t, f, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: "+talosVersion)
+
+		// The config follows the release (from 1.14 the images are documents of their
+		// own), unless the lab pins its format.
+		if strings.Contains(string(f["talops.yaml"]), testlab.Pin) {
+			testlab.Unpin(t, f)
+		}
 	}
 
 	if edit != nil {
@@ -374,6 +380,10 @@ func TestK8sUpgrade_LastStepIsTheRenderedConfigByteForByte(t *testing.T) {
 
 func lastStepIsRendered(t *testing.T, release string) {
 	u, nodes := k8sLabOn(t, release, "v1.35.2", nil)
+
+	if multidoc := strings.Contains(string(nodes[0].Desired), "kind: KubeAPIServerConfig"); multidoc != (release == "v1.14.1") {
+		t.Fatalf("Talos %s renders the kube-apiserver in its own document: %v", release, multidoc)
+	}
 
 	// Without Final the last step is the desired config only because it says the same.
 	for i := range nodes {
