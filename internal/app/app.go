@@ -61,6 +61,10 @@ type Deps struct {
 	// Hostname names the machine talops runs on, for who holds the apply lock (nil:
 	// unknown).
 	Hostname func() (string, error)
+	// KubernetesAPI returns the Kubernetes side of a Kubernetes upgrade over the admin
+	// kubeconfig that kubeconfig reads from a control plane (NewKubernetesAPI; nil: apply
+	// refuses a plan that upgrades Kubernetes).
+	KubernetesAPI KubernetesAPIFunc
 	// UserAgent names talops to the APIs it calls.
 	UserAgent string
 	// Sleep waits between the checks of a wait (nil: a timer).

@@ -185,6 +185,10 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		progress = func(p rollout.Progress) { d.note(p.String() + "\n") }
 	}
 
+	if todo, err = upgradeKubernetes(ctx, d, opts, res.Plan, st, todo, dialer, snapshot); err != nil {
+		return nil, err
+	}
+
 	out.Report = rollout.Run(ctx, dialer, res.Plan.Cluster, res.Plan.Hash, todo, rollout.Options{
 		Mode:           talos.Mode(opts.Mode),
 		DryRun:         opts.DryRun,

@@ -207,7 +207,7 @@ func (d *Deps) App() *app.Deps {
 		OpenDir: d.OpenDir, OpenExported: openExported, Git: d.Git, TempDir: d.TempDir,
 		ImageFactory: d.ImageFactory, TalosEndpoint: d.TalosEndpoint, TalosTimeout: d.TalosTimeout,
 		GateTimeout: d.GateTimeout, GateInterval: d.GateInterval, Proxmox: d.Proxmox,
-		Kube: d.Kube, Hostname: d.Hostname,
+		Kube: d.Kube, Hostname: d.Hostname, KubernetesAPI: app.NewKubernetesAPI,
 		UserAgent: "talops/" + d.TalopsVersion(), Now: d.Now,
 		Mask: d.Mask, Masker: d.Masker, Secrets: d.Secrets(), Releases: &d.state().releases,
 		Note: func(text string) { d.Errf("%s", text) },

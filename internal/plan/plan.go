@@ -118,6 +118,8 @@ type Plan struct {
 	// Bootstrap names the control plane etcd is started on: set when every control plane
 	// is new (a new cluster), "" otherwise.
 	Bootstrap string `json:"bootstrap,omitempty"`
+	// Kubernetes is the upgrade of the Kubernetes components, when their images move.
+	Kubernetes *KubernetesUpgrade `json:"kubernetes,omitempty"`
 }
 
 // BlockedPlan is the plan of a desired state with errors: there is nothing to apply.
@@ -162,6 +164,7 @@ func Compute(cluster string, current, desired State, masker *mask.Masker) (*Plan
 
 	p.Nodes = nodes
 	p.bootstrap()
+	p.kubernetes(current, desired)
 	p.Hash = hash(p)
 
 	return p, nil
@@ -319,11 +322,6 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 
 	if current.SecretsFingerprint != desired.SecretsFingerprint && current.SecretsFingerprint != "" && desired.SecretsFingerprint != "" {
 		node.Reasons = append(node.Reasons, "cluster secrets changed")
-	}
-
-	if current.KubernetesVersion != desired.KubernetesVersion && current.KubernetesVersion != "" && desired.KubernetesVersion != "" {
-		node.Reasons = append(node.Reasons, fmt.Sprintf("Kubernetes %s → %s: applying moves the kubelet; run talosctl upgrade-k8s to move the control plane, one minor at a time",
-			current.KubernetesVersion, desired.KubernetesVersion))
 	}
 
 	var changes changes
@@ -494,9 +492,10 @@ func redactedYAML(cfg coreconfig.Provider) (string, error) {
 // hash is the SHA-256 of the plan's content: nodes, actions, reasons and diffs.
 func hash(p *Plan) string {
 	content := struct {
-		Cluster string
-		Nodes   []Node
-	}{p.Cluster, p.Nodes}
+		Cluster    string
+		Nodes      []Node
+		Kubernetes *KubernetesUpgrade `json:",omitempty"`
+	}{p.Cluster, p.Nodes, p.Kubernetes}
 
 	data, _ := json.Marshal(content) //nolint:errchkjson // plain structs always encode
 

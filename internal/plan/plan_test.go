@@ -205,21 +205,6 @@ func TestHash_ChangesWithContentOnly(t *testing.T) {
 	}
 }
 
-func TestCompute_KubernetesBumpSaysHowToMoveTheControlPlane(t *testing.T) {
-	current, b := state(t, testlab.Files(t))
-	desired, _ := state(t, testlab.Files(t))
-	current.KubernetesVersion, desired.KubernetesVersion = "v1.35.2", "v1.36.4"
-
-	p, err := plan.Compute("homelab", current, desired, mask.New(b.Values()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	if r := strings.Join(p.Nodes[0].Reasons, "; "); !strings.Contains(r, "Kubernetes v1.35.2 → v1.36.4: applying moves the kubelet; run talosctl upgrade-k8s") {
-		t.Errorf("reasons = %q", r)
-	}
-}
-
 func TestCompute_NodeRunningAnOlderTalosUpgradesFromItsOwnVersion(t *testing.T) {
 	cur, b := state(t, testlab.Files(t))
 	des, _ := state(t, testlab.Files(t))

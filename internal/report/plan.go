@@ -100,10 +100,12 @@ func PlanJSON(w io.Writer, p *plan.Plan, fs []finding.Finding) error {
 		Summary map[string]any `json:"summary"`
 		Nodes   []plan.Node    `json:"nodes"`
 		// Bootstrap names the control plane etcd is started on (a new cluster only).
-		Bootstrap string            `json:"bootstrap,omitempty"`
-		Hash      string            `json:"hash"`
-		Findings  []finding.Finding `json:"findings"`
-	}{summary, nodes, p.Bootstrap, p.Hash, fs})
+		Bootstrap string `json:"bootstrap,omitempty"`
+		// Kubernetes is the Kubernetes upgrade, step by step (when component images move).
+		Kubernetes *plan.KubernetesUpgrade `json:"kubernetes,omitempty"`
+		Hash       string                  `json:"hash"`
+		Findings   []finding.Finding       `json:"findings"`
+	}{summary, nodes, p.Bootstrap, p.Kubernetes, p.Hash, fs})
 }
 
 // PlanText is the plan for a terminal.
@@ -133,6 +135,8 @@ func PlanText(p *plan.Plan, fs []finding.Finding, nodes int, color bool) string 
 
 		b.WriteString("\n")
 	}
+
+	b.WriteString(kubernetesText(p.Kubernetes, c))
 
 	if len(fs) > 0 {
 		b.WriteString(findingsBlock(fs, nodes))
@@ -311,6 +315,11 @@ func PlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanView) (st
 	sections, err := v.sections()
 	if err != nil {
 		return "", err
+	}
+
+	// The Kubernetes upgrade is what applying does: it comes before the version tables.
+	if k := kubernetesMarkdown(p.Kubernetes); k != "" {
+		sections = append([]string{k}, sections...)
 	}
 
 	sh := shape{keep: -1, findings: len(fs), nodes: len(p.Nodes) - p.Count()[plan.Noop], sections: true}

@@ -119,6 +119,10 @@ func (m *machineService) activate(ctx context.Context, data []byte) error {
 		return err
 	}
 
+	if err := syncStaticPods(ctx, m.state, m.node.Name, mc.Provider()); err != nil {
+		return err
+	}
+
 	m.active, m.current = data, mc.Provider()
 
 	return nil

@@ -119,6 +119,10 @@ func (m *machineService) configure(ctx context.Context, data []byte) error {
 
 	m.controlPlane.Store(machineType.MachineType().IsControlPlane())
 	m.active, m.persisted, m.current = data, data, mc.Provider()
+
+	if err := syncStaticPods(ctx, m.state, m.node.Name, mc.Provider()); err != nil {
+		return err
+	}
 	m.rebooting = true
 	timing := m.node.Reboot.withDefaults()
 

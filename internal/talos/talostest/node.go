@@ -224,6 +224,10 @@ func (m *machineService) startConfigured(ctx context.Context) error {
 		}
 	}
 
+	if err := syncStaticPods(ctx, m.state, m.node.Name, mc.Provider()); err != nil {
+		return err
+	}
+
 	if c := m.node.Cluster; c != nil {
 		if m.controlPlane.Load() {
 			if c.bootstrapped() {

@@ -57,5 +57,5 @@ func register(ctx context.Context, st state.State) error {
 		}
 	}
 
-	return nil
+	return registerKubernetes(ctx, st)
 }

@@ -1,0 +1,127 @@
+package talos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cosi-project/runtime/pkg/safe"
+	"github.com/siderolabs/go-kubernetes/kubernetes/manifests"
+	"github.com/siderolabs/talos/pkg/machinery/api/common"
+	"github.com/siderolabs/talos/pkg/machinery/api/machine"
+	"github.com/siderolabs/talos/pkg/machinery/resources/k8s"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// StaticPod is a static pod as the node's kubelet reports it (the StaticPodStatus
+// resources machined keeps from the kubelet's pod list).
+type StaticPod struct {
+	// ID is "namespace/name", e.g. "kube-system/kube-apiserver-k8s-master".
+	ID string
+	// Images are the images its containers run.
+	Images []string
+	// Ready is the pod's Ready condition.
+	Ready bool
+}
+
+// KubernetesNode is the Kubernetes side of a node's Talos API, for a Kubernetes upgrade.
+// The nodes of ClientDialer implement it; talos.Node stays as every caller knows it.
+type KubernetesNode interface {
+	// StaticPods lists the node's static pods (control planes run kube-apiserver,
+	// kube-controller-manager and kube-scheduler as static pods).
+	StaticPods(ctx context.Context) ([]StaticPod, error)
+	// PullCRIImage pulls an image into the containerd of the pods (Talos ≥ 1.13).
+	PullCRIImage(ctx context.Context, image string) error
+	// BootstrapManifests are the manifests a control plane renders for the cluster
+	// (kube-proxy, CoreDNS, the CNI…), as talosctl upgrade-k8s reads them to sync.
+	BootstrapManifests(ctx context.Context) ([]*unstructured.Unstructured, error)
+}
+
+// podStatus is the part of a Kubernetes PodStatus a static pod's status is read for.
+type podStatus struct {
+	Conditions []struct {
+		Type   string `json:"type"`
+		Status string `json:"status"`
+	} `json:"conditions"`
+	ContainerStatuses []struct {
+		Image string `json:"image"`
+	} `json:"containerStatuses"`
+}
+
+// ParseStaticPod reads a StaticPodStatus resource's spec (a PodStatus as JSON fields).
+func ParseStaticPod(id string, status map[string]any) (StaticPod, error) {
+	data, err := json.Marshal(status)
+	if err != nil {
+		return StaticPod{}, fmt.Errorf("static pod %s: %w", id, err)
+	}
+
+	var ps podStatus
+	if err := json.Unmarshal(data, &ps); err != nil {
+		return StaticPod{}, fmt.Errorf("static pod %s: %w", id, err)
+	}
+
+	p := StaticPod{ID: id}
+
+	for _, c := range ps.ContainerStatuses {
+		p.Images = append(p.Images, c.Image)
+	}
+
+	for _, c := range ps.Conditions {
+		if c.Type == "Ready" {
+			p.Ready = c.Status == "True"
+		}
+	}
+
+	return p, nil
+}
+
+func (n *clientNode) StaticPods(ctx context.Context) ([]StaticPod, error) {
+	list, err := safe.StateListAll[*k8s.StaticPodStatus](n.with(ctx), n.c.COSI)
+	if err != nil {
+		return nil, err
+	}
+
+	var out []StaticPod
+
+	for r := range list.All() {
+		p, err := ParseStaticPod(r.Metadata().ID(), r.TypedSpec().PodStatus)
+		if err != nil {
+			return nil, err
+		}
+
+		out = append(out, p)
+	}
+
+	return out, nil
+}
+
+func (n *clientNode) PullCRIImage(ctx context.Context, image string) error {
+	stream, err := n.c.ImageClient.Pull(n.with(ctx), &machine.ImageServicePullRequest{
+		Containerd: &common.ContainerdInstance{Driver: common.ContainerDriver_CRI, Namespace: common.ContainerdNamespace_NS_CRI},
+		ImageRef:   image,
+	})
+	if err != nil {
+		return err
+	}
+
+	for {
+		if _, err := stream.Recv(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+
+			return err
+		}
+	}
+}
+
+func (n *clientNode) BootstrapManifests(ctx context.Context) ([]*unstructured.Unstructured, error) {
+	objects, err := manifests.GetBootstrapManifests(n.with(ctx), n.c.COSI, nil)
+	if err != nil {
+		return nil, fmt.Errorf("read the bootstrap manifests: %w", err)
+	}
+
+	return objects, nil
+}
