@@ -148,7 +148,7 @@ func planFrom(ctx context.Context, d *Deps, opts PlanOptions, head *Repo, dialer
 		return nil, nil, fmt.Errorf("desired state: %w", err)
 	}
 
-	if res.Plan, err = plan.Compute(head.Cluster.Spec.Cluster.Name, current, desired, planMasker(d, head, base)); err != nil {
+	if res.Plan, err = plan.Compute(ctx, head.Cluster.Spec.Cluster.Name, current, desired, planMasker(d, head, base)); err != nil {
 		return nil, nil, err
 	}
 

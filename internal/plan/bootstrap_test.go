@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 
@@ -42,7 +43,7 @@ func TestCompute_BootstrapOnlyWhenEveryControlPlaneIsNew(t *testing.T) {
 		{"OnlyWorkersAreNew", []plan.NodeState{cp1}, []plan.NodeState{cp1, w1}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := plan.Compute("lab", plan.State{TalosVersion: "v1.14.1", Nodes: tc.current}, plan.State{TalosVersion: "v1.14.1", Nodes: tc.desired}, mask.New())
+			p, err := plan.Compute(context.Background(), "lab", plan.State{TalosVersion: "v1.14.1", Nodes: tc.current}, plan.State{TalosVersion: "v1.14.1", Nodes: tc.desired}, mask.New())
 			if err != nil {
 				t.Fatal(err)
 			}

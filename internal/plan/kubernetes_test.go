@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -132,7 +133,7 @@ func TestKubernetesUpgrade_RefusesATargetANodesTalosDoesNotSupport(t *testing.T)
 	current.Nodes[4].TalosVersion = "v1.11.5"
 	current.Nodes[4].Installer = desired.Nodes[4].Installer
 
-	p, err := plan.Compute("homelab", current, desired, mask.New(b.Values()...))
+	p, err := plan.Compute(context.Background(), "homelab", current, desired, mask.New(b.Values()...))
 	if err != nil {
 		t.Fatal(err)
 	}

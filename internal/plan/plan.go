@@ -5,6 +5,7 @@ package plan
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -127,7 +128,9 @@ func BlockedPlan(cluster string) *Plan { return &Plan{Cluster: cluster, Blocked:
 
 // Compute plans the change from current to desired. masker masks every secret value
 // that survives redaction (values the user pasted outside secret fields).
-func Compute(cluster string, current, desired State, masker *mask.Masker) (*Plan, error) {
+// It stops at the first node after ctx ends (an interrupted plan of 500 nodes returns at
+// once) with ctx's error.
+func Compute(ctx context.Context, cluster string, current, desired State, masker *mask.Masker) (*Plan, error) {
 	p := &Plan{Cluster: cluster}
 
 	cur := map[string]NodeState{}
@@ -157,7 +160,7 @@ func Compute(cluster string, current, desired State, masker *mask.Masker) (*Plan
 		}
 	}
 
-	nodes, err := fanOut(jobs)
+	nodes, err := fanOut(ctx, jobs)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +203,7 @@ func (p *Plan) bootstrap() {
 
 // fanOut runs every job over the cores; the nodes keep the jobs' order, and the error is
 // the first job's in that order, so that the outcome does not depend on scheduling.
-func fanOut(jobs []func() (Node, error)) ([]Node, error) {
+func fanOut(ctx context.Context, jobs []func() (Node, error)) ([]Node, error) {
 	if len(jobs) == 0 {
 		return nil, nil // a plan of no nodes has none (JSON null, as it always had)
 	}
@@ -224,11 +227,19 @@ func fanOut(jobs []func() (Node, error)) ([]Node, error) {
 	}
 
 	for i := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+
 		next <- i
 	}
 
 	close(next)
 	wg.Wait()
+
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	for _, err := range errs {
 		if err != nil {

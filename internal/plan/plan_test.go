@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func compute(t *testing.T, current, desired cluster.MapFiles) *plan.Plan {
 	cur, b := state(t, current)
 	des, _ := state(t, desired)
 
-	p, err := plan.Compute("homelab", cur, des, mask.New(b.Values()...))
+	p, err := plan.Compute(context.Background(), "homelab", cur, des, mask.New(b.Values()...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestCompute_RotatedSecretsShowAsAReasonWithoutValues(t *testing.T) {
 	des, _ := state(t, testlab.Files(t))
 	des.SecretsFingerprint = "rotated"
 
-	p, err := plan.Compute("homelab", cur, des, mask.New(b.Values()...))
+	p, err := plan.Compute(context.Background(), "homelab", cur, des, mask.New(b.Values()...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestCompute_NodeRunningAnOlderTalosUpgradesFromItsOwnVersion(t *testing.T) 
 	cur.Nodes[1].TalosVersion = "v1.13.8"
 	cur.Nodes[1].Installer = strings.Replace(cur.Nodes[1].Installer, ":v1.13.9", ":v1.13.8", 1)
 
-	p, err := plan.Compute("homelab", cur, des, mask.New(b.Values()...))
+	p, err := plan.Compute(context.Background(), "homelab", cur, des, mask.New(b.Values()...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,5 +226,21 @@ func TestCompute_NodeRunningAnOlderTalosUpgradesFromItsOwnVersion(t *testing.T) 
 
 	if got := actions(p); strings.Count(got, "noop") != 4 {
 		t.Errorf("actions: %s", got)
+	}
+}
+
+// TestCompute_AnInterruptedPlanStopsWithTheContextsError: a plan whose context has ended
+// plans no more nodes and says why, instead of finishing hundreds of them.
+func TestCompute_AnInterruptedPlanStopsWithTheContextsError(t *testing.T) {
+	t.Parallel()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	state := plan.State{Nodes: []plan.NodeState{{Name: "n1", Role: "worker"}, {Name: "n2", Role: "worker"}}}
+
+	p, err := plan.Compute(ctx, "lab", state, state, nil)
+	if !errors.Is(err, context.Canceled) || p != nil {
+		t.Errorf("plan %v, error %v: want no plan and context.Canceled", p, err)
 	}
 }

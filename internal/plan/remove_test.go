@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/talops/talops/internal/mask"
@@ -30,7 +31,7 @@ func TestCompute_ARemovedNodeSaysWhatApplyDoesAndWhereItWasFound(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := plan.Compute("lab", plan.State{Nodes: []plan.NodeState{cp, tc.gone}}, plan.State{Nodes: []plan.NodeState{cp}}, mask.New())
+			p, err := plan.Compute(context.Background(), "lab", plan.State{Nodes: []plan.NodeState{cp, tc.gone}}, plan.State{Nodes: []plan.NodeState{cp}}, mask.New())
 			if err != nil {
 				t.Fatal(err)
 			}

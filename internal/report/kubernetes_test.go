@@ -60,7 +60,7 @@ func kubernetesPlan(t *testing.T, from string, edit func(*plan.State)) *plan.Pla
 		edit(&cur)
 	}
 
-	p, err := plan.Compute("homelab", cur, des, mask.New(b.Values()...))
+	p, err := plan.Compute(context.Background(), "homelab", cur, des, mask.New(b.Values()...))
 	if err != nil {
 		t.Fatal(err)
 	}

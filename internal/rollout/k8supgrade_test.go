@@ -54,7 +54,7 @@ func k8sLabOn(t *testing.T, talosVersion, from string, edit func(desired map[str
 	cur, curBytes, b := renderLab(t, current)
 	des, desBytes, _ := renderLab(t, desired)
 
-	p, err := plan.Compute("homelab", cur, des, mask.New(b.Values()...))
+	p, err := plan.Compute(context.Background(), "homelab", cur, des, mask.New(b.Values()...))
 	if err != nil {
 		t.Fatal(err)
 	}
