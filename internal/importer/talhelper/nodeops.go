@@ -1,0 +1,113 @@
+package talhelper
+
+import (
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// nodeOps are the node's talhelper fields as RFC 6902 operations. talhelper sets these
+// fields on the generated config, replacing what the generator wrote (the control
+// planes' default labels, for one), which `add` does and a strategic merge would not.
+func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string, sans []string) []op {
+	var ops []op
+
+	multidoc := im.contract.MultidocNetworkConfigSupported()
+
+	set := func(path string, key string) {
+		v := get(n, key)
+		if v == nil {
+			return
+		}
+
+		val, err := plain(v)
+		if err != nil {
+			im.unsupported(v.Line, name, field(key), "not readable; not imported")
+
+			return
+		}
+
+		ops = append(ops, op{Op: "add", Path: path, Value: val})
+	}
+
+	if multidoc {
+		for _, k := range []string{"networkInterfaces", "nameservers", "disableSearchDomain"} {
+			if v := get(n, k); v != nil {
+				im.unsupported(lineOf(n, k), name, field(k), "on the 1.12 contract and later talhelper turns it into network documents talops does not write yet; write them as a patch (LinkConfig, DHCPv4Config, ResolverConfig): not imported")
+			}
+		}
+	} else {
+		set("/machine/network/interfaces", "networkInterfaces")
+		set("/machine/network/nameservers", "nameservers")
+		set("/machine/network/disableSearchDomain", "disableSearchDomain")
+
+		if scalar(get(n, "ignoreHostname")) != "true" {
+			ops = append(ops, op{Op: "add", Path: "/machine/network/hostname", Value: name})
+		}
+	}
+
+	set("/machine/install/diskSelector", "installDiskSelector")
+
+	if v := items(get(n, "kernelModules")); len(v) > 0 {
+		mods, err := plain(get(n, "kernelModules"))
+		if err == nil {
+			ops = append(ops, op{Op: "add", Path: "/machine/kernel", Value: map[string]any{"modules": mods}})
+		}
+	}
+
+	for _, k := range []struct{ key, path string }{
+		{"nodeAnnotations", "/machine/nodeAnnotations"}, {"nodeLabels", "/machine/nodeLabels"},
+	} {
+		v := get(n, k.key)
+		if v == nil {
+			continue
+		}
+
+		m := map[string]string{}
+
+		for _, p := range pairs(v) {
+			if strings.Contains(scalar(p.value), "{{") {
+				im.unsupported(p.line, name, field(k.key+"."+p.key), "a talhelper template; talops has none: not imported")
+
+				continue
+			}
+
+			m[p.key] = scalar(p.value)
+		}
+
+		ops = append(ops, op{Op: "add", Path: k.path, Value: m})
+	}
+
+	set("/machine/nodeTaints", "nodeTaints")
+
+	if args := strs(get(get(get(n, "schematic"), "customization"), "extraKernelArgs")); len(args) > 0 &&
+		scalar(get(get(n, "machineSpec"), "useUKI")) != "true" && !im.contract.GrubUseUKICmdlineDefault() {
+		ops = append(ops, op{Op: "add", Path: "/machine/install/extraKernelArgs", Value: args})
+	}
+
+	for _, san := range sans {
+		ops = append(ops, op{Op: "add", Path: "/machine/certSANs/-", Value: san})
+	}
+
+	if url := scalar(get(n, "talosImageURL")); url != "" {
+		ops = append(ops, op{Op: "add", Path: "/machine/install/image", Value: url + ":" + im.talosVersion})
+		im.note(lineOf(n, "talosImageURL"), name, field("talosImageURL"),
+			"talops has no schematic file for this image: the node keeps it in a patch, and talops does not check its extensions (give the node a schematic instead)")
+	}
+
+	return ops
+}
+
+// nodeDocs are the documents talhelper adds to a node on the 1.12 contract and later: its
+// hostname, or the stable default when it ignores it.
+func (im *importer) nodeDocs(n *yaml.Node, name string) any {
+	if !im.contract.MultidocNetworkConfigSupported() {
+		return nil
+	}
+
+	if scalar(get(n, "ignoreHostname")) == "true" {
+		return map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "auto": "stable"}
+	}
+
+	return map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "hostname": name, "auto": "off"}
+}
