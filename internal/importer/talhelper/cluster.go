@@ -1,6 +1,7 @@
 package talhelper
 
 import (
+	"bytes"
 	"fmt"
 
 	"go.yaml.in/yaml/v4"
@@ -117,6 +118,34 @@ func (im *importer) addYAML(rel, comment string, v any) {
 	}
 
 	if err := im.add(rel, append([]byte(comment+"\n"), data...)); err != nil {
+		im.unsupported(0, "", rel, err.Error())
+	}
+}
+
+// addDocs writes a multi-document patch file with a comment line on top.
+func (im *importer) addDocs(rel, comment string, docs []any) {
+	var b bytes.Buffer
+
+	b.WriteString(comment + "\n")
+
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+
+	for _, d := range docs {
+		if err := enc.Encode(d); err != nil {
+			im.unsupported(0, "", rel, fmt.Sprintf("cannot encode: %v", err))
+
+			return
+		}
+	}
+
+	if err := enc.Close(); err != nil {
+		im.unsupported(0, "", rel, fmt.Sprintf("cannot encode: %v", err))
+
+		return
+	}
+
+	if err := im.add(rel, b.Bytes()); err != nil {
 		im.unsupported(0, "", rel, err.Error())
 	}
 }

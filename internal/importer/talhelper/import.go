@@ -24,7 +24,7 @@ type importer struct {
 	order    []string
 	contract *coreconfig.VersionContract
 	// schematics maps a schematic's encoding to its name.
-	schematics map[string]string
+	schematics     map[string]string
 	schematicOrder []string
 	platform       string
 	platLine       int

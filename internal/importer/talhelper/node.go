@@ -79,9 +79,9 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 		out.Patches = append(out.Patches, rel)
 	}
 
-	if docs := im.nodeDocs(eff, name); docs != nil {
-		rel := "nodes/" + name + "-hostname.yaml"
-		im.addYAML(rel, "# The hostname document talhelper adds to every node.", docs)
+	if docs := im.nodeDocs(eff, name, field); docs != nil {
+		rel := "nodes/" + name + "-documents.yaml"
+		im.addDocs(rel, "# The documents talhelper adds to the node: its hostname, its network interfaces.", docs)
 		out.Patches = append(out.Patches, rel)
 	}
 

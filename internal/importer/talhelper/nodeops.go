@@ -31,7 +31,7 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 	}
 
 	if multidoc {
-		for _, k := range []string{"networkInterfaces", "nameservers", "disableSearchDomain"} {
+		for _, k := range []string{"nameservers", "disableSearchDomain"} {
 			if v := get(n, k); v != nil {
 				im.unsupported(lineOf(n, k), name, field(k), "on the 1.12 contract and later talhelper turns it into network documents talops does not write yet; write them as a patch (LinkConfig, DHCPv4Config, ResolverConfig): not imported")
 			}
@@ -99,15 +99,16 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 }
 
 // nodeDocs are the documents talhelper adds to a node on the 1.12 contract and later: its
-// hostname, or the stable default when it ignores it.
-func (im *importer) nodeDocs(n *yaml.Node, name string) any {
+// hostname (or the stable default when it ignores it), then its network documents.
+func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) string) []any {
 	if !im.contract.MultidocNetworkConfigSupported() {
 		return nil
 	}
 
+	hostname := map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "hostname": name, "auto": "off"}
 	if scalar(get(n, "ignoreHostname")) == "true" {
-		return map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "auto": "stable"}
+		hostname = map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "auto": "stable"}
 	}
 
-	return map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "hostname": name, "auto": "off"}
+	return append([]any{hostname}, im.networkDocs(n, name, field)...)
 }
