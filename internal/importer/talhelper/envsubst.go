@@ -16,7 +16,7 @@ func (im *importer) substituteEnv(root *yaml.Node) {
 	im.substituteIn(root, im.in.File)
 }
 
-func (im *importer) substituteIn(root *yaml.Node, file string) {
+func (im *importer) substituteIn(root *yaml.Node, file string) (changed bool) {
 	lookup := im.in.Lookup
 	if lookup == nil {
 		lookup = func(string) (string, bool) { return "", false }
@@ -26,10 +26,11 @@ func (im *importer) substituteIn(root *yaml.Node, file string) {
 
 	walkScalars(root, func(n *yaml.Node) {
 		out, used, unset := substitute([]byte(n.Value), lookup)
-		if len(used) == 0 && len(unset) == 0 {
+		if len(used) == 0 && len(unset) == 0 && string(out) == n.Value {
 			return
 		}
 
+		changed = changed || string(out) != n.Value
 		n.Value = string(out)
 		// A substituted value is a string, whatever it looks like.
 		if n.Tag == "" || n.Tag == "!!str" {
@@ -60,4 +61,6 @@ func (im *importer) substituteIn(root *yaml.Node, file string) {
 			})
 		}
 	})
+
+	return changed
 }

@@ -104,13 +104,13 @@ func (im *importer) patchFile(rel string) ([]byte, error) {
 		docs = append(docs, &d)
 	}
 
-	before := len(im.res.Findings)
+	changed := false
 
 	for _, d := range docs {
-		im.substituteIn(d, rel)
+		changed = im.substituteIn(d, rel) || changed
 	}
 
-	if len(im.res.Findings) == before {
+	if !changed {
 		return data, nil
 	}
 
