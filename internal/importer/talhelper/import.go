@@ -173,6 +173,12 @@ func (im *importer) unsupported(line int, node, field, msg string) {
 	})
 }
 
+func (im *importer) warn(line int, node, field, msg string) {
+	im.res.Findings = append(im.res.Findings, finding.Finding{
+		Severity: finding.Warning, Code: CodeMapped, File: im.in.File, Line: line, Node: node, Path: field, Message: msg,
+	})
+}
+
 func (im *importer) note(line int, node, field, msg string) {
 	im.res.Findings = append(im.res.Findings, finding.Finding{
 		Severity: finding.Info, Code: CodeMapped, File: im.in.File, Line: line, Node: node, Path: field, Message: msg,
