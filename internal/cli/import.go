@@ -38,7 +38,7 @@ func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			return nil, parseFlags(importFlagSet(d, opts), args)
+			return nil, parseFlags(importFlagSet(d, opts, "import"), args)
 		}
 
 		return nil, &UsageError{Msg: "import needs the source tool: talops " + importSynopsis}
@@ -49,7 +49,7 @@ func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 		return nil, &UsageError{Msg: fmt.Sprintf("unknown source %q: talops import talhelper", opts.Source)}
 	}
 
-	if err := parseNoArgs(importFlagSet(d, opts), args[1:]); err != nil {
+	if err := parseNoArgs(importFlagSet(d, opts, "import "+opts.Source), args[1:]); err != nil {
 		return nil, err
 	}
 
@@ -70,8 +70,10 @@ func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 	return opts, nil
 }
 
-func importFlagSet(d *Deps, opts *ImportOptions) *flag.FlagSet {
-	fs := newFlags(d, "import", importSynopsis)
+// importFlagSet binds import's flags; the set is named after the command line it parses
+// ("import talhelper"), as completion finds it.
+func importFlagSet(d *Deps, opts *ImportOptions, name string) *flag.FlagSet {
+	fs := newFlags(d, name, importSynopsis)
 	fs.StringVar(&opts.From, "from", "", "the source's config file (talconfig.yaml) or the directory holding it")
 	fs.StringVar(&opts.Out, "out", "", "directory of the new talops repository (created when missing; nothing in it is overwritten)")
 	fs.Var((*listFlag)(&opts.Recipients), "age-recipient", "age recipient (age1...) of the new secrets bundle; repeat for more (default: the recipients of a SOPS-encrypted source)")
