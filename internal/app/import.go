@@ -24,6 +24,8 @@ type ImportOptions struct {
 	Recipients []string
 	// Plaintext writes the bundle in clear (scaffold.PlaintextBundle).
 	Plaintext bool
+	// Configs are more complete machine configs, one per node (talosctl only).
+	Configs []string
 }
 
 // ImportResult says what an import wrote and what it could not carry over.

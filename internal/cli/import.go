@@ -24,14 +24,27 @@ type ImportOptions struct {
 	Out        string
 	Recipients []string
 	Plaintext  bool
+	// Configs are per-node machine configs (talosctl only).
+	Configs []string
 }
 
 // importSources are the tools import reads, each with its use case.
 var importSources = map[string]func(context.Context, *app.Deps, app.ImportOptions) (*app.ImportResult, error){
 	"talhelper": app.ImportTalhelper,
+	"talosctl":  app.ImportTalosctl,
 }
 
-const importSynopsis = "import talhelper --from PATH --out DIR [--age-recipient R [--age-recipient R2 ...]] [--plaintext-secrets]"
+const (
+	importSynopsis = "import talhelper|talosctl --from PATH --out DIR [--age-recipient R [--age-recipient R2 ...]] [--plaintext-secrets] [CONFIG...]"
+	importFlagsSyn = "--out DIR [--age-recipient R [--age-recipient R2 ...]] [--plaintext-secrets]"
+)
+
+// importSynopses are the usage lines of each source.
+var importSynopses = map[string]string{
+	"import":           importSynopsis,
+	"import talhelper": "import talhelper --from PATH " + importFlagsSyn,
+	"import talosctl":  "import talosctl --from DIR " + importFlagsSyn + " [CONFIG...]",
+}
 
 func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 	opts := &ImportOptions{Deps: d}
@@ -46,10 +59,17 @@ func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 
 	opts.Source = args[0]
 	if _, ok := importSources[opts.Source]; !ok {
-		return nil, &UsageError{Msg: fmt.Sprintf("unknown source %q: talops import talhelper", opts.Source)}
+		return nil, &UsageError{Msg: fmt.Sprintf("unknown source %q: talops import talhelper or talosctl", opts.Source)}
 	}
 
-	if err := parseNoArgs(importFlagSet(d, opts, "import "+opts.Source), args[1:]); err != nil {
+	fs := importFlagSet(d, opts, "import "+opts.Source)
+	if opts.Source == "talosctl" {
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return nil, err
+		}
+
+		opts.Configs = fs.Args()
+	} else if err := parseNoArgs(fs, args[1:]); err != nil {
 		return nil, err
 	}
 
@@ -73,8 +93,8 @@ func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 // importFlagSet binds import's flags; the set is named after the command line it parses
 // ("import talhelper"), as completion finds it.
 func importFlagSet(d *Deps, opts *ImportOptions, name string) *flag.FlagSet {
-	fs := newFlags(d, name, importSynopsis)
-	fs.StringVar(&opts.From, "from", "", "the source's config file (talconfig.yaml) or the directory holding it")
+	fs := newFlags(d, name, importSynopses[name])
+	fs.StringVar(&opts.From, "from", "", "the source's config file (talconfig.yaml) or the directory holding it (talosctl: the directory of controlplane.yaml and worker.yaml; per-node configs follow the flags)")
 	fs.StringVar(&opts.Out, "out", "", "directory of the new talops repository (created when missing; nothing in it is overwritten)")
 	fs.Var((*listFlag)(&opts.Recipients), "age-recipient", "age recipient (age1...) of the new secrets bundle; repeat for more (default: the recipients of a SOPS-encrypted source)")
 	fs.BoolVar(&opts.Plaintext, "plaintext-secrets", false, "write the secrets bundle in clear ("+scaffold.PlaintextBundle+", mode 0600) instead of encrypting it")
@@ -107,7 +127,7 @@ func runImport(ctx context.Context, d *Deps, args []string) error {
 // Import writes a talops repository from another tool's.
 func Import(ctx context.Context, opts *ImportOptions) (*app.ImportResult, error) {
 	return importSources[opts.Source](ctx, opts.Deps.App(), app.ImportOptions{
-		From: opts.From, Out: opts.Out, Recipients: opts.Recipients, Plaintext: opts.Plaintext,
+		From: opts.From, Out: opts.Out, Recipients: opts.Recipients, Plaintext: opts.Plaintext, Configs: opts.Configs,
 	})
 }
 
