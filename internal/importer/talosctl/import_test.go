@@ -150,3 +150,32 @@ func TestImport_ConfigsOfTwoClustersAreRefused(t *testing.T) {
 		t.Fatalf("want worker.yaml refused as another cluster's, got %v", err)
 	}
 }
+
+func TestImport_ASecretOutsideTheBundleIsReported(t *testing.T) {
+	b := bundle(t)
+	cp := strings.Replace(string(genConfig(t, b, machine.TypeControlPlane)), "machine:\n",
+		"machine:\n    systemDiskEncryption:\n        state:\n            provider: luks2\n            keys:\n                - slot: 0\n                  static:\n                      passphrase: not-in-the-bundle\n", 1)
+
+	res, err := talosctl.Import(talosctl.Input{Secrets: "s.yaml", Configs: []talosctl.Source{{Name: "controlplane.yaml", Data: []byte(cp)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var paths []string
+
+	for _, f := range res.Findings {
+		if f.Code == talosctl.CodeMapped && f.Node == "controlplane" && strings.Contains(f.Message, "secret outside the bundle") {
+			paths = append(paths, f.Path)
+		}
+	}
+
+	if want := "/machine/systemDiskEncryption/state/keys/-/static/passphrase"; len(paths) != 1 || paths[0] != want {
+		t.Fatalf("want the passphrase's path %s reported, got %v", want, paths)
+	}
+
+	for _, f := range res.Findings {
+		if strings.Contains(f.Message, "not-in-the-bundle") {
+			t.Fatal("a finding quotes the secret")
+		}
+	}
+}

@@ -45,6 +45,15 @@ func patches(spec cluster.Spec, res *Result, nodes []*node) ([]scaffold.File, er
 			return nil, err
 		}
 
+		for _, o := range ops {
+			for _, p := range secretPaths(o) {
+				res.Findings = append(res.Findings, finding.Finding{
+					Severity: finding.Warning, Code: CodeMapped, File: n.src.Name, Node: n.spec.Name, Path: p,
+					Message: "looks like a secret outside the bundle: it is now in nodes/" + n.spec.Name + ".yaml in clear; keep that file out of Git or move the value out",
+				})
+			}
+		}
+
 		if len(ops) > 0 {
 			f, err := yamlFile("nodes/"+n.spec.Name+".yaml", "# What "+n.src.Name+" differs by from the config talops generates for the node.", []any{ops})
 			if err != nil {
