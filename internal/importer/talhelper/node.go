@@ -15,7 +15,7 @@ var nodeKeys = []string{
 	"hostname", "ipAddress", "controlPlane", "installDisk", "installDiskSelector", "machineSpec", "talosImageURL",
 	"schematic", "patches", "nodeLabels", "nodeAnnotations", "nodeTaints", "kernelModules", "certSANs",
 	"ignoreHostname", "networkInterfaces", "nameservers", "disableSearchDomain", "overridePatches",
-	"overrideMachineCertSANs",
+	"overrideMachineCertSANs", "machineFiles", "extensionServices",
 }
 
 // op is one RFC 6902 operation of a node's talhelper fields.
@@ -79,9 +79,9 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 		out.Patches = append(out.Patches, rel)
 	}
 
-	if docs := im.nodeDocs(eff, name, field); docs != nil {
+	if docs := im.nodeDocs(eff, name, field); len(docs) > 0 {
 		rel := "nodes/" + name + "-documents.yaml"
-		im.addDocs(rel, "# The documents talhelper adds to the node: its hostname, its network interfaces.", docs)
+		im.addDocs(rel, "# The documents talhelper adds to the node: its hostname, its extension services, its network interfaces.", docs)
 		out.Patches = append(out.Patches, rel)
 	}
 

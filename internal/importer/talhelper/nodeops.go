@@ -80,6 +80,10 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 
 	set("/machine/nodeTaints", "nodeTaints")
 
+	if files, ok := im.machineFiles(n, name, field); ok && len(files) > 0 {
+		ops = append(ops, op{Op: "add", Path: "/machine/files", Value: files})
+	}
+
 	if args := strs(get(get(get(n, "schematic"), "customization"), "extraKernelArgs")); len(args) > 0 &&
 		scalar(get(get(n, "machineSpec"), "useUKI")) != "true" && !im.contract.GrubUseUKICmdlineDefault() {
 		ops = append(ops, op{Op: "add", Path: "/machine/install/extraKernelArgs", Value: args})
@@ -106,7 +110,7 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 // hostname (or the stable default when it ignores it), then its network documents.
 func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) string) []any {
 	if !im.contract.MultidocNetworkConfigSupported() {
-		return nil
+		return im.extensionServices(n, name, field)
 	}
 
 	hostname := map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "hostname": name, "auto": "off"}
@@ -114,5 +118,7 @@ func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) strin
 		hostname = map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "auto": "stable"}
 	}
 
-	return append([]any{hostname}, im.networkDocs(n, name, field)...)
+	docs := append([]any{hostname}, im.extensionServices(n, name, field)...)
+
+	return append(docs, im.networkDocs(n, name, field)...)
 }
