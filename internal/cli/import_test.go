@@ -30,6 +30,11 @@ type talhelperCase struct {
 
 var talhelperCases = []talhelperCase{
 	{
+		// Written for the tests: what talhelper turns into documents on the 1.13 contract.
+		dir:     "documents",
+		outputs: map[string]string{"cp1": "docs-cp1.yaml", "w1": "docs-w1.yaml"},
+	},
+	{
 		// Written for the tests: the fields the import maps, on the 1.11 contract.
 		dir:     "fields",
 		env:     map[string]string{"RACK": "r1", "MAP_COUNT": "262144", "UNSET_VAR": "10.0.0.99"},

@@ -30,13 +30,7 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 		ops = append(ops, op{Op: "add", Path: path, Value: val})
 	}
 
-	if multidoc {
-		for _, k := range []string{"nameservers", "disableSearchDomain"} {
-			if v := get(n, k); v != nil {
-				im.unsupported(lineOf(n, k), name, field(k), "on the 1.12 contract and later talhelper turns it into network documents talops does not write yet; write them as a patch (LinkConfig, DHCPv4Config, ResolverConfig): not imported")
-			}
-		}
-	} else {
+	if !multidoc {
 		set("/machine/network/interfaces", "networkInterfaces")
 		set("/machine/network/nameservers", "nameservers")
 		set("/machine/network/disableSearchDomain", "disableSearchDomain")
@@ -118,7 +112,24 @@ func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) strin
 		hostname = map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "auto": "stable"}
 	}
 
-	docs := append([]any{hostname}, im.extensionServices(n, name, field)...)
+	docs := []any{hostname}
+
+	// talhelper writes a ResolverConfig for nameservers or disableSearchDomain, and then
+	// always says whether the default search domain is disabled.
+	ns, disable := strs(get(n, "nameservers")), scalar(get(n, "disableSearchDomain")) == "true"
+	if len(ns) > 0 || disable {
+		servers := make([]any, 0, len(ns))
+		for _, a := range ns {
+			servers = append(servers, map[string]any{"address": a})
+		}
+
+		docs = append([]any{map[string]any{
+			"apiVersion": "v1alpha1", "kind": "ResolverConfig", "nameservers": servers,
+			"searchDomains": map[string]any{"disableDefault": disable},
+		}}, docs...)
+	}
+
+	docs = append(docs, im.extensionServices(n, name, field)...)
 
 	return append(docs, im.networkDocs(n, name, field)...)
 }
