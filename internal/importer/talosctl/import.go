@@ -14,7 +14,6 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/config/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
 	gensecrets "github.com/siderolabs/talos/pkg/machinery/config/generate/secrets"
-	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
 	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/cluster"
@@ -144,18 +143,18 @@ func Import(in Input) (*Result, error) {
 
 var tagPattern = regexp.MustCompile(`:(v\d+\.\d+\.\d+[^@]*)(@|$)`)
 
-// clusterSpec reads the cluster's name, endpoint and versions from a config.
+// clusterSpec reads the cluster's name, endpoint and versions from a config, through
+// machinery's accessors, which read the v1alpha1 fields or the documents the 1.14
+// contract moved them to.
 func clusterSpec(file string, cfg coreconfig.Provider) (cluster.Spec, error) {
-	talos := tagPattern.FindStringSubmatch(cfg.Machine().Install().Image())
+	talos := tagPattern.FindStringSubmatch(installerImage(cfg))
 	if talos == nil {
 		return cluster.Spec{}, &cluster.InputError{File: file, Field: "machine.install.image", Msg: "names no Talos version tag: talops cannot tell talosVersion"}
 	}
 
-	v := cfg.RawV1Alpha1()
-
 	kubelet := ""
-	if v.MachineConfig.MachineKubelet != nil {
-		kubelet = v.MachineConfig.MachineKubelet.KubeletImage
+	if k := cfg.K8sKubeletConfig(); k != nil {
+		kubelet = k.Image()
 	}
 
 	kube := tagPattern.FindStringSubmatch(kubelet)
@@ -163,10 +162,62 @@ func clusterSpec(file string, cfg coreconfig.Provider) (cluster.Spec, error) {
 		return cluster.Spec{}, &cluster.InputError{File: file, Field: "machine.kubelet.image", Msg: "names no Kubernetes version tag: talops cannot tell kubernetesVersion"}
 	}
 
-	return cluster.Spec{
-		Cluster:      cluster.Meta{Name: v.ClusterConfig.ClusterName, Endpoint: endpoint(v.ClusterConfig.ControlPlane)},
-		TalosVersion: talos[1], KubernetesVersion: kube[1],
-	}, nil
+	spec := cluster.Spec{TalosVersion: talos[1], KubernetesVersion: kube[1]}
+
+	if k := cfg.K8sClusterConfig(); k != nil {
+		spec.Cluster.Name = k.ClusterName()
+
+		if u := k.ClusterEndpoint(); u != nil {
+			spec.Cluster.Endpoint = u.String()
+		}
+	}
+
+	return spec, nil
+}
+
+// installerImage is the config's installer: machine.install.image, or the
+// UnattendedInstallConfig document's from the 1.14 contract.
+func installerImage(cfg coreconfig.Provider) string {
+	if img := cfg.Machine().Install().Image(); img != "" {
+		return img
+	}
+
+	if u := cfg.UnattendedInstallConfig(); u != nil {
+		return u.InstallerImage()
+	}
+
+	return ""
+}
+
+var devPathPattern = regexp.MustCompile(`^disk\.dev_path == "([^"]+)"$`)
+
+// installDisk is the config's install disk: machine.install.disk, or the disk the
+// UnattendedInstallConfig document selects by its path (as talops' generator writes it).
+func installDisk(cfg coreconfig.Provider) string {
+	if d := cfg.Machine().Install().Disk(); d != "" {
+		return d
+	}
+
+	for _, doc := range cfg.Documents() {
+		if doc.Kind() != "UnattendedInstallConfig" {
+			continue
+		}
+
+		m, err := toMap(doc)
+		if err != nil {
+			return ""
+		}
+
+		prov, _ := m["provisioning"].(map[string]any)
+		sel, _ := prov["diskSelector"].(map[string]any)
+		match, _ := sel["match"].(string)
+
+		if g := devPathPattern.FindStringSubmatch(match); g != nil {
+			return g[1]
+		}
+	}
+
+	return ""
 }
 
 // nodeSpec names a node after its hostname, else its file; its address is the file's
@@ -180,7 +231,7 @@ func nodeSpec(file string, cfg coreconfig.Provider, i int, res *Result) cluster.
 		name = strings.ReplaceAll(stem, ".", "-")
 	}
 
-	n := cluster.Node{Name: name, Role: cluster.RoleWorker, InstallDisk: cfg.Machine().Install().Disk()}
+	n := cluster.Node{Name: name, Role: cluster.RoleWorker, InstallDisk: installDisk(cfg)}
 	if cfg.Machine().Type().IsControlPlane() {
 		n.Role = cluster.RoleControlPlane
 	}
@@ -251,15 +302,7 @@ func oneLine(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", "; ")
 }
 
-func endpoint(cp *v1alpha1.ControlPlaneConfig) string {
-	if cp == nil || cp.Endpoint == nil || cp.Endpoint.URL == nil {
-		return ""
-	}
-
-	return cp.Endpoint.URL.String()
-}
-
-// sameCluster checks that a config is of the bundle's cluster: the same cluster ID, the
+// sameCluster checks that a config is of the bundle's cluster: the same cluster ID and the
 // same machine token (what a worker's config holds of the bundle).
 func sameCluster(b *gensecrets.Bundle, cfg coreconfig.Provider) error {
 	other, err := gensecrets.NewBundleFromConfig(gensecrets.NewFixedClock(time.Time{}), cfg)
