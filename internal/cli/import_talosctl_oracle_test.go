@@ -13,7 +13,7 @@ import (
 
 // The talosctl oracle: the real talosctl (TALOSCTL, built by .ci/talosctl) generates a
 // cluster's configs and patches one node's, and talops renders each of them back from the
-// imported repository, document by document.
+// imported repository, document by document; validate accepts the repository.
 func TestImportTalosctl_OracleGenConfigAndMachineconfigPatch(t *testing.T) {
 	bin := os.Getenv("TALOSCTL")
 	if bin == "" {
@@ -36,7 +36,7 @@ func TestImportTalosctl_OracleGenConfigAndMachineconfigPatch(t *testing.T) {
 	talosctl("gen", "config", "lab", "https://10.0.0.10:6443", "--kubernetes-version", "1.36.2", "--install-disk", "/dev/vda",
 		"--config-patch-worker", `machine: {sysctls: {vm.max_map_count: "262144"}}`, "-o", "gen")
 
-	patch := "machine:\n  nodeLabels:\n    rack: r1\n---\napiVersion: v1alpha1\nkind: WatchdogTimerConfig\ndevice: /dev/watchdog0\ntimeout: 5m\n"
+	patch := "machine:\n  sysctls:\n    net.core.somaxconn: \"65535\"\n---\napiVersion: v1alpha1\nkind: WatchdogTimerConfig\ndevice: /dev/watchdog0\ntimeout: 5m\n"
 	if err := os.WriteFile(filepath.Join(work, "node.patch.yaml"), []byte(patch), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -53,6 +53,10 @@ func TestImportTalosctl_OracleGenConfigAndMachineconfigPatch(t *testing.T) {
 
 	if err := h.run("render", "--dir", repo, "--out", rendered); err != nil {
 		t.Fatalf("render: %v\n%s", err, h.stderr.String())
+	}
+
+	if err := h.run("validate", "--dir", repo, "--offline"); err != nil {
+		t.Fatalf("validate: %v\n%s", err, h.stdout.String())
 	}
 
 	for node, file := range map[string]string{"controlplane": "gen/controlplane.yaml", "worker": "gen/worker.yaml", "10-0-0-12": "10.0.0.12.yaml"} {

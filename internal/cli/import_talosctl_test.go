@@ -34,7 +34,7 @@ func talosctlDir(t *testing.T) (string, []string) {
 	}
 
 	in, err := generate.NewInput("lab", "https://10.0.0.10:6443", "1.36.2", generate.WithVersionContract(contract),
-		generate.WithSecretsBundle(b), generate.WithInstallImage("ghcr.io/siderolabs/installer:v1.13.7"))
+		generate.WithSecretsBundle(b), generate.WithInstallImage("ghcr.io/siderolabs/installer:v1.13.7"), generate.WithInstallDisk("/dev/sda"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func talosctlDir(t *testing.T) (string, []string) {
 	return dir, (&secrets.Bundle{Bundle: b}).Values()
 }
 
-func TestImportTalosctl_SecretsGoToAnEncryptedBundleAndTheConfigsRenderBack(t *testing.T) {
+func TestImportTalosctl_SecretsGoToAnEncryptedBundleTheConfigsRenderBackAndValidate(t *testing.T) {
 	id, keyFile := ageKey(t)
 	src, values := talosctlDir(t)
 
@@ -89,6 +89,10 @@ func TestImportTalosctl_SecretsGoToAnEncryptedBundleAndTheConfigsRenderBack(t *t
 
 	if err := h.run("render", "--dir", repo, "--out", rendered); err != nil {
 		t.Fatalf("render: %v\n%s", err, h.stderr.String())
+	}
+
+	if err := h.run("validate", "--dir", repo, "--offline"); err != nil {
+		t.Fatalf("validate: %v\n%s", err, h.stdout.String())
 	}
 
 	for nodeName, file := range map[string]string{
