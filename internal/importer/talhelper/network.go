@@ -2,6 +2,7 @@ package talhelper
 
 import (
 	"fmt"
+	"net/netip"
 	"strconv"
 
 	"go.yaml.in/yaml/v4"
@@ -9,13 +10,14 @@ import (
 
 // deviceKeys are the keys of a networkInterfaces entry the import turns into documents on
 // the 1.12 contract and later; an entry with any other key is reported whole.
-var deviceKeys = []string{"interface", "dhcp", "mtu", "ignore"}
+var deviceKeys = []string{"interface", "dhcp", "mtu", "ignore", "addresses", "routes", "vip"}
 
 // networkDocs are the documents talhelper writes for networkInterfaces on the 1.12
-// contract and later, for the entries the import knows: a DHCPv4Config for dhcp, a
-// LinkConfig for the MTU (an ignored interface gets none, as talhelper writes none).
+// contract and later, for the entries the import knows, in talhelper's order: a
+// DHCPv4Config for dhcp, a Layer2VIPConfig for the VIP, a LinkConfig for addresses, routes
+// and the MTU (an ignored interface gets none, as talhelper writes none).
 func (im *importer) networkDocs(n *yaml.Node, name string, field func(string) string) []any {
-	var dhcp, links []any
+	var dhcp, vips, links []any
 
 	for i, dev := range items(get(n, "networkInterfaces")) {
 		f := field(fmt.Sprintf("networkInterfaces[%d]", i))
@@ -37,12 +39,104 @@ func (im *importer) networkDocs(n *yaml.Node, name string, field func(string) st
 			dhcp = append(dhcp, map[string]any{"apiVersion": "v1alpha1", "kind": "DHCPv4Config", "name": iface})
 		}
 
-		if mtu, err := strconv.Atoi(scalar(get(dev, "mtu"))); err == nil && mtu > 0 {
-			links = append(links, map[string]any{"apiVersion": "v1alpha1", "kind": "LinkConfig", "name": iface, "mtu": mtu})
+		if vip := get(dev, "vip"); vip != nil {
+			if k := unknownKey(vip, []string{"ip"}); k != "" {
+				im.unsupported(lineOf(vip, k), name, f+".vip."+k, "talops writes Layer2VIPConfig documents only; this interface's VIP is not imported")
+			} else if ip := scalar(get(vip, "ip")); ip != "" {
+				vips = append(vips, map[string]any{"apiVersion": "v1alpha1", "kind": "Layer2VIPConfig", "name": ip, "link": iface})
+			}
+		}
+
+		link, err := linkConfig(dev, iface)
+		if err != nil {
+			im.unsupported(dev.Line, name, f, err.Error()+"; not imported")
+
+			continue
+		}
+
+		if link != nil {
+			links = append(links, link)
 		}
 	}
 
-	return append(dhcp, links...)
+	return append(append(dhcp, vips...), links...)
+}
+
+// linkConfig is the LinkConfig talhelper writes for an interface with addresses, routes
+// or an MTU: bare addresses get a host prefix, a default route no destination.
+func linkConfig(dev *yaml.Node, iface string) (map[string]any, error) {
+	link := map[string]any{"apiVersion": "v1alpha1", "kind": "LinkConfig", "name": iface}
+
+	var addrs []any
+
+	for _, a := range strs(get(dev, "addresses")) {
+		p, err := netip.ParsePrefix(a)
+		if err != nil {
+			ip, err := netip.ParseAddr(a)
+			if err != nil {
+				return nil, fmt.Errorf("address %q is neither a prefix nor an address", a)
+			}
+
+			p = netip.PrefixFrom(ip, ip.BitLen())
+		}
+
+		addrs = append(addrs, map[string]any{"address": p.String()})
+	}
+
+	var routes []any
+
+	for _, r := range items(get(dev, "routes")) {
+		if k := unknownKey(r, []string{"network", "gateway", "source", "metric", "mtu"}); k != "" {
+			return nil, fmt.Errorf("route key %s is unknown to talops", k)
+		}
+
+		route := map[string]any{}
+
+		if nw := scalar(get(r, "network")); nw != "" {
+			p, err := netip.ParsePrefix(nw)
+			if err != nil {
+				return nil, fmt.Errorf("route network %q is not a prefix", nw)
+			}
+
+			if p.Bits() != 0 || !p.Addr().IsUnspecified() {
+				route["destination"] = p.String()
+			}
+		}
+
+		for _, k := range []string{"gateway", "source"} {
+			if v := scalar(get(r, k)); v != "" {
+				route[k] = v
+			}
+		}
+
+		for _, k := range []string{"metric", "mtu"} {
+			if v, err := strconv.Atoi(scalar(get(r, k))); err == nil && v > 0 {
+				route[k] = v
+			}
+		}
+
+		routes = append(routes, route)
+	}
+
+	mtu, _ := strconv.Atoi(scalar(get(dev, "mtu")))
+
+	if len(addrs) == 0 && len(routes) == 0 && mtu <= 0 {
+		return nil, nil
+	}
+
+	if len(addrs) > 0 {
+		link["addresses"] = addrs
+	}
+
+	if len(routes) > 0 {
+		link["routes"] = routes
+	}
+
+	if mtu > 0 {
+		link["mtu"] = mtu
+	}
+
+	return link, nil
 }
 
 // unknownKey is the first key of a mapping not in known, or "".
