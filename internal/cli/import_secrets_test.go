@@ -141,3 +141,44 @@ func TestImportTalhelper_NeverWritesOverARepository(t *testing.T) {
 		t.Fatal("talops.yaml was changed")
 	}
 }
+
+// TestImportTalhelper_EncryptedTalenvIsReadAndNeverPrinted: talenv.sops.yaml is decrypted
+// with the age key as talhelper does; its values land in the imported files, with a
+// warning naming the variable, and never in the output.
+func TestImportTalhelper_EncryptedTalenvIsReadAndNeverPrinted(t *testing.T) {
+	id, keyFile := ageKey(t)
+	src := filepath.Join(t.TempDir(), "talos")
+
+	if err := os.CopyFS(src, os.DirFS(talhelperTestdata("lukeevans-talos-cluster"))); err != nil {
+		t.Fatal(err)
+	}
+
+	const passphrase = "luks-fallback-from-an-encrypted-talenv"
+
+	enc, err := sops.Encrypt([]byte("TALOS_LUKS_FALLBACK: "+passphrase+"\n"), sops.EncryptOptions{Recipients: []*age.X25519Recipient{id.Recipient()}, Now: time.Unix(0, 0), Rand: rand.Reader})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := os.WriteFile(filepath.Join(src, "talenv.sops.yaml"), enc, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	h := newDiskHarness(t)
+	h.env["SOPS_AGE_KEY_FILE"] = keyFile
+
+	repo, _, out := importAndRender(t, h, src, "--plaintext-secrets")
+
+	if strings.Contains(out+h.stderr.String(), passphrase) {
+		t.Fatal("import printed the value of an encrypted variable")
+	}
+
+	if !strings.Contains(out, "warning import.env-substituted ${TALOS_LUKS_FALLBACK}") {
+		t.Errorf("no warning names the substituted variable:\n%s", out)
+	}
+
+	patch := filepath.Join(repo, "patches", "node-cr-talos-01-01.yaml")
+	if !strings.Contains(string(readFile(t, patch)), passphrase) {
+		t.Errorf("%s does not hold the value talhelper would have substituted", patch)
+	}
+}
