@@ -10,14 +10,14 @@ import (
 
 // deviceKeys are the keys of a networkInterfaces entry the import turns into documents on
 // the 1.12 contract and later; an entry with any other key is reported whole.
-var deviceKeys = []string{"interface", "dhcp", "mtu", "ignore", "addresses", "routes", "vip"}
+var deviceKeys = []string{"interface", "dhcp", "mtu", "ignore", "addresses", "routes", "vip", "vlans"}
 
 // networkDocs are the documents talhelper writes for networkInterfaces on the 1.12
 // contract and later, for the entries the import knows, in talhelper's order: a
 // DHCPv4Config for dhcp, a Layer2VIPConfig for the VIP, a LinkConfig for addresses, routes
 // and the MTU (an ignored interface gets none, as talhelper writes none).
 func (im *importer) networkDocs(n *yaml.Node, name string, field func(string) string) []any {
-	var dhcp, vips, links []any
+	var dhcp, vips, links, vlans []any
 
 	for i, dev := range items(get(n, "networkInterfaces")) {
 		f := field(fmt.Sprintf("networkInterfaces[%d]", i))
@@ -57,9 +57,57 @@ func (im *importer) networkDocs(n *yaml.Node, name string, field func(string) st
 		if link != nil {
 			links = append(links, link)
 		}
+
+		for j, v := range items(get(dev, "vlans")) {
+			docs, err := vlanDocs(v, iface)
+			if err != nil {
+				im.unsupported(v.Line, name, fmt.Sprintf("%s.vlans[%d]", f, j), err.Error()+"; not imported")
+
+				continue
+			}
+
+			vlans = append(vlans, docs...)
+		}
 	}
 
-	return append(append(dhcp, vips...), links...)
+	return append(append(append(dhcp, vips...), links...), vlans...)
+}
+
+// vlanDocs are the documents talhelper writes for one VLAN of an interface: its
+// VLANConfig (addresses, routes, MTU as a link's), then its DHCPv4Config and its VIP.
+func vlanDocs(v *yaml.Node, parent string) ([]any, error) {
+	if k := unknownKey(v, []string{"vlanId", "addresses", "routes", "mtu", "dhcp", "vip"}); k != "" {
+		return nil, fmt.Errorf("key %s is unknown to talops", k)
+	}
+
+	id, err := strconv.Atoi(scalar(get(v, "vlanId")))
+	if err != nil || id <= 0 {
+		return nil, nil
+	}
+
+	iface := fmt.Sprintf("%s.%d", parent, id)
+
+	link, err := linkConfig(v, iface)
+	if err != nil {
+		return nil, err
+	}
+
+	if link == nil {
+		link = map[string]any{"apiVersion": "v1alpha1", "name": iface}
+	}
+
+	link["kind"], link["vlanID"], link["parent"] = "VLANConfig", id, parent
+	docs := []any{link}
+
+	if scalar(get(v, "dhcp")) == "true" {
+		docs = append(docs, map[string]any{"apiVersion": "v1alpha1", "kind": "DHCPv4Config", "name": iface})
+	}
+
+	if ip := scalar(get(get(v, "vip"), "ip")); ip != "" {
+		docs = append(docs, map[string]any{"apiVersion": "v1alpha1", "kind": "Layer2VIPConfig", "name": ip, "link": iface})
+	}
+
+	return docs, nil
 }
 
 // linkConfig is the LinkConfig talhelper writes for an interface with addresses, routes
