@@ -15,7 +15,7 @@ var nodeKeys = []string{
 	"hostname", "ipAddress", "controlPlane", "installDisk", "installDiskSelector", "machineSpec", "talosImageURL",
 	"schematic", "patches", "nodeLabels", "nodeAnnotations", "nodeTaints", "kernelModules", "certSANs",
 	"ignoreHostname", "networkInterfaces", "nameservers", "disableSearchDomain", "overridePatches",
-	"overrideMachineCertSANs", "machineFiles", "extensionServices",
+	"overrideMachineCertSANs", "machineFiles", "extensionServices", "ingressFirewall",
 }
 
 // op is one RFC 6902 operation of a node's talhelper fields.

@@ -104,7 +104,7 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 // hostname (or the stable default when it ignores it), then its network documents.
 func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) string) []any {
 	if !im.contract.MultidocNetworkConfigSupported() {
-		return im.extensionServices(n, name, field)
+		return append(im.firewallDocs(n, name, field), im.extensionServices(n, name, field)...)
 	}
 
 	hostname := map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "hostname": name, "auto": "off"}
@@ -129,6 +129,7 @@ func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) strin
 		}}, docs...)
 	}
 
+	docs = append(docs, im.firewallDocs(n, name, field)...)
 	docs = append(docs, im.extensionServices(n, name, field)...)
 
 	return append(docs, im.networkDocs(n, name, field)...)
