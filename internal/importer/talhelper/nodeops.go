@@ -104,7 +104,9 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 // hostname (or the stable default when it ignores it), then its network documents.
 func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) string) []any {
 	if !im.contract.MultidocNetworkConfigSupported() {
-		return append(im.firewallDocs(n, name, field), im.extensionServices(n, name, field)...)
+		docs := append(im.firewallDocs(n, name, field), im.extensionServices(n, name, field)...)
+
+		return append(docs, im.volumeDocs(n, name, field)...)
 	}
 
 	hostname := map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "hostname": name, "auto": "off"}
@@ -131,6 +133,7 @@ func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) strin
 
 	docs = append(docs, im.firewallDocs(n, name, field)...)
 	docs = append(docs, im.extensionServices(n, name, field)...)
+	docs = append(docs, im.volumeDocs(n, name, field)...)
 
 	return append(docs, im.networkDocs(n, name, field)...)
 }
