@@ -51,6 +51,10 @@ func (im *importer) patchList(n *yaml.Node, kind string) []string {
 			continue
 		}
 
+		if strings.Contains(string(data), "{{") {
+			im.unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), rel+" uses talhelper templates ({{ }}), which talops has none of; the patch is imported as written")
+		}
+
 		if len(bytes.TrimSpace(data)) == 0 {
 			// talhelper skips an empty patch file; so does the import.
 			im.note(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), rel+" is empty: talhelper skips it, and so does talops")
