@@ -41,7 +41,10 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 	field := func(k string) string { return fmt.Sprintf("nodes[%d].%s", i, k) }
 
 	for _, p := range pairs(eff) {
-		if !slices.Contains(nodeKeys, p.key) {
+		switch {
+		case p.key == "imageSchematic":
+			im.note(p.line, name, field(p.key), "it shapes talhelper's boot image URLs only, not the config: talops schematics lists the boot images of the node's schematic")
+		case !slices.Contains(nodeKeys, p.key):
 			im.unsupported(p.line, name, field(p.key), "talops has no equivalent; not imported")
 		}
 	}
