@@ -3,6 +3,7 @@ package talhelper
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -48,6 +49,16 @@ func (im *importer) clusterPatches(root *yaml.Node) sharedPatches {
 		all["machine"] = map[string]any{"certSANs": v}
 	}
 
+	if ms, ok := im.inlineManifests(get(root, "inlineManifests")); ok && len(ms) > 0 {
+		c, _ := all["cluster"].(map[string]any)
+		if c == nil {
+			c = map[string]any{}
+			all["cluster"] = c
+		}
+
+		c["inlineManifests"] = ms
+	}
+
 	cpCluster := map[string]any{}
 
 	if v := strs(get(root, "additionalApiServerCertSans")); len(v) > 0 {
@@ -66,7 +77,7 @@ func (im *importer) clusterPatches(root *yaml.Node) sharedPatches {
 
 	if len(all) > 0 {
 		out.all = "patches/talhelper-cluster.yaml"
-		im.addYAML(out.all, "# talhelper's cluster fields (clusterPodNets, clusterSvcNets, additionalMachineCertSans, cniConfig, domain).", all)
+		im.addYAML(out.all, "# talhelper's cluster fields (clusterPodNets, clusterSvcNets, additionalMachineCertSans, cniConfig, domain, inlineManifests).", all)
 	}
 
 	if len(cp) > 0 {
@@ -148,4 +159,36 @@ func (im *importer) addDocs(rel, comment string, docs []any) {
 	if err := im.add(rel, b.Bytes()); err != nil {
 		im.unsupported(0, "", rel, err.Error())
 	}
+}
+
+// inlineManifests are the top-level inlineManifests as talhelper sets them on every node, a
+// contents "@file" read from the file; one that cannot be read imports none.
+func (im *importer) inlineManifests(n *yaml.Node) ([]any, bool) {
+	var out []any
+
+	for i, m := range items(n) {
+		at := fmt.Sprintf("inlineManifests[%d]", i)
+
+		if k := unknownKey(m, []string{"name", "contents", "skipEnvsubst"}); k != "" {
+			im.unsupported(lineOf(m, k), "", at+"."+k, "unknown to talops; inlineManifests not imported")
+
+			return nil, false
+		}
+
+		contents := scalar(get(m, "contents"))
+		if rel, ok := strings.CutPrefix(contents, "@"); ok {
+			data, err := im.fileContent(rel, scalar(get(m, "skipEnvsubst")) == "true")
+			if err != nil {
+				im.unsupported(lineOf(m, "contents"), "", at+".contents", err.Error()+": inlineManifests not imported")
+
+				return nil, false
+			}
+
+			contents = data
+		}
+
+		out = append(out, map[string]any{"name": scalar(get(m, "name")), "contents": contents})
+	}
+
+	return out, true
 }

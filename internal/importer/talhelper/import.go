@@ -36,6 +36,7 @@ var topKeys = []string{
 	"talosVersion", "kubernetesVersion", "clusterName", "endpoint", "clusterPodNets", "clusterSvcNets",
 	"additionalApiServerCertSans", "additionalMachineCertSans", "cniConfig", "allowSchedulingOnControlPlanes",
 	"allowSchedulingOnMasters", "domain", "imageFactory", "nodes", "patches", "controlPlane", "worker",
+	"inlineManifests",
 }
 
 // Import maps a talconfig onto a talops repository. An error is a talconfig that cannot
