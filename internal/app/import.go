@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"slices"
 
-	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/importer/talhelper"
 	"github.com/talops/talops/internal/scaffold"
@@ -166,10 +164,6 @@ func writeImport(d *Deps, opts ImportOptions, source string, files []scaffold.Fi
 		}
 
 		res.Written = append(res.Written, path)
-	}
-
-	if !slices.ContainsFunc(all, func(f scaffold.File) bool { return f.Path == cluster.FileName }) {
-		return nil, errors.New("import: no talops.yaml was made")
 	}
 
 	return res, nil
