@@ -18,6 +18,7 @@ var completionShells = []string{"bash", "zsh", "fish"}
 func completionSubcommands() map[string][]string {
 	return map[string][]string{
 		"catalog":   {"update"},
+		"import":    {"talhelper", "talosctl"},
 		"proxmox":   {"images", "vms"},
 		"schematic": {"id"},
 	}

@@ -183,3 +183,15 @@ kubeconfig
 
 	return out
 }
+
+// Support returns the files a repository keeps beside talops.yaml and the bundle: the
+// .sops.yaml creation rule (for an encrypted bundle) and the .gitignore.
+func Support(s Spec) []File {
+	var files []File
+
+	if !s.Plaintext {
+		files = append(files, File{Path: SopsConfig, Data: []byte(sopsYAML(s.Recipients))})
+	}
+
+	return append(files, File{Path: GitIgnore, Data: []byte(gitignore(s))})
+}

@@ -1,0 +1,170 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/importer/talhelper"
+	"github.com/talops/talops/internal/scaffold"
+)
+
+// ImportOptions are what an import reads and where it writes.
+type ImportOptions struct {
+	// From is the source's config file or the directory holding it; Out the new
+	// repository's directory.
+	From, Out string
+	// Recipients are age X25519 recipients of the new bundle; without them, a SOPS source's
+	// own recipients are kept.
+	Recipients []string
+	// Plaintext writes the bundle in clear (scaffold.PlaintextBundle).
+	Plaintext bool
+	// Configs are more complete machine configs, one per node (talosctl only).
+	Configs []string
+}
+
+// ImportResult says what an import wrote and what it could not carry over.
+type ImportResult struct {
+	// Source is the config file read; Written the paths written.
+	Source  string
+	Written []string
+	// Findings are the fields not imported or imported otherwise, at their place.
+	Findings []finding.Finding
+	// Bundle is the new bundle's path; Encrypted says whether it is, Recipients to how
+	// many; Generated that the source had no secrets and a new bundle was made.
+	Bundle               string
+	Encrypted, Generated bool
+	Recipients           int
+	Cluster              string
+}
+
+// talconfigNames are the files talhelper reads, in the order it looks for them.
+var (
+	talconfigNames = []string{"talconfig.yaml", "talconfig.yml"}
+	talenvNames    = []string{"talenv.yaml", "talenv.sops.yaml", "talenv.yml", "talenv.sops.yml"}
+	talsecretNames = []string{"talsecret.yaml", "talsecret.sops.yaml", "talsecret.yml", "talsecret.sops.yml"}
+)
+
+// ImportTalhelper writes a talops repository from a talhelper one: talops.yaml, the
+// patches and schematics, and the secrets bundle re-encrypted (or generated, when the
+// source has none). It refuses to write over any file.
+func ImportTalhelper(_ context.Context, d *Deps, opts ImportOptions) (*ImportResult, error) {
+	file, data, err := readSource(d, opts.From, talconfigNames)
+	if err != nil {
+		return nil, err
+	}
+
+	dir := filepath.Dir(file)
+
+	env, err := talhelperEnv(d, dir)
+	if err != nil {
+		return nil, err
+	}
+
+	src, err := readBundleSource(d, dir, talsecretNames)
+	if err != nil {
+		return nil, err
+	}
+
+	bundleName := scaffold.EncryptedBundle
+	if opts.Plaintext {
+		bundleName = scaffold.PlaintextBundle
+	}
+
+	res, err := talhelper.Import(talhelper.Input{
+		File: file, Data: data, Lookup: env, Secrets: bundleName, HasAESCBC: src.hasAESCBC(),
+		ReadPatch: func(rel string) ([]byte, error) { return d.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))) },
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	return writeImport(d, opts, file, res.Files, res.Findings, src, res.Cluster, res.TalosVersion)
+}
+
+// readSource reads the source's config: from itself, or the first of names in it.
+func readSource(d *Deps, from string, names []string) (string, []byte, error) {
+	if from == "" {
+		return "", nil, &UsageError{Msg: "the source (--from) is required"}
+	}
+
+	if data, err := d.ReadFile(from); err == nil {
+		return from, data, nil
+	}
+
+	for _, n := range names {
+		p := filepath.Join(from, n)
+		if data, err := d.ReadFile(p); err == nil {
+			return p, data, nil
+		}
+	}
+
+	return "", nil, &UsageError{Msg: fmt.Sprintf("%s: neither a readable file nor a directory holding %s", from, names[0])}
+}
+
+// writeImport writes the imported files and the bundle into opts.Out, refusing to write
+// over anything; the bundle goes first, so no talops.yaml names a missing one.
+func writeImport(d *Deps, opts ImportOptions, source string, files []scaffold.File, findings []finding.Finding, src *bundleSource, name, talosVersion string) (*ImportResult, error) {
+	recipients := opts.Recipients
+	if len(recipients) == 0 && !opts.Plaintext {
+		recipients = src.recipients
+	}
+
+	parsed, err := ParseRecipients(recipients)
+	if err != nil {
+		return nil, err
+	}
+
+	if !opts.Plaintext && len(parsed) == 0 {
+		return nil, &UsageError{Msg: "the source's secrets are not SOPS/age-encrypted: give an age recipient for the new bundle (or ask for a plaintext bundle)"}
+	}
+
+	spec := scaffold.Spec{Name: name, TalosVersion: talosVersion, Recipients: recipients, Plaintext: opts.Plaintext}
+
+	bundle, generated, err := importBundle(d, spec, src, parsed)
+	if err != nil {
+		return nil, err
+	}
+
+	all := append([]scaffold.File{{Path: spec.BundleFile(), Data: bundle}}, files...)
+	all = append(all, scaffold.Support(spec)...)
+
+	for _, f := range all {
+		if err := refuseExisting(d, filepath.Join(opts.Out, filepath.FromSlash(f.Path))); err != nil {
+			return nil, err
+		}
+	}
+
+	res := &ImportResult{
+		Source: source, Findings: findings, Bundle: filepath.Join(opts.Out, spec.BundleFile()),
+		Encrypted: !opts.Plaintext, Generated: generated, Recipients: len(parsed), Cluster: name,
+	}
+
+	for _, f := range all {
+		path := filepath.Join(opts.Out, filepath.FromSlash(f.Path))
+
+		if err := d.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		}
+
+		perm := fs.FileMode(0o644)
+		if f.Path == scaffold.PlaintextBundle {
+			perm = 0o600
+		}
+
+		if err := d.CreateFile(path, f.Data, perm); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return nil, &ExistsError{Path: path}
+			}
+
+			return nil, fmt.Errorf("write %s: %w", path, err)
+		}
+
+		res.Written = append(res.Written, path)
+	}
+
+	return res, nil
+}

@@ -1,0 +1,198 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/importer/importtest"
+)
+
+// talhelperCase is a real talhelper repository under the importer's testdata, with the
+// output talhelper genconfig made from it (talhelper-genconfig/, refreshed by the oracle
+// test: go test -tags talhelper) and the findings validate reports on the import.
+type talhelperCase struct {
+	dir string
+	env map[string]string
+	// outputs maps each node to talhelper's file for it.
+	outputs map[string]string
+	// validateErrors are the error codes talops' rules find in the source's own choices.
+	validateErrors []string
+	// knownDifferences are, by node, the differences between talhelper's output and
+	// talops' render that the import cannot remove, each explained where it is listed.
+	knownDifferences map[string][]string
+}
+
+var talhelperCases = []talhelperCase{
+	{
+		// Written for the tests: what talhelper turns into documents on the 1.13 contract.
+		dir:     "documents",
+		outputs: map[string]string{"cp1": "docs-cp1.yaml", "w1": "docs-w1.yaml"},
+	},
+	{
+		// Written for the tests: the fields the import maps, on the 1.11 contract.
+		dir:     "fields",
+		env:     map[string]string{"RACK": "r1", "MAP_COUNT": "262144", "UNSET_VAR": "10.0.0.99"},
+		outputs: map[string]string{"cp1": "lab-cp1.yaml", "w1": "lab-w1.yaml"},
+		// w1 installs talosImageURL, an installer talops has no schematic file for.
+		validateErrors: []string{"installer.mismatch"},
+		// The templated label is reported (import.unsupported) and not imported.
+		knownDifferences: map[string][]string{"cp1": {"v1alpha1: differs at line 51 (machine.nodeLabels.templated)"}},
+	},
+	{
+		dir: "jfroy-flatops",
+		outputs: map[string]string{
+			"kantai1": "kantai-kantai1.yaml", "kantai2": "kantai-kantai2.yaml", "kantai3": "kantai-kantai3.yaml",
+		},
+		// kantai1 loads nvidia, nvidia_uvm and nvidia_modeset but not nvidia_drm.
+		validateErrors: []string{"nvidia.modules-missing"},
+	},
+	{
+		dir: "lukeevans-talos-cluster",
+		env: map[string]string{"TALOS_LUKS_FALLBACK": "fallback-passphrase-for-tests"},
+		outputs: map[string]string{
+			"cr-talos-01": "kubernetes-cr-talos-01.yaml", "cr-talos-02": "kubernetes-cr-talos-02.yaml", "cr-talos-03": "kubernetes-cr-talos-03.yaml",
+		},
+		// The nodes install talosImageURL, an installer talops has no schematic file for,
+		// and load the NVIDIA modules its extensions would bring.
+		validateErrors: []string{"installer.mismatch", "nvidia.modules-without-driver"},
+		// patches/global/machine-network.yaml writes searchDomains: {domains: []}: talops
+		// (Talos machinery v1.14.1) keeps the empty list the patch writes, talhelper
+		// v3.1.16's output has no searchDomains at all.
+		knownDifferences: map[string][]string{
+			"cr-talos-01": {"ResolverConfig: differs at line 5 (searchDomains)"},
+			"cr-talos-02": {"ResolverConfig: differs at line 5 (searchDomains)"},
+			"cr-talos-03": {"ResolverConfig: differs at line 5 (searchDomains)"},
+		},
+	},
+}
+
+// talhelperCaseOf is the case of a directory.
+func talhelperCaseOf(dir string) talhelperCase {
+	for _, tc := range talhelperCases {
+		if tc.dir == dir {
+			return tc
+		}
+	}
+
+	panic("no talhelper case " + dir)
+}
+
+func talhelperTestdata(dir string) string {
+	return filepath.Join("..", "importer", "talhelper", "testdata", dir)
+}
+
+// importAndRender imports a case into a new directory and renders it; it returns the
+// repository, the rendered directory and import's output.
+func importAndRender(t *testing.T, h *diskHarness, src string, extra ...string) (repo, rendered, out string) {
+	t.Helper()
+
+	repo = filepath.Join(t.TempDir(), "repo")
+	rendered = filepath.Join(t.TempDir(), "rendered")
+
+	if err := h.run(append([]string{"import", "talhelper", "--from", src, "--out", repo}, extra...)...); err != nil {
+		t.Fatalf("import: %v\n%s%s", err, h.stdout.String(), h.stderr.String())
+	}
+
+	out = h.stdout.String()
+
+	if err := h.run("render", "--dir", repo, "--out", rendered); err != nil {
+		t.Fatalf("render: %v\n%s", err, h.stderr.String())
+	}
+
+	return repo, rendered, out
+}
+
+// compareNodes holds every node's render to talhelper's output for it: the differences
+// are exactly the known ones.
+func compareNodes(t *testing.T, rendered, talhelperDir string, outputs map[string]string, known map[string][]string) {
+	t.Helper()
+
+	for node, file := range outputs {
+		want, err := os.ReadFile(filepath.Join(talhelperDir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		got, err := os.ReadFile(filepath.Join(rendered, node+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		diffs, err := importtest.Compare(want, got)
+		if err != nil {
+			t.Fatalf("%s: %v", node, err)
+		}
+
+		if !slices.Equal(diffs, known[node]) {
+			t.Errorf("%s: differs from talhelper's output: want %q, got %q", node, known[node], diffs)
+		}
+	}
+}
+
+func TestImportTalhelper_RendersWhatTalhelperGeneratesNodeByNode(t *testing.T) {
+	for _, tc := range talhelperCases {
+		t.Run(tc.dir, func(t *testing.T) {
+			h := newDiskHarness(t)
+			maps.Copy(h.env, tc.env)
+
+			src := talhelperTestdata(tc.dir)
+			_, rendered, _ := importAndRender(t, h, src, "--plaintext-secrets")
+
+			compareNodes(t, rendered, filepath.Join(src, "talhelper-genconfig"), tc.outputs, tc.knownDifferences)
+		})
+	}
+}
+
+func TestImportTalhelper_ValidateFindsOnlyTheSourcesOwnProblems(t *testing.T) {
+	for _, tc := range talhelperCases {
+		t.Run(tc.dir, func(t *testing.T) {
+			h := newDiskHarness(t)
+			maps.Copy(h.env, tc.env)
+
+			repo, _, _ := importAndRender(t, h, talhelperTestdata(tc.dir), "--plaintext-secrets")
+
+			err := h.run("validate", "--dir", repo, "--offline", "--format", "json")
+
+			var failed *cli.FailedError
+			if len(tc.validateErrors) > 0 && !errors.As(err, &failed) {
+				t.Fatalf("validate: want the errors %v, got %v", tc.validateErrors, err)
+			}
+
+			got := errorCodes(t, h.stdout.String())
+			if !slices.Equal(got, tc.validateErrors) {
+				t.Fatalf("validate's error codes: want %v, got %v\n%s", tc.validateErrors, got, h.stdout.String())
+			}
+		})
+	}
+}
+
+// errorCodes are the distinct codes of validate's JSON error findings, sorted.
+func errorCodes(t *testing.T, out string) []string {
+	t.Helper()
+
+	var v struct {
+		Findings []struct{ Severity, Code string }
+	}
+
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("validate's JSON: %v\n%s", err, out)
+	}
+
+	var codes []string
+
+	for _, f := range v.Findings {
+		if f.Severity == "error" && !slices.Contains(codes, f.Code) {
+			codes = append(codes, f.Code)
+		}
+	}
+
+	slices.Sort(codes)
+
+	return codes
+}

@@ -1,0 +1,194 @@
+package talhelper
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// sharedPatches are the patches talops writes for talhelper's cluster-wide fields: those
+// of every node and those of the control planes alone.
+type sharedPatches struct {
+	all, controlPlane string
+}
+
+// clusterPatches turns the fields talhelper hands the config generator (pod and service
+// networks, certificate SANs, the CNI, the DNS domain, scheduling on control planes) into
+// strategic-merge patches: applied to talops' generated config they give the same fields.
+func (im *importer) clusterPatches(root *yaml.Node) sharedPatches {
+	all := map[string]any{}
+	cp := map[string]any{}
+
+	network := map[string]any{}
+
+	if v := strs(get(root, "clusterPodNets")); len(v) > 0 {
+		network["podSubnets"] = v
+	}
+
+	if v := strs(get(root, "clusterSvcNets")); len(v) > 0 {
+		network["serviceSubnets"] = v
+	}
+
+	if d := scalar(get(root, "domain")); d != "" {
+		network["dnsDomain"] = d
+	}
+
+	if cni := get(root, "cniConfig"); cni != nil {
+		if v, ok := im.cni(cni); ok {
+			network["cni"] = v
+		}
+	}
+
+	if len(network) > 0 {
+		all["cluster"] = map[string]any{"network": network}
+	}
+
+	if v := strs(get(root, "additionalMachineCertSans")); len(v) > 0 {
+		all["machine"] = map[string]any{"certSANs": v}
+	}
+
+	if ms, ok := im.inlineManifests(get(root, "inlineManifests")); ok && len(ms) > 0 {
+		c, _ := all["cluster"].(map[string]any)
+		if c == nil {
+			c = map[string]any{}
+			all["cluster"] = c
+		}
+
+		c["inlineManifests"] = ms
+	}
+
+	cpCluster := map[string]any{}
+
+	if v := strs(get(root, "additionalApiServerCertSans")); len(v) > 0 {
+		cpCluster["apiServer"] = map[string]any{"certSANs": v}
+	}
+
+	if scalar(get(root, "allowSchedulingOnControlPlanes")) == "true" || scalar(get(root, "allowSchedulingOnMasters")) == "true" {
+		cpCluster["allowSchedulingOnControlPlanes"] = true
+	}
+
+	if len(cpCluster) > 0 {
+		cp["cluster"] = cpCluster
+	}
+
+	var out sharedPatches
+
+	if len(all) > 0 {
+		out.all = "patches/talhelper-cluster.yaml"
+		im.addYAML(out.all, "# talhelper's cluster fields (clusterPodNets, clusterSvcNets, additionalMachineCertSans, cniConfig, domain, inlineManifests).", all)
+	}
+
+	if len(cp) > 0 {
+		out.controlPlane = "patches/talhelper-controlplane.yaml"
+		im.addYAML(out.controlPlane, "# talhelper's control plane fields (additionalApiServerCertSans, allowSchedulingOnControlPlanes).", cp)
+	}
+
+	return out
+}
+
+// cni maps cniConfig as talhelper sets it before the 1.14 contract: the field itself.
+func (im *importer) cni(n *yaml.Node) (any, bool) {
+	if im.contract.MultidocKubernetesConfigSupported() {
+		im.unsupported(n.Line, "", "cniConfig", "on the 1.14 contract talhelper rewrites the flannel document; not imported")
+
+		return nil, false
+	}
+
+	out := map[string]any{}
+
+	for _, p := range pairs(n) {
+		switch p.key {
+		case "name":
+			out["name"] = scalar(p.value)
+		case "urls":
+			out["urls"] = strs(p.value)
+		default:
+			v, err := plain(p.value)
+			if err != nil {
+				im.unsupported(p.line, "", "cniConfig."+p.key, "not readable; not imported")
+
+				continue
+			}
+
+			out[p.key] = v
+		}
+	}
+
+	return out, true
+}
+
+// addYAML writes a patch file with a comment line on top.
+func (im *importer) addYAML(rel, comment string, v any) {
+	data, err := yaml.Marshal(v)
+	if err != nil {
+		im.unsupported(0, "", rel, fmt.Sprintf("cannot encode: %v", err))
+
+		return
+	}
+
+	if err := im.add(rel, append([]byte(comment+"\n"), data...)); err != nil {
+		im.unsupported(0, "", rel, err.Error())
+	}
+}
+
+// addDocs writes a multi-document patch file with a comment line on top.
+func (im *importer) addDocs(rel, comment string, docs []any) {
+	var b bytes.Buffer
+
+	b.WriteString(comment + "\n")
+
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+
+	for _, d := range docs {
+		if err := enc.Encode(d); err != nil {
+			im.unsupported(0, "", rel, fmt.Sprintf("cannot encode: %v", err))
+
+			return
+		}
+	}
+
+	if err := enc.Close(); err != nil {
+		im.unsupported(0, "", rel, fmt.Sprintf("cannot encode: %v", err))
+
+		return
+	}
+
+	if err := im.add(rel, b.Bytes()); err != nil {
+		im.unsupported(0, "", rel, err.Error())
+	}
+}
+
+// inlineManifests are the top-level inlineManifests as talhelper sets them on every node, a
+// contents "@file" read from the file; one that cannot be read imports none.
+func (im *importer) inlineManifests(n *yaml.Node) ([]any, bool) {
+	var out []any
+
+	for i, m := range items(n) {
+		at := fmt.Sprintf("inlineManifests[%d]", i)
+
+		if k := unknownKey(m, []string{"name", "contents", "skipEnvsubst"}); k != "" {
+			im.unsupported(lineOf(m, k), "", at+"."+k, "unknown to talops; inlineManifests not imported")
+
+			return nil, false
+		}
+
+		contents := scalar(get(m, "contents"))
+		if rel, ok := strings.CutPrefix(contents, "@"); ok {
+			data, err := im.fileContent(rel, scalar(get(m, "skipEnvsubst")) == "true")
+			if err != nil {
+				im.unsupported(lineOf(m, "contents"), "", at+".contents", err.Error()+": inlineManifests not imported")
+
+				return nil, false
+			}
+
+			contents = data
+		}
+
+		out = append(out, map[string]any{"name": scalar(get(m, "name")), "contents": contents})
+	}
+
+	return out, true
+}

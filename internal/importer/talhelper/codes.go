@@ -1,0 +1,15 @@
+package talhelper
+
+// Finding codes of an import. They are stable, as the other finding codes are.
+const (
+	// CodeUnsupported is a talhelper field talops cannot express: it was not imported.
+	CodeUnsupported = "import.unsupported"
+	// CodeSubstituted is an environment variable whose value was written into the
+	// imported files (talops has no substitution of its own).
+	CodeSubstituted = "import.env-substituted"
+	// CodeUnset is a variable talhelper would refuse to run without.
+	CodeUnset = "import.env-unset"
+	// CodeMapped says how a talhelper field was expressed in talops, where that differs
+	// from its own key.
+	CodeMapped = "import.mapped"
+)

@@ -1,0 +1,113 @@
+package talhelper
+
+import (
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/secrets/sops"
+)
+
+// machineFiles are the node's machineFiles as talhelper sets them (machine.files, replaced
+// whole); a content "@path" is the file's contents, as talhelper reads it. It reports
+// false when one cannot be imported, and then imports none.
+func (im *importer) machineFiles(n *yaml.Node, name string, field func(string) string) ([]any, bool) {
+	var out []any
+
+	for i, f := range items(get(n, "machineFiles")) {
+		at := field(fmt.Sprintf("machineFiles[%d]", i))
+		entry := map[string]any{}
+
+		for _, p := range pairs(f) {
+			switch p.key {
+			case "skipEnvsubst":
+			case "permissions":
+				v, err := plain(p.value)
+				if err != nil {
+					im.unsupported(p.line, name, at+"."+p.key, "not readable; machineFiles not imported")
+
+					return nil, false
+				}
+
+				entry[p.key] = v
+			default:
+				entry[p.key] = scalar(p.value)
+			}
+		}
+
+		content, _ := entry["content"].(string)
+		if rel, ok := strings.CutPrefix(content, "@"); ok {
+			data, err := im.fileContent(rel, scalar(get(f, "skipEnvsubst")) == "true")
+			if err != nil {
+				im.unsupported(lineOf(f, "content"), name, at+".content", err.Error()+": machineFiles not imported")
+
+				return nil, false
+			}
+
+			entry["content"] = data
+		}
+
+		out = append(out, entry)
+	}
+
+	return out, true
+}
+
+// fileContent reads a machine file's contents. Substituting variables in them is
+// talhelper's YAML-only substitution, which the import does not reproduce.
+func (im *importer) fileContent(rel string, skipEnvsubst bool) (string, error) {
+	clean, err := cleanRel(rel)
+	if err != nil {
+		return "", fmt.Errorf("%s is %w", rel, err)
+	}
+
+	if im.in.ReadPatch == nil {
+		return "", fmt.Errorf("cannot read %s", clean)
+	}
+
+	data, err := im.in.ReadPatch(clean)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", clean, err)
+	}
+
+	if sops.IsEncrypted(data) {
+		return "", fmt.Errorf("%s is SOPS-encrypted: talops would write it in clear", clean)
+	}
+
+	if !skipEnvsubst && strings.Contains(string(data), "$") {
+		return "", fmt.Errorf("%s uses variables talhelper substitutes (set skipEnvsubst: true if it should not)", clean)
+	}
+
+	return string(data), nil
+}
+
+// extensionServices are the ExtensionServiceConfig documents talhelper writes for a
+// node's extensionServices.
+func (im *importer) extensionServices(n *yaml.Node, name string, field func(string) string) []any {
+	var out []any
+
+	for i, s := range items(get(n, "extensionServices")) {
+		doc := map[string]any{"apiVersion": "v1alpha1", "kind": "ExtensionServiceConfig"}
+
+		for _, p := range pairs(s) {
+			v, err := plain(p.value)
+			if err != nil {
+				im.unsupported(p.line, name, field(fmt.Sprintf("extensionServices[%d].%s", i, p.key)), "not readable; not imported")
+
+				continue
+			}
+
+			switch p.key {
+			case "name", "configFiles", "environment":
+				doc[p.key] = v
+			default:
+				im.unsupported(p.line, name, field(fmt.Sprintf("extensionServices[%d].%s", i, p.key)), "unknown to talops; not imported")
+			}
+		}
+
+		out = append(out, doc)
+	}
+
+	return out
+}

@@ -1,0 +1,277 @@
+package talhelper
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/scaffold"
+)
+
+// importer holds the state of one import.
+type importer struct {
+	in       Input
+	res      Result
+	files    map[string][]byte
+	order    []string
+	contract *coreconfig.VersionContract
+	// schematics maps a schematic's encoding to its name.
+	schematics     map[string]string
+	schematicOrder []string
+	platform       string
+	platLine       int
+	talosVersion   string
+}
+
+// topKeys are the talconfig keys the import reads; any other is reported.
+var topKeys = []string{
+	"talosVersion", "kubernetesVersion", "clusterName", "endpoint", "clusterPodNets", "clusterSvcNets",
+	"additionalApiServerCertSans", "additionalMachineCertSans", "cniConfig", "allowSchedulingOnControlPlanes",
+	"allowSchedulingOnMasters", "domain", "imageFactory", "nodes", "patches", "controlPlane", "worker",
+	"inlineManifests",
+}
+
+// Import maps a talconfig onto a talops repository. An error is a talconfig that cannot
+// be read at all (YAML syntax, no nodes); everything else is a finding.
+func Import(in Input) (*Result, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(in.Data, &doc); err != nil {
+		return nil, &cluster.InputError{File: in.File, Msg: "not YAML: " + oneLine(err)}
+	}
+
+	root := deref(&doc)
+	if root == nil || root.Kind != yaml.MappingNode {
+		return nil, &cluster.InputError{File: in.File, Line: 1, Msg: "a talconfig is a mapping"}
+	}
+
+	im := &importer{in: in, files: map[string][]byte{}, schematics: map[string]string{}}
+	im.substituteEnv(root)
+
+	return im.run(root)
+}
+
+func (im *importer) run(root *yaml.Node) (*Result, error) {
+	for _, p := range pairs(root) {
+		if !slices.Contains(topKeys, p.key) {
+			im.unsupported(p.line, "", p.key, "talops has no equivalent; not imported")
+		}
+	}
+
+	spec := cluster.Spec{
+		Cluster:           cluster.Meta{Name: scalar(get(root, "clusterName")), Endpoint: scalar(get(root, "endpoint"))},
+		TalosVersion:      withV(scalar(get(root, "talosVersion"))),
+		KubernetesVersion: withV(scalar(get(root, "kubernetesVersion"))),
+		Secrets:           im.in.Secrets,
+	}
+
+	for _, req := range []struct{ key, value string }{
+		{"clusterName", spec.Cluster.Name}, {"endpoint", spec.Cluster.Endpoint},
+		{"talosVersion", spec.TalosVersion}, {"kubernetesVersion", spec.KubernetesVersion},
+	} {
+		if req.value == "" || req.value == "v" {
+			return nil, &cluster.InputError{File: im.in.File, Line: lineOf(root, req.key), Field: req.key, Msg: "required (talops has no default for it)"}
+		}
+	}
+
+	contract, err := coreconfig.ParseContractFromVersion(spec.TalosVersion)
+	if err != nil {
+		return nil, &cluster.InputError{File: im.in.File, Line: lineOf(root, "talosVersion"), Field: "talosVersion", Msg: oneLine(err)}
+	}
+
+	im.contract, im.talosVersion = contract, spec.TalosVersion
+
+	if im.in.HasAESCBC && contract.SecretboxEncryptionSupported() && !contract.MultidocKubernetesConfigSupported() {
+		im.unsupported(0, "", "secrets.aescbcencryptionsecret",
+			"talhelper writes the bundle's aescbcEncryptionSecret into the control planes' configs; talops' generator does not (Kubernetes keeps reading secrets encrypted with it only while the config names it): not imported")
+	}
+	spec.ImageFactory = im.imageFactory(get(root, "imageFactory"))
+
+	shared := im.clusterPatches(root)
+
+	nodes := deref(get(root, "nodes"))
+	if nodes == nil || nodes.Kind != yaml.SequenceNode || len(nodes.Content) == 0 {
+		return nil, &cluster.InputError{File: im.in.File, Line: lineOf(root, "nodes"), Field: "nodes", Msg: "no nodes"}
+	}
+
+	global := im.patchList(get(root, "patches"), "global")
+	roles := map[bool]*yaml.Node{true: get(root, "controlPlane"), false: get(root, "worker")}
+	rolePatches := map[bool][]string{
+		true:  im.patchList(get(roles[true], "patches"), "controlplane"),
+		false: im.patchList(get(roles[false], "patches"), "worker"),
+	}
+
+	for i, n := range nodes.Content {
+		node, err := im.node(deref(n), i, roles, rolePatches, shared, global)
+		if err != nil {
+			return nil, err
+		}
+
+		spec.Nodes = append(spec.Nodes, node)
+	}
+
+	if im.platform != "" && im.platform != cluster.DefaultPlatform {
+		spec.Platform = im.platform
+	}
+
+	for _, name := range im.schematicOrder {
+		if spec.Schematics == nil {
+			spec.Schematics = map[string]string{}
+		}
+
+		spec.Schematics[name] = "schematics/" + name + ".yaml"
+	}
+
+	talops, err := encodeSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+
+	im.res.Files = append([]scaffold.File{{Path: cluster.FileName, Data: talops}}, im.sortedFiles()...)
+	im.res.Cluster, im.res.TalosVersion = spec.Cluster.Name, spec.TalosVersion
+	finding.Sort(im.res.Findings)
+
+	return &im.res, nil
+}
+
+// add writes a file of the new repository once; the same path with other contents is an
+// error of the import itself.
+func (im *importer) add(rel string, data []byte) error {
+	if old, ok := im.files[rel]; ok {
+		if !bytes.Equal(old, data) {
+			return fmt.Errorf("import: two different files would be written to %s", rel)
+		}
+
+		return nil
+	}
+
+	im.files[rel] = data
+	im.order = append(im.order, rel)
+
+	return nil
+}
+
+func (im *importer) sortedFiles() []scaffold.File {
+	out := make([]scaffold.File, 0, len(im.order))
+	for _, rel := range im.order {
+		out = append(out, scaffold.File{Path: rel, Data: im.files[rel]})
+	}
+
+	return out
+}
+
+func (im *importer) unsupported(line int, node, field, msg string) {
+	im.res.Findings = append(im.res.Findings, finding.Finding{
+		Severity: finding.Warning, Code: CodeUnsupported, File: im.in.File, Line: line, Node: node, Path: field,
+		Message: msg,
+	})
+}
+
+func (im *importer) warn(line int, node, field, msg string) {
+	im.res.Findings = append(im.res.Findings, finding.Finding{
+		Severity: finding.Warning, Code: CodeMapped, File: im.in.File, Line: line, Node: node, Path: field, Message: msg,
+	})
+}
+
+func (im *importer) note(line int, node, field, msg string) {
+	im.res.Findings = append(im.res.Findings, finding.Finding{
+		Severity: finding.Info, Code: CodeMapped, File: im.in.File, Line: line, Node: node, Path: field, Message: msg,
+	})
+}
+
+// imageFactory maps imageFactory: its registry becomes talops' imageFactory; installer
+// templates other than talhelper's default cannot be expressed.
+func (im *importer) imageFactory(n *yaml.Node) string {
+	if n == nil {
+		return ""
+	}
+
+	registry, protocol := "", "https"
+
+	for _, p := range pairs(n) {
+		switch p.key {
+		case "registryURL":
+			registry = scalar(p.value)
+		case "protocol":
+			protocol = scalar(p.value)
+		case "schematicEndpoint":
+			if scalar(p.value) != "/schematics" {
+				im.unsupported(p.line, "", "imageFactory."+p.key, "talops posts schematics to /schematics; not imported")
+			}
+		case "installerURLTmpl":
+			if scalar(p.value) != defaultInstallerTmpl {
+				im.unsupported(p.line, "", "imageFactory."+p.key, "talops names installers <factory>/<platform>-installer[-secureboot]/<id>:<version>; this template is not imported")
+			}
+		case "imageURLTmpl":
+			im.note(p.line, "", "imageFactory."+p.key, "boot image URLs are talops' own (talops schematics lists them); the template is not needed")
+		default:
+			im.unsupported(p.line, "", "imageFactory."+p.key, "unknown to talops; not imported")
+		}
+	}
+
+	if registry == "" {
+		return ""
+	}
+
+	return protocol + "://" + registry
+}
+
+const defaultInstallerTmpl = "{{.RegistryURL}}/{{.Mode}}-installer{{if .Secureboot}}-secureboot{{end}}/{{.ID}}:{{.Version}}"
+
+func encodeSpec(spec cluster.Spec) ([]byte, error) {
+	var b bytes.Buffer
+
+	b.WriteString("# Imported from talhelper by talops import; the README's talops.yaml section describes every key.\n")
+
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+
+	if err := enc.Encode(spec); err != nil {
+		return nil, fmt.Errorf("encode talops.yaml: %w", err)
+	}
+
+	return b.Bytes(), enc.Close()
+}
+
+func withV(v string) string {
+	if v == "" || strings.HasPrefix(v, "v") {
+		return v
+	}
+
+	return "v" + v
+}
+
+func lineOf(n *yaml.Node, key string) int {
+	for _, p := range pairs(n) {
+		if p.key == key {
+			return p.line
+		}
+	}
+
+	if n != nil {
+		return n.Line
+	}
+
+	return 0
+}
+
+func oneLine(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
+}
+
+// cleanRel checks that a patch file's path stays inside the talconfig's directory.
+func cleanRel(p string) (string, error) {
+	c := path.Clean(strings.TrimPrefix(p, "./"))
+	if path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../") {
+		return "", errors.New("outside the talconfig's directory")
+	}
+
+	return c, nil
+}

@@ -1,0 +1,34 @@
+package talhelper
+
+import (
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/scaffold"
+)
+
+// Input is a talhelper repository as talhelper would read it.
+type Input struct {
+	// File is the talconfig's path as findings name it; Data its contents.
+	File string
+	Data []byte
+	// Lookup is the environment talhelper substitutes from: the process environment and
+	// talenv.yaml.
+	Lookup func(name string) (string, bool)
+	// ReadPatch reads a file a patch names with @, by its path relative to the talconfig's
+	// directory.
+	ReadPatch func(rel string) ([]byte, error)
+	// Secrets is the name the imported repository's bundle gets ("" for none).
+	Secrets string
+	// HasAESCBC says the bundle holds an aescbcEncryptionSecret, which talhelper writes
+	// into configs before the 1.14 contract and the talops generator does not.
+	HasAESCBC bool
+}
+
+// Result is the imported repository.
+type Result struct {
+	// Files are the repository's files but the bundle, paths relative to its directory.
+	Files []scaffold.File
+	// Findings say what was not imported, or imported otherwise, each at its place.
+	Findings []finding.Finding
+	// Cluster and TalosVersion are those of talops.yaml.
+	Cluster, TalosVersion string
+}

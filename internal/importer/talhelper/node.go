@@ -1,0 +1,150 @@
+package talhelper
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/cluster"
+)
+
+// nodeKeys are the node keys the import reads; any other is reported.
+var nodeKeys = []string{
+	"hostname", "ipAddress", "controlPlane", "installDisk", "installDiskSelector", "machineSpec", "talosImageURL",
+	"schematic", "patches", "nodeLabels", "nodeAnnotations", "nodeTaints", "kernelModules", "certSANs",
+	"ignoreHostname", "networkInterfaces", "nameservers", "disableSearchDomain", "overridePatches",
+	"overrideMachineCertSANs", "machineFiles", "extensionServices", "ingressFirewall",
+	"volumes", "userVolumes",
+}
+
+// op is one RFC 6902 operation of a node's talhelper fields.
+type op struct {
+	Op    string `yaml:"op"`
+	Path  string `yaml:"path"`
+	Value any    `yaml:"value"`
+}
+
+// node maps one node: its talops.yaml entry and the patches that stand for its
+// talhelper fields, in talhelper's order (generated fields, role patches, node patches,
+// global patches).
+func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatches map[bool][]string, shared sharedPatches, global []string) (cluster.Node, error) {
+	cp := scalar(get(n, "controlPlane")) == "true"
+	eff := effective(n, roles[cp])
+	name := scalar(get(n, "hostname"))
+
+	if name == "" {
+		return cluster.Node{}, &cluster.InputError{File: im.in.File, Line: n.Line, Field: fmt.Sprintf("nodes[%d].hostname", i), Msg: "required: the node's name in talops"}
+	}
+
+	field := func(k string) string { return fmt.Sprintf("nodes[%d].%s", i, k) }
+
+	for _, p := range pairs(eff) {
+		switch {
+		case p.key == "imageSchematic":
+			im.note(p.line, name, field(p.key), "it shapes talhelper's boot image URLs only, not the config: talops schematics lists the boot images of the node's schematic")
+		case !slices.Contains(nodeKeys, p.key):
+			im.unsupported(p.line, name, field(p.key), "talops has no equivalent; not imported")
+		}
+	}
+
+	out := cluster.Node{Name: name, Role: cluster.RoleWorker, InstallDisk: scalar(get(eff, "installDisk"))}
+	if cp {
+		out.Role = cluster.RoleControlPlane
+	}
+
+	addr := scalar(get(eff, "ipAddress"))
+	if first, _, more := strings.Cut(addr, ","); more {
+		im.note(lineOf(eff, "ipAddress"), name, field("ipAddress"), "talops knows one address per node: the first is used")
+		addr = strings.TrimSpace(first)
+	}
+
+	out.Address = addr
+
+	im.machineSpec(eff, name, field, &out)
+
+	if shared.all != "" {
+		out.Patches = append(out.Patches, shared.all)
+	}
+
+	if cp && shared.controlPlane != "" {
+		out.Patches = append(out.Patches, shared.controlPlane)
+	}
+
+	sans := strs(get(n, "certSANs"))
+	if scalar(get(n, "overrideMachineCertSANs")) != "true" {
+		sans = append(sans, strs(get(roles[cp], "certSANs"))...)
+	}
+
+	if ops := im.nodeOps(eff, name, field, sans); len(ops) > 0 {
+		rel := "nodes/" + name + "-talhelper.yaml"
+		im.addYAML(rel, "# The node's talhelper fields (labels, taints, disk selector, kernel modules...), as talhelper sets them.", ops)
+		out.Patches = append(out.Patches, rel)
+	}
+
+	if docs := im.nodeDocs(eff, name, field); len(docs) > 0 {
+		rel := "nodes/" + name + "-documents.yaml"
+		im.addDocs(rel, "# The documents talhelper adds to the node: its hostname, its extension services, its network interfaces.", docs)
+		out.Patches = append(out.Patches, rel)
+	}
+
+	// Role patches come first (talhelper prepends them to the node's), unless the node
+	// overrides them.
+	if scalar(get(n, "overridePatches")) != "true" {
+		out.Patches = append(out.Patches, rolePatches[cp]...)
+	}
+
+	out.Patches = append(out.Patches, im.patchList(get(n, "patches"), "node-"+name)...)
+	out.Patches = append(out.Patches, global...)
+
+	return out, nil
+}
+
+// effective is the node with the role section's fields it does not set itself, as
+// talhelper merges them (patches and certSANs are handled on their own).
+func effective(n, role *yaml.Node) *yaml.Node {
+	out := &yaml.Node{Kind: yaml.MappingNode, Line: n.Line}
+	out.Content = append(out.Content, deref(n).Content...)
+
+	for _, p := range pairs(role) {
+		if p.key == "patches" || p.key == "certSANs" || get(n, p.key) != nil {
+			continue
+		}
+
+		out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: p.key, Line: p.line}, p.value)
+	}
+
+	return out
+}
+
+// machineSpec maps the installer flavour: mode is talops' platform (one per cluster),
+// secureboot the node's secureBoot; arch, bootMethod and imageSuffix name boot images only.
+func (im *importer) machineSpec(n *yaml.Node, name string, field func(string) string, out *cluster.Node) {
+	mode := cluster.DefaultPlatform
+
+	for _, p := range pairs(get(n, "machineSpec")) {
+		switch p.key {
+		case "mode":
+			mode = scalar(p.value)
+		case "secureboot":
+			out.SecureBoot = scalar(p.value) == "true"
+		case "useUKI", "arch", "bootMethod", "imageSuffix":
+			// They choose boot images and kernel argument handling, not config fields.
+		default:
+			im.unsupported(p.line, name, field("machineSpec."+p.key), "talops has no equivalent; not imported")
+		}
+	}
+
+	switch {
+	case im.platform == "":
+		im.platform, im.platLine = mode, n.Line
+	case im.platform != mode:
+		im.unsupported(lineOf(get(n, "machineSpec"), "mode"), name, field("machineSpec.mode"),
+			fmt.Sprintf("talops has one platform per cluster (%s, from line %d): this node's installer will be the %s one", im.platform, im.platLine, im.platform))
+	}
+
+	if s := get(n, "schematic"); s != nil && scalar(get(n, "talosImageURL")) == "" {
+		out.Schematic = im.schematic(s, name)
+	}
+}

@@ -1,0 +1,139 @@
+package talhelper
+
+import (
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+)
+
+// nodeOps are the node's talhelper fields as RFC 6902 operations. talhelper sets these
+// fields on the generated config, replacing what the generator wrote (the control
+// planes' default labels, for one), which `add` does and a strategic merge would not.
+func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string, sans []string) []op {
+	var ops []op
+
+	multidoc := im.contract.MultidocNetworkConfigSupported()
+
+	set := func(path string, key string) {
+		v := get(n, key)
+		if v == nil {
+			return
+		}
+
+		val, err := plain(v)
+		if err != nil {
+			im.unsupported(v.Line, name, field(key), "not readable; not imported")
+
+			return
+		}
+
+		ops = append(ops, op{Op: "add", Path: path, Value: val})
+	}
+
+	if !multidoc {
+		set("/machine/network/interfaces", "networkInterfaces")
+		set("/machine/network/nameservers", "nameservers")
+		set("/machine/network/disableSearchDomain", "disableSearchDomain")
+
+		if scalar(get(n, "ignoreHostname")) != "true" {
+			ops = append(ops, op{Op: "add", Path: "/machine/network/hostname", Value: name})
+		}
+	}
+
+	set("/machine/install/diskSelector", "installDiskSelector")
+
+	if v := items(get(n, "kernelModules")); len(v) > 0 {
+		mods, err := plain(get(n, "kernelModules"))
+		if err == nil {
+			ops = append(ops, op{Op: "add", Path: "/machine/kernel", Value: map[string]any{"modules": mods}})
+		}
+	}
+
+	for _, k := range []struct{ key, path string }{
+		{"nodeAnnotations", "/machine/nodeAnnotations"}, {"nodeLabels", "/machine/nodeLabels"},
+	} {
+		v := get(n, k.key)
+		if v == nil {
+			continue
+		}
+
+		m := map[string]string{}
+
+		for _, p := range pairs(v) {
+			if strings.Contains(scalar(p.value), "{{") {
+				im.unsupported(p.line, name, field(k.key+"."+p.key), "a talhelper template; talops has none: not imported")
+
+				continue
+			}
+
+			m[p.key] = scalar(p.value)
+		}
+
+		ops = append(ops, op{Op: "add", Path: k.path, Value: m})
+	}
+
+	set("/machine/nodeTaints", "nodeTaints")
+
+	if files, ok := im.machineFiles(n, name, field); ok && len(files) > 0 {
+		ops = append(ops, op{Op: "add", Path: "/machine/files", Value: files})
+	}
+
+	if args := strs(get(get(get(n, "schematic"), "customization"), "extraKernelArgs")); len(args) > 0 &&
+		scalar(get(get(n, "machineSpec"), "useUKI")) != "true" && !im.contract.GrubUseUKICmdlineDefault() {
+		ops = append(ops, op{Op: "add", Path: "/machine/install/extraKernelArgs", Value: args})
+	}
+
+	for _, san := range sans {
+		ops = append(ops, op{Op: "add", Path: "/machine/certSANs/-", Value: san})
+	}
+
+	if url := scalar(get(n, "talosImageURL")); url != "" {
+		ops = append(ops, op{Op: "add", Path: "/machine/install/image", Value: url + ":" + im.talosVersion})
+		im.warn(lineOf(n, "talosImageURL"), name, field("talosImageURL"),
+			"talops has no schematic file for this image: the node keeps it in a patch, and talops validate reports installer.mismatch until the node gets the schematic of that ID instead")
+
+		if get(n, "schematic") != nil {
+			im.note(lineOf(n, "schematic"), name, field("schematic"), "talosImageURL wins over it, as in talhelper: the schematic is not imported")
+		}
+	}
+
+	return ops
+}
+
+// nodeDocs are the documents talhelper adds to a node on the 1.12 contract and later: its
+// hostname (or the stable default when it ignores it), then its network documents.
+func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) string) []any {
+	if !im.contract.MultidocNetworkConfigSupported() {
+		docs := append(im.firewallDocs(n, name, field), im.extensionServices(n, name, field)...)
+
+		return append(docs, im.volumeDocs(n, name, field)...)
+	}
+
+	hostname := map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "hostname": name, "auto": "off"}
+	if scalar(get(n, "ignoreHostname")) == "true" {
+		hostname = map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "auto": "stable"}
+	}
+
+	docs := []any{hostname}
+
+	// talhelper writes a ResolverConfig for nameservers or disableSearchDomain, and then
+	// always says whether the default search domain is disabled.
+	ns, disable := strs(get(n, "nameservers")), scalar(get(n, "disableSearchDomain")) == "true"
+	if len(ns) > 0 || disable {
+		servers := make([]any, 0, len(ns))
+		for _, a := range ns {
+			servers = append(servers, map[string]any{"address": a})
+		}
+
+		docs = append([]any{map[string]any{
+			"apiVersion": "v1alpha1", "kind": "ResolverConfig", "nameservers": servers,
+			"searchDomains": map[string]any{"disableDefault": disable},
+		}}, docs...)
+	}
+
+	docs = append(docs, im.firewallDocs(n, name, field)...)
+	docs = append(docs, im.extensionServices(n, name, field)...)
+	docs = append(docs, im.volumeDocs(n, name, field)...)
+
+	return append(docs, im.networkDocs(n, name, field)...)
+}

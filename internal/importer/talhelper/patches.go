@@ -1,0 +1,133 @@
+package talhelper
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/secrets/sops"
+)
+
+// patchList turns a talhelper patches list into patch files of the new repository, in
+// order: an @file patch keeps its path, an inline one gets a file named after where it
+// was written (kind-NN.yaml).
+func (im *importer) patchList(n *yaml.Node, kind string) []string {
+	var out []string
+
+	for i, item := range items(n) {
+		s := scalar(item)
+		line := item.Line
+
+		if strings.Contains(s, "{{") {
+			im.unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), "talhelper templates ({{ }}) have no talops equivalent; the patch is imported as written")
+		}
+
+		if !strings.HasPrefix(s, "@") {
+			rel := fmt.Sprintf("patches/%s-%02d.yaml", kind, i+1)
+			if err := im.add(rel, []byte(s+"\n")); err != nil {
+				im.unsupported(line, "", kind+".patches", err.Error())
+
+				continue
+			}
+
+			out = append(out, rel)
+
+			continue
+		}
+
+		rel, err := cleanRel(strings.TrimPrefix(s, "@"))
+		if err != nil {
+			im.unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), "the patch file is "+err.Error()+"; not imported")
+
+			continue
+		}
+
+		data, err := im.patchFile(rel)
+		if err != nil {
+			im.unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), err.Error()+"; not imported")
+
+			continue
+		}
+
+		if strings.Contains(string(data), "{{") {
+			im.unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), rel+" uses talhelper templates ({{ }}), which talops has none of; the patch is imported as written")
+		}
+
+		if len(bytes.TrimSpace(data)) == 0 {
+			// talhelper skips an empty patch file; so does the import.
+			im.note(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), rel+" is empty: talhelper skips it, and so does talops")
+
+			continue
+		}
+
+		if err := im.add(rel, data); err != nil {
+			im.unsupported(line, "", kind+".patches", err.Error())
+
+			continue
+		}
+
+		out = append(out, rel)
+	}
+
+	return out
+}
+
+// patchFile reads a patch file and substitutes the environment in it, as talhelper does.
+// An encrypted patch is refused: talops would have to write it in clear.
+func (im *importer) patchFile(rel string) ([]byte, error) {
+	if im.in.ReadPatch == nil {
+		return nil, fmt.Errorf("cannot read %s", rel)
+	}
+
+	data, err := im.in.ReadPatch(rel)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+
+	if sops.IsEncrypted(data) {
+		return nil, fmt.Errorf("%s is SOPS-encrypted: talops patches are plain files", rel)
+	}
+
+	if !strings.Contains(string(data), "$") {
+		return data, nil
+	}
+
+	// Only a patch that uses variables is re-encoded (losing its comments).
+	var docs []*yaml.Node
+
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+
+	for {
+		var d yaml.Node
+		if err := dec.Decode(&d); err != nil {
+			break
+		}
+
+		docs = append(docs, &d)
+	}
+
+	changed := false
+
+	for _, d := range docs {
+		changed = im.substituteIn(d, rel) || changed
+	}
+
+	if !changed {
+		return data, nil
+	}
+
+	var b bytes.Buffer
+
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+
+	for _, d := range docs {
+		if err := enc.Encode(d); err != nil {
+			return nil, fmt.Errorf("re-encode %s: %w", rel, err)
+		}
+	}
+
+	return b.Bytes(), enc.Close()
+}

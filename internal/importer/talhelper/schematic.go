@@ -1,0 +1,37 @@
+package talhelper
+
+import (
+	"go.yaml.in/yaml/v4"
+)
+
+// schematic writes a node's schematic (talhelper's is the Image Factory's own form) to a
+// schematic file and returns its name; nodes with the same schematic share one file,
+// named after the first of them.
+func (im *importer) schematic(n *yaml.Node, node string) string {
+	v, err := plain(n)
+	if err != nil {
+		im.unsupported(n.Line, node, "schematic", "not readable; not imported")
+
+		return ""
+	}
+
+	data, err := yaml.Marshal(v)
+	if err != nil {
+		im.unsupported(n.Line, node, "schematic", "cannot encode; not imported")
+
+		return ""
+	}
+
+	if name, ok := im.schematics[string(data)]; ok {
+		return name
+	}
+
+	im.schematics[string(data)] = node
+	im.schematicOrder = append(im.schematicOrder, node)
+
+	if err := im.add("schematics/"+node+".yaml", append([]byte("# The Image Factory schematic of "+node+", from talconfig.yaml.\n"), data...)); err != nil {
+		im.unsupported(n.Line, node, "schematic", err.Error())
+	}
+
+	return node
+}
