@@ -120,7 +120,7 @@ func talopsYAML(s Spec, cpAddress, workerAddress string) string {
 	}
 
 	return fmt.Sprintf(`# The cluster %[1]s, made by talops init. Edit the nodes (addresses, install disks), then
-# run talops validate. The README's talops.yaml section describes every key.
+# run talops validate. talops' docs/talops-yaml.md describes every key.
 cluster:
   name: %[1]s
   endpoint: %[2]s

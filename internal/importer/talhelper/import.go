@@ -228,7 +228,7 @@ const defaultInstallerTmpl = "{{.RegistryURL}}/{{.Mode}}-installer{{if .Securebo
 func encodeSpec(spec cluster.Spec) ([]byte, error) {
 	var b bytes.Buffer
 
-	b.WriteString("# Imported from talhelper by talops import; the README's talops.yaml section describes every key.\n")
+	b.WriteString("# Imported from talhelper by talops import; talops' docs/talops-yaml.md describes every key.\n")
 
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)

@@ -286,7 +286,7 @@ func toMap(doc config.Document) (map[string]any, error) {
 func encodeSpec(spec cluster.Spec) ([]byte, error) {
 	var b bytes.Buffer
 
-	b.WriteString("# Imported from machine configs by talops import; the README's talops.yaml section describes every key.\n")
+	b.WriteString("# Imported from machine configs by talops import; talops' docs/talops-yaml.md describes every key.\n")
 
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
