@@ -197,7 +197,7 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 
 	for i := range out {
 		if slices.Contains(res.Final, out[i].Node.Name) {
-			out[i].Node.Action = plan.Noop
+			out[i].DoneBefore = fmt.Sprintf("Kubernetes %s → %s, component by component without a reboot; the node runs its desired config", u.From, u.To)
 		}
 	}
 

@@ -59,6 +59,9 @@ type Step struct {
 	Bootstrap bool
 	// NotSelected leaves the node as it is: apply was asked for other nodes (--nodes).
 	NotSelected bool
+	// DoneBefore, when set, says how the node was brought to its desired state before the
+	// rollout (by the Kubernetes upgrade): it is reported applied with it, and not touched.
+	DoneBefore string
 	// KubeNode is the name of the node's Node object in Kubernetes, the one drained
 	// ("": Node.Name).
 	KubeNode string
