@@ -60,13 +60,19 @@ type clusterTalos struct {
 	// older than 1.13 (or does not parse).
 	talos     string
 	before113 bool
+	// moduleDocs says the release reads KernelModuleConfig documents.
+	moduleDocs bool
 }
 
 func talosOf(in *Input) clusterTalos {
 	r, hasRelease := release(in)
 	talos, _ := catalog.NormalizeTag(in.Cluster.Spec.TalosVersion)
 
-	return clusterTalos{release: r, hasRelease: hasRelease, talos: talos, before113: !atLeast(in.Cluster.Spec.TalosVersion, "1.13")}
+	return clusterTalos{
+		release: r, hasRelease: hasRelease, talos: talos,
+		before113:  !atLeast(in.Cluster.Spec.TalosVersion, "1.13"),
+		moduleDocs: kernelModuleDocs(in.Cluster.Spec.TalosVersion),
+	}
 }
 
 func (g gpuSetup) of(kinds ...catalog.NvidiaKind) []gpuExt {
@@ -364,7 +370,7 @@ func nvidiaModules(in *Input, g gpuSetup) []finding.Finding {
 	c := in.Cluster
 	n := g.node
 	d := nodeModules(n)
-	docsRead := kernelModuleDocs(c.Spec.TalosVersion)
+	docsRead := g.moduleDocs
 
 	loaded := slices.Clone(d.v1alpha1)
 	if docsRead {
