@@ -219,8 +219,32 @@ func (im *importer) unsupportedOnce(file string, line int, node, field, msg stri
 
 	im.reported[key] = true
 	im.res.Findings = append(im.res.Findings, finding.Finding{
-		Severity: finding.Warning, Code: CodeUnsupported, File: file, Line: line, Node: node, Path: field, Message: msg,
+		Severity: finding.Warning, Code: CodeUnsupported, File: im.at(file), Line: line, Node: node, Path: field, Message: msg,
 	})
+}
+
+// at names a file of the repository as findings and errors name it; topf.yaml is named
+// as the input names it.
+func (im *importer) at(rel string) string {
+	if rel == im.in.File || im.in.Dir == "" {
+		return rel
+	}
+
+	return path.Join(im.in.Dir, rel)
+}
+
+// SecretsPath is the bundle topf reads for this topf.yaml: secretsPath, relative to
+// topf.yaml's directory, or secrets.yaml beside it.
+func SecretsPath(data []byte) string {
+	var c struct {
+		SecretsPath string `yaml:"secretsPath"`
+	}
+
+	if yaml.Unmarshal(data, &c) != nil || c.SecretsPath == "" {
+		return "secrets.yaml"
+	}
+
+	return c.SecretsPath
 }
 
 func encodeSpec(spec cluster.Spec) ([]byte, error) {

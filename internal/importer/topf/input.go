@@ -19,6 +19,8 @@ type Input struct {
 	// slash paths relative to that same directory, in lexical order; a missing directory
 	// has none.
 	ListFiles func(rel string) ([]string, error)
+	// Dir is topf.yaml's directory as findings name the files in it ("": as they are).
+	Dir string
 	// Secrets is the name the imported repository's bundle gets ("" for none).
 	Secrets string
 }

@@ -94,7 +94,7 @@ func (im *importer) item(f string, n *node, ctx *patchContext) (item, error) {
 
 	it.data, err = patchDocs(raw)
 	if err != nil {
-		return item{}, &cluster.InputError{File: f, Msg: "as rendered for node " + n.Host + ": " + err.Error()}
+		return item{}, &cluster.InputError{File: im.at(f), Msg: "as rendered for node " + n.Host + ": " + err.Error()}
 	}
 
 	return it, nil
