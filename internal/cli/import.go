@@ -133,6 +133,12 @@ func Import(ctx context.Context, opts *ImportOptions) (*app.ImportResult, error)
 	})
 }
 
+// generatedWhy says, by source, why a new bundle is no loss.
+var generatedWhy = map[string]string{
+	"talhelper": " (talhelper would have made new secrets each run)",
+	"topf":      " (topf would have made one the first time it needed it)",
+}
+
 // importReport is what import prints: the files, then one line per finding, then the
 // next steps. No secret is in it: findings name variables and fields, never values.
 func importReport(opts *ImportOptions, res *app.ImportResult) string {
@@ -151,7 +157,7 @@ func importReport(opts *ImportOptions, res *app.ImportResult) string {
 
 	switch {
 	case res.Generated:
-		fmt.Fprintf(&b, "The source has no secrets bundle: %s is a new one (talhelper would have made new secrets each run).\n", res.Bundle)
+		fmt.Fprintf(&b, "The source has no secrets bundle: %s is a new one%s.\n", res.Bundle, generatedWhy[opts.Source])
 	case res.Encrypted:
 		fmt.Fprintf(&b, "The source's secrets are in %s, encrypted with SOPS to %d age recipient(s).\n", res.Bundle, res.Recipients)
 	default:
