@@ -85,6 +85,17 @@ func TestImportTopf_RendersWhatTopfRendersNodeByNode(t *testing.T) {
 	topfCompare(t, rendered, filepath.Join(src, "topf-render"))
 }
 
+// TestImportTopf_SchematicTemplatesRenderTopfsInstallers: a templated @schematic that
+// renders differently per node, secure boot on one node and a template reading
+// .SchematicID: every node gets topf's installer and labels.
+func TestImportTopf_SchematicTemplatesRenderTopfsInstallers(t *testing.T) {
+	h := newDiskHarness(t)
+	src := topfTestdata("schematics")
+
+	_, rendered := topfImportAndRender(t, h, src)
+	topfCompare(t, rendered, filepath.Join(src, "topf-render"))
+}
+
 // TestImportTopf_PostfinanceExampleRendersAndValidates: topf's example, imported from
 // the disk, renders each node with topf's installer, its patches in topf's order (the
 // hostname template per node, node5's own disk), and validate finds nothing to refuse.

@@ -113,7 +113,7 @@ func TestImport_EveryFieldIsMappedOrReportedAtItsLine(t *testing.T) {
 // TestImport_TalopsYAMLLoads: what the import writes is a talops repository talops reads,
 // every node with its patches.
 func TestImport_TalopsYAMLLoads(t *testing.T) {
-	for _, dir := range []string{"postfinance-example", "fields"} {
+	for _, dir := range []string{"postfinance-example", "fields", "schematics"} {
 		t.Run(dir, func(t *testing.T) {
 			res, err := topf.Import(input(t, dir, nil))
 			if err != nil {

@@ -101,11 +101,24 @@ func (r *renderer) funcs() template.FuncMap {
 			return string(b)
 		},
 		"toString": func(v any) string { return fmt.Sprint(v) },
+		"trunc":    trunc,
 		"hasKey": func(m map[string]any, k string) bool {
 			_, ok := m[k]
 
 			return ok
 		},
+	}
+}
+
+// trunc is sprig's: the first c bytes, or with c negative the last -c.
+func trunc(c int, s string) string {
+	switch {
+	case c < 0 && len(s)+c > 0:
+		return s[len(s)+c:]
+	case c >= 0 && len(s) > c:
+		return s[:c]
+	default:
+		return s
 	}
 }
 
