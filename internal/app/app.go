@@ -36,6 +36,9 @@ type Deps struct {
 	Rand io.Reader
 	// OpenDir opens a repository directory.
 	OpenDir func(dir string) (cluster.Files, func() error, error)
+	// ListFiles lists the regular files below dir, recursively, as slash paths relative
+	// to dir, in the order of a walk of sorted directory entries; a missing dir has none.
+	ListFiles func(dir string) ([]string, error)
 	// OpenExported opens a state exported from git: always on disk, whatever OpenDir serves.
 	OpenExported func(dir string) (cluster.Files, func() error, error)
 	// Git runs git (for a state at a ref); TempDir is where such states are unpacked ("":

@@ -88,6 +88,7 @@ func OSDeps() *Deps {
 			return f.Close()
 		},
 		OpenDir:      door.OpenDisk,
+		ListFiles:    door.ListDisk,
 		OpenExported: door.OpenDisk,
 		Now:          time.Now,
 		Git:          gitrev.Exec,
@@ -180,7 +181,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"init", "write the repository of a new cluster, with a fresh SOPS/age-encrypted secrets bundle", runInit},
-		{"import", "write a talops repository from a talhelper one or machine configs: import talhelper|talosctl --from PATH --out DIR", runImport},
+		{"import", "write a talops repository from a talhelper or topf one or machine configs: import talhelper|topf|talosctl --from PATH --out DIR", runImport},
 		{"talosconfig", "write a talosconfig signed by the bundle's OS CA: talosconfig --out FILE", runTalosconfig},
 		{"validate", "check the machine configs of a repository (or standalone files)", runValidate},
 		{"render", "write the machine config of every node", runRender},

@@ -18,7 +18,7 @@ var completionShells = []string{"bash", "zsh", "fish"}
 func completionSubcommands() map[string][]string {
 	return map[string][]string{
 		"catalog":   {"update"},
-		"import":    {"talhelper", "talosctl"},
+		"import":    {"talhelper", "talosctl", "topf"},
 		"proxmox":   {"images", "vms"},
 		"schematic": {"id"},
 	}

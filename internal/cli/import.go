@@ -18,7 +18,7 @@ import (
 type ImportOptions struct {
 	Deps *Deps
 
-	// Source is the tool the repository comes from: talhelper.
+	// Source is the tool the repository comes from: talhelper, topf or talosctl.
 	Source     string
 	From       string
 	Out        string
@@ -32,10 +32,11 @@ type ImportOptions struct {
 var importSources = map[string]func(context.Context, *app.Deps, app.ImportOptions) (*app.ImportResult, error){
 	"talhelper": app.ImportTalhelper,
 	"talosctl":  app.ImportTalosctl,
+	"topf":      app.ImportTopf,
 }
 
 const (
-	importSynopsis = "import talhelper|talosctl --from PATH --out DIR [--age-recipient R [--age-recipient R2 ...]] [--plaintext-secrets] [CONFIG...]"
+	importSynopsis = "import talhelper|topf|talosctl --from PATH --out DIR [--age-recipient R [--age-recipient R2 ...]] [--plaintext-secrets] [CONFIG...]"
 	importFlagsSyn = "--out DIR [--age-recipient R [--age-recipient R2 ...]] [--plaintext-secrets]"
 )
 
@@ -44,6 +45,7 @@ var importSynopses = map[string]string{
 	"import":           importSynopsis,
 	"import talhelper": "import talhelper --from PATH " + importFlagsSyn,
 	"import talosctl":  "import talosctl --from DIR " + importFlagsSyn + " [CONFIG...]",
+	"import topf":      "import topf --from PATH " + importFlagsSyn,
 }
 
 func importFlags(d *Deps, args []string) (*ImportOptions, error) {
@@ -59,7 +61,7 @@ func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 
 	opts.Source = args[0]
 	if _, ok := importSources[opts.Source]; !ok {
-		return nil, &UsageError{Msg: fmt.Sprintf("unknown source %q: talops import talhelper or talosctl", opts.Source)}
+		return nil, &UsageError{Msg: fmt.Sprintf("unknown source %q: talops import talhelper, topf or talosctl", opts.Source)}
 	}
 
 	fs := importFlagSet(d, opts, "import "+opts.Source)
@@ -94,7 +96,7 @@ func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 // ("import talhelper"), as completion finds it.
 func importFlagSet(d *Deps, opts *ImportOptions, name string) *flag.FlagSet {
 	fs := newFlags(d, name, importSynopses[name])
-	fs.StringVar(&opts.From, "from", "", "the source's config file (talconfig.yaml) or the directory holding it (talosctl: the directory of controlplane.yaml and worker.yaml; per-node configs follow the flags)")
+	fs.StringVar(&opts.From, "from", "", "the source's config file (talconfig.yaml, topf.yaml) or the directory holding it (talosctl: the directory of controlplane.yaml and worker.yaml; per-node configs follow the flags)")
 	fs.StringVar(&opts.Out, "out", "", "directory of the new talops repository (created when missing; nothing in it is overwritten)")
 	fs.Var((*listFlag)(&opts.Recipients), "age-recipient", "age recipient (age1...) of the new secrets bundle; repeat for more (default: the recipients of a SOPS-encrypted source)")
 	fs.BoolVar(&opts.Plaintext, "plaintext-secrets", false, "write the secrets bundle in clear ("+scaffold.PlaintextBundle+", mode 0600) instead of encrypting it")
@@ -131,6 +133,12 @@ func Import(ctx context.Context, opts *ImportOptions) (*app.ImportResult, error)
 	})
 }
 
+// generatedWhy says, by source, why a new bundle is no loss.
+var generatedWhy = map[string]string{
+	"talhelper": " (talhelper would have made new secrets each run)",
+	"topf":      " (topf would have made one the first time it needed it)",
+}
+
 // importReport is what import prints: the files, then one line per finding, then the
 // next steps. No secret is in it: findings name variables and fields, never values.
 func importReport(opts *ImportOptions, res *app.ImportResult) string {
@@ -149,7 +157,7 @@ func importReport(opts *ImportOptions, res *app.ImportResult) string {
 
 	switch {
 	case res.Generated:
-		fmt.Fprintf(&b, "The source has no secrets bundle: %s is a new one (talhelper would have made new secrets each run).\n", res.Bundle)
+		fmt.Fprintf(&b, "The source has no secrets bundle: %s is a new one%s.\n", res.Bundle, generatedWhy[opts.Source])
 	case res.Encrypted:
 		fmt.Fprintf(&b, "The source's secrets are in %s, encrypted with SOPS to %d age recipient(s).\n", res.Bundle, res.Recipients)
 	default:

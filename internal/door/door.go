@@ -54,7 +54,10 @@ type Deps struct {
 	AppendFile func(name string, data []byte) error
 	// OpenDir opens a repository directory.
 	OpenDir func(dir string) (cluster.Files, func() error, error)
-	Now     func() time.Time
+	// ListFiles lists the regular files below a directory (import topf reads patch
+	// directories); ListDisk is the disk's.
+	ListFiles func(dir string) ([]string, error)
+	Now       func() time.Time
 	// Git runs git (for --base REF).
 	Git gitrev.Runner
 	// TempDir is where other states of the repository are unpacked ("" for the system default).
@@ -204,7 +207,7 @@ func (d *Deps) App() *app.Deps {
 	return &app.Deps{
 		Getenv: d.Getenv, ReadFile: d.ReadFile, WriteFile: d.WriteFile,
 		CreateFile: d.CreateFile, MkdirAll: d.MkdirAll, Rand: d.Rand,
-		OpenDir: d.OpenDir, OpenExported: openExported, Git: d.Git, TempDir: d.TempDir,
+		OpenDir: d.OpenDir, OpenExported: openExported, ListFiles: d.ListFiles, Git: d.Git, TempDir: d.TempDir,
 		ImageFactory: d.ImageFactory, TalosEndpoint: d.TalosEndpoint, TalosTimeout: d.TalosTimeout,
 		GateTimeout: d.GateTimeout, GateInterval: d.GateInterval, Proxmox: d.Proxmox,
 		Kube: d.Kube, Hostname: d.Hostname, KubernetesAPI: app.NewKubernetesAPI,

@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite docs/findings.md")
 // what the reference generates.
 func TestFindingCodes_EveryCodeOnceAndTheDocsGenerated(t *testing.T) {
 	var declared []string
-	for _, file := range []string{"../rules/codes.go", "../importer/talhelper/codes.go", "../importer/talosctl/import.go"} {
+	for _, file := range []string{"../rules/codes.go", "../importer/talhelper/codes.go", "../importer/talosctl/import.go", "../importer/topf/codes.go"} {
 		declared = append(declared, declaredCodes(t, file)...)
 	}
 

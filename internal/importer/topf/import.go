@@ -1,0 +1,287 @@
+package topf
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"net/netip"
+	"path"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/scaffold"
+)
+
+// defaultFactory is the factory topf names installers after when factory is not set.
+const defaultFactory = "factory.talos.dev"
+
+// importer holds the state of one import.
+type importer struct {
+	in         Input
+	res        Result
+	files      map[string][]byte
+	order      []string
+	patchesDir string
+	tmpl       *renderer
+	// checked are the plain files already looked at; reported are findings already made.
+	checked  map[string]bool
+	reported map[string]bool
+	// schematics maps a schematic's contents to its name.
+	schematics     map[string]string
+	schematicNames map[string]bool
+	schematicOrder []string
+}
+
+// Import maps a topf repository onto a talops one. An error is a repository topf itself
+// refuses (YAML syntax, no nodes, a node without host or role); everything talops cannot
+// express is a finding.
+func Import(in Input) (*Result, error) {
+	im := &importer{
+		in: in, files: map[string][]byte{}, tmpl: &renderer{lookup: in.Lookup, used: map[string]bool{}},
+		checked: map[string]bool{}, reported: map[string]bool{},
+		schematics: map[string]string{}, schematicNames: map[string]bool{},
+	}
+
+	c, err := im.parse()
+	if err != nil {
+		return nil, err
+	}
+
+	return im.run(c)
+}
+
+func (im *importer) run(c *config) (*Result, error) {
+	spec, err := im.spec(c)
+	if err != nil {
+		return nil, err
+	}
+
+	if im.patchesDir, err = cleanRel(cmp.Or(c.PatchesDir, ".")); err != nil {
+		return nil, &cluster.InputError{File: im.in.File, Line: c.lines["patchesDir"], Field: "patchesDir", Msg: err.Error()}
+	}
+
+	if err := im.place(c, spec); err != nil {
+		return nil, err
+	}
+
+	for _, v := range im.tmpl.usedVars() {
+		im.res.Findings = append(im.res.Findings, finding.Finding{
+			Severity: finding.Warning, Code: CodeSubstituted, File: im.in.File, Path: "env " + v,
+			Message: "templates read " + v + " with env: talops has no templating, so its value is written into the imported patches (move a secret out before committing)",
+		})
+	}
+
+	for _, name := range im.schematicOrder {
+		if spec.Schematics == nil {
+			spec.Schematics = map[string]string{}
+		}
+
+		spec.Schematics[name] = "schematics/" + name + ".yaml"
+	}
+
+	talops, err := encodeSpec(*spec)
+	if err != nil {
+		return nil, err
+	}
+
+	im.res.Files = append([]scaffold.File{{Path: cluster.FileName, Data: talops}}, im.sortedFiles()...)
+	im.res.Cluster, im.res.TalosVersion = spec.Cluster.Name, spec.TalosVersion
+	finding.Sort(im.res.Findings)
+
+	return &im.res, nil
+}
+
+// spec maps the cluster's fields and each node's own.
+func (im *importer) spec(c *config) (*cluster.Spec, error) {
+	spec := &cluster.Spec{
+		Cluster:           cluster.Meta{Name: c.ClusterName, Endpoint: c.ClusterEndpoint},
+		TalosVersion:      withV(c.TalosVersion),
+		KubernetesVersion: withV(c.KubernetesVersion),
+		Secrets:           im.in.Secrets,
+	}
+
+	for _, req := range []struct{ key, value, why string }{
+		{"clusterName", c.ClusterName, "required"}, {"clusterEndpoint", c.ClusterEndpoint, "required"},
+		{"kubernetesVersion", c.KubernetesVersion, "required"},
+		{"talosVersion", c.TalosVersion, "required: topf falls back to the Talos version it was built with, talops needs it written"},
+	} {
+		if req.value == "" {
+			return nil, &cluster.InputError{File: im.in.File, Line: cmp.Or(c.lines[req.key], 1), Field: req.key, Msg: req.why}
+		}
+	}
+
+	if len(c.Nodes) == 0 {
+		return nil, &cluster.InputError{File: im.in.File, Line: cmp.Or(c.lines["nodes"], 1), Field: "nodes", Msg: "no nodes"}
+	}
+
+	if f := cmp.Or(c.Factory, defaultFactory); f != defaultFactory {
+		spec.ImageFactory = "https://" + strings.TrimSuffix(f, "/")
+	}
+
+	if c.Platform != "" && c.Platform != cluster.DefaultPlatform {
+		spec.Platform = c.Platform
+	}
+
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		field := "nodes[" + strconv.Itoa(i) + "]."
+
+		if v := n.TalosVersion; v != "" && withV(v) != spec.TalosVersion {
+			im.unsupported(n.lines["talosVersion"], n.Host, field+"talosVersion", "talops has one talosVersion per cluster; the node renders with "+spec.TalosVersion)
+		}
+
+		if n.Factory != "" && n.Factory != cmp.Or(c.Factory, defaultFactory) {
+			im.unsupported(n.lines["factory"], n.Host, field+"factory", "talops has one imageFactory per cluster; not imported")
+		}
+
+		if n.Platform != "" && n.Platform != cmp.Or(c.Platform, cluster.DefaultPlatform) {
+			im.unsupported(n.lines["platform"], n.Host, field+"platform", "talops has one platform per cluster; the node's installer is "+cmp.Or(c.Platform, cluster.DefaultPlatform)+"'s")
+		}
+
+		if n.IP != "" {
+			if _, err := netip.ParseAddr(n.IP); err != nil {
+				return nil, &cluster.InputError{File: im.in.File, Line: n.lines["ip"], Field: field + "ip", Msg: "not an IP address, as topf requires"}
+			}
+		}
+
+		role := cluster.RoleWorker
+		if n.Role == roleControlPlane {
+			role = cluster.RoleControlPlane
+		}
+
+		spec.Nodes = append(spec.Nodes, cluster.Node{
+			Name: n.Host, Address: cmp.Or(n.IP, n.Host), Role: role, SecureBoot: n.SecureBoot || c.SecureBoot,
+		})
+	}
+
+	return spec, nil
+}
+
+// templateContext is what topf's templates see when rendering node n.
+func templateContext(c *config, n *node, patchesDir string) *patchContext {
+	nc := &nodeContext{
+		Host: n.Host, Role: n.Role, Data: n.Data, TalosVersion: n.TalosVersion, SchematicID: n.SchematicID,
+		Factory: n.Factory, Platform: n.Platform, SecureBoot: n.SecureBoot,
+	}
+
+	if a, err := netip.ParseAddr(n.IP); err == nil {
+		nc.IP = &a
+	}
+
+	return &patchContext{
+		ClusterName: c.ClusterName, ClusterEndpoint: c.ClusterEndpoint, KubernetesVersion: c.KubernetesVersion,
+		TalosVersion: c.TalosVersion, Data: c.Data, Node: nc, PatchesDir: patchesDir,
+	}
+}
+
+// add writes a file of the new repository once; the same path with other contents is an
+// error of the import itself.
+func (im *importer) add(rel string, data []byte) error {
+	if old, ok := im.files[rel]; ok {
+		if !bytes.Equal(old, data) {
+			return fmt.Errorf("import: two different files would be written to %s", rel)
+		}
+
+		return nil
+	}
+
+	im.files[rel] = data
+	im.order = append(im.order, rel)
+
+	return nil
+}
+
+func (im *importer) sortedFiles() []scaffold.File {
+	out := make([]scaffold.File, 0, len(im.order))
+	for _, rel := range im.order {
+		out = append(out, scaffold.File{Path: rel, Data: im.files[rel]})
+	}
+
+	return out
+}
+
+func (im *importer) unsupported(line int, node, field, msg string) {
+	im.res.Findings = append(im.res.Findings, finding.Finding{
+		Severity: finding.Warning, Code: CodeUnsupported, File: im.in.File, Line: line, Node: node, Path: field, Message: msg,
+	})
+}
+
+// unsupportedOnce reports a finding of file once, however many nodes meet it.
+func (im *importer) unsupportedOnce(file string, line int, node, field, msg string) {
+	key := file + "\x00" + strconv.Itoa(line) + "\x00" + field + "\x00" + msg
+	if im.reported[key] {
+		return
+	}
+
+	im.reported[key] = true
+	im.res.Findings = append(im.res.Findings, finding.Finding{
+		Severity: finding.Warning, Code: CodeUnsupported, File: im.at(file), Line: line, Node: node, Path: field, Message: msg,
+	})
+}
+
+// at names a file of the repository as findings and errors name it; topf.yaml is named
+// as the input names it.
+func (im *importer) at(rel string) string {
+	if rel == im.in.File || im.in.Dir == "" {
+		return rel
+	}
+
+	return path.Join(im.in.Dir, rel)
+}
+
+// SecretsPath is the bundle topf reads for this topf.yaml: secretsPath, relative to
+// topf.yaml's directory, or secrets.yaml beside it.
+func SecretsPath(data []byte) string {
+	var c struct {
+		SecretsPath string `yaml:"secretsPath"`
+	}
+
+	if yaml.Unmarshal(data, &c) != nil || c.SecretsPath == "" {
+		return "secrets.yaml"
+	}
+
+	return c.SecretsPath
+}
+
+func encodeSpec(spec cluster.Spec) ([]byte, error) {
+	var b bytes.Buffer
+
+	b.WriteString("# Imported from topf by talops import; talops' docs/talops-yaml.md describes every key.\n")
+
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+
+	if err := enc.Encode(spec); err != nil {
+		return nil, fmt.Errorf("encode talops.yaml: %w", err)
+	}
+
+	return b.Bytes(), enc.Close()
+}
+
+func withV(v string) string {
+	if v == "" || strings.HasPrefix(v, "v") {
+		return v
+	}
+
+	return "v" + v
+}
+
+func oneLine(err error) string {
+	return strings.ReplaceAll(err.Error(), "\n", "; ")
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// cleanRel checks that a path stays inside topf.yaml's directory.
+func cleanRel(p string) (string, error) {
+	c := path.Clean(strings.TrimPrefix(p, "./"))
+	if path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../") {
+		return "", fmt.Errorf("%s is outside topf.yaml's directory", p)
+	}
+
+	return c, nil
+}

@@ -1,0 +1,36 @@
+package topf
+
+import (
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/scaffold"
+)
+
+// Input is a topf repository as topf would read it.
+type Input struct {
+	// File is topf.yaml's path as findings name it; Data its contents.
+	File string
+	Data []byte
+	// Lookup is the environment a template's env function reads (topf reads the process
+	// environment; an unset variable is "").
+	Lookup func(name string) (string, bool)
+	// ReadFile reads a file by its slash path relative to topf.yaml's directory.
+	ReadFile func(rel string) ([]byte, error)
+	// ListFiles lists the regular files below a directory (relative to topf.yaml's), as
+	// slash paths relative to that same directory, in lexical order; a missing directory
+	// has none.
+	ListFiles func(rel string) ([]string, error)
+	// Dir is topf.yaml's directory as findings name the files in it ("": as they are).
+	Dir string
+	// Secrets is the name the imported repository's bundle gets ("" for none).
+	Secrets string
+}
+
+// Result is the imported repository.
+type Result struct {
+	// Files are the repository's files but the bundle, paths relative to its directory.
+	Files []scaffold.File
+	// Findings say what was not imported, or imported otherwise, each at its place.
+	Findings []finding.Finding
+	// Cluster and TalosVersion are those of talops.yaml.
+	Cluster, TalosVersion string
+}

@@ -1,0 +1,3 @@
+machine:
+  env:
+    HOST: {{ .Node.Host | sha256sum }}

@@ -1,0 +1,3 @@
+machine:
+  nodeLabels:
+    rack: {{ .Node.Host | upper }}

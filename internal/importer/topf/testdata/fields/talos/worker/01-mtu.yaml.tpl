@@ -1,0 +1,5 @@
+machine:
+  network:
+    interfaces:
+      - interface: eth0
+        mtu: {{ .Data.mtu }}

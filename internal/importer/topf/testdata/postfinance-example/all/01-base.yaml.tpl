@@ -1,0 +1,6 @@
+machine:
+  kubelet:
+    extraConfig:
+      serverTLSBootstrap: true
+  nodeLabels:
+    topology.kubernetes.io/region: "{{ .Data.region }}"

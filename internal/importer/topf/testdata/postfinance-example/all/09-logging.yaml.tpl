@@ -1,0 +1,9 @@
+{{ if env "LOG_ENDPOINT" -}}
+machine:
+  logging:
+    destinations:
+      - endpoint: {{ env "LOG_ENDPOINT" }}
+        format: json_lines
+        extraTags:
+          node: {{ .Node.Host }}
+{{- end }}

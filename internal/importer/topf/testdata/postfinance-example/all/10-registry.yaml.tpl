@@ -1,0 +1,7 @@
+{{ if env "REGISTRY_MIRROR" -}}
+apiVersion: v1alpha1
+kind: RegistryMirrorConfig
+name: ghcr.io
+endpoints:
+  - url: {{ env "REGISTRY_MIRROR" }}
+{{- end }}

@@ -1,0 +1,6 @@
+customization:
+    extraKernelArgs:
+        - some-node-specific-arg-{{.Node.Host}}
+    systemExtensions:
+        officialExtensions:
+            - siderolabs/vmtoolsd-guest-agent

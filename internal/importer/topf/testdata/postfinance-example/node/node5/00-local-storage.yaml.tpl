@@ -1,0 +1,5 @@
+machine:
+  disks:
+    - device: {{ .Node.Data.storageDevice }}
+      partitions:
+        - mountpoint: /var/mnt/storage

@@ -1,0 +1,7 @@
+customization:
+  systemExtensions:
+    officialExtensions:
+      - siderolabs/iscsi-tools
+{{- if and .Node.Data (index .Node.Data "gpu") }}
+      - siderolabs/intel-ucode
+{{- end }}

@@ -1,0 +1,7 @@
+machine:
+  kubelet:
+    nodeIP:
+      validSubnets:
+        - {{ .Node.IP }}/32
+  nodeLabels:
+    lab/schematic: {{ .SchematicID | trunc 12 | default "x" }}
