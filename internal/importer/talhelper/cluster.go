@@ -128,7 +128,7 @@ func (im *importer) addYAML(rel, comment string, v any) {
 		return
 	}
 
-	if err := im.add(rel, append([]byte(comment+"\n"), data...)); err != nil {
+	if err := im.out.Add(rel, append([]byte(comment+"\n"), data...)); err != nil {
 		im.unsupported(0, "", rel, err.Error())
 	}
 }
@@ -156,7 +156,7 @@ func (im *importer) addDocs(rel, comment string, docs []any) {
 		return
 	}
 
-	if err := im.add(rel, b.Bytes()); err != nil {
+	if err := im.out.Add(rel, b.Bytes()); err != nil {
 		im.unsupported(0, "", rel, err.Error())
 	}
 }

@@ -20,8 +20,7 @@ import (
 type importer struct {
 	in       Input
 	res      Result
-	files    map[string][]byte
-	order    []string
+	out      scaffold.FileSet
 	contract *coreconfig.VersionContract
 	// schematics maps a schematic's encoding to its name.
 	schematics     map[string]string
@@ -52,7 +51,7 @@ func Import(in Input) (*Result, error) {
 		return nil, &cluster.InputError{File: in.File, Line: 1, Msg: "a talconfig is a mapping"}
 	}
 
-	im := &importer{in: in, files: map[string][]byte{}, schematics: map[string]string{}}
+	im := &importer{in: in, schematics: map[string]string{}}
 	im.substituteEnv(root)
 
 	return im.run(root)
@@ -134,37 +133,11 @@ func (im *importer) run(root *yaml.Node) (*Result, error) {
 		return nil, err
 	}
 
-	im.res.Files = append([]scaffold.File{{Path: cluster.FileName, Data: talops}}, im.sortedFiles()...)
+	im.res.Files = append([]scaffold.File{{Path: cluster.FileName, Data: talops}}, im.out.Files()...)
 	im.res.Cluster, im.res.TalosVersion = spec.Cluster.Name, spec.TalosVersion
 	finding.Sort(im.res.Findings)
 
 	return &im.res, nil
-}
-
-// add writes a file of the new repository once; the same path with other contents is an
-// error of the import itself.
-func (im *importer) add(rel string, data []byte) error {
-	if old, ok := im.files[rel]; ok {
-		if !bytes.Equal(old, data) {
-			return fmt.Errorf("import: two different files would be written to %s", rel)
-		}
-
-		return nil
-	}
-
-	im.files[rel] = data
-	im.order = append(im.order, rel)
-
-	return nil
-}
-
-func (im *importer) sortedFiles() []scaffold.File {
-	out := make([]scaffold.File, 0, len(im.order))
-	for _, rel := range im.order {
-		out = append(out, scaffold.File{Path: rel, Data: im.files[rel]})
-	}
-
-	return out
 }
 
 func (im *importer) unsupported(line int, node, field, msg string) {

@@ -26,7 +26,7 @@ func (im *importer) patchList(n *yaml.Node, kind string) []string {
 
 		if !strings.HasPrefix(s, "@") {
 			rel := fmt.Sprintf("patches/%s-%02d.yaml", kind, i+1)
-			if err := im.add(rel, []byte(s+"\n")); err != nil {
+			if err := im.out.Add(rel, []byte(s+"\n")); err != nil {
 				im.unsupported(line, "", kind+".patches", err.Error())
 
 				continue
@@ -62,7 +62,7 @@ func (im *importer) patchList(n *yaml.Node, kind string) []string {
 			continue
 		}
 
-		if err := im.add(rel, data); err != nil {
+		if err := im.out.Add(rel, data); err != nil {
 			im.unsupported(line, "", kind+".patches", err.Error())
 
 			continue

@@ -29,7 +29,7 @@ func (im *importer) schematic(n *yaml.Node, node string) string {
 	im.schematics[string(data)] = node
 	im.schematicOrder = append(im.schematicOrder, node)
 
-	if err := im.add("schematics/"+node+".yaml", append([]byte("# The Image Factory schematic of "+node+", from talconfig.yaml.\n"), data...)); err != nil {
+	if err := im.out.Add("schematics/"+node+".yaml", append([]byte("# The Image Factory schematic of "+node+", from talconfig.yaml.\n"), data...)); err != nil {
 		im.unsupported(n.Line, node, "schematic", err.Error())
 	}
 

@@ -23,8 +23,7 @@ const defaultFactory = "factory.talos.dev"
 type importer struct {
 	in         Input
 	res        Result
-	files      map[string][]byte
-	order      []string
+	out        scaffold.FileSet
 	patchesDir string
 	tmpl       *renderer
 	// checked are the plain files already looked at; reported are findings already made.
@@ -41,7 +40,7 @@ type importer struct {
 // express is a finding.
 func Import(in Input) (*Result, error) {
 	im := &importer{
-		in: in, files: map[string][]byte{}, tmpl: &renderer{lookup: in.Lookup, used: map[string]bool{}},
+		in: in, tmpl: &renderer{lookup: in.Lookup, used: map[string]bool{}},
 		checked: map[string]bool{}, reported: map[string]bool{},
 		schematics: map[string]string{}, schematicNames: map[string]bool{},
 	}
@@ -88,7 +87,7 @@ func (im *importer) run(c *config) (*Result, error) {
 		return nil, err
 	}
 
-	im.res.Files = append([]scaffold.File{{Path: cluster.FileName, Data: talops}}, im.sortedFiles()...)
+	im.res.Files = append([]scaffold.File{{Path: cluster.FileName, Data: talops}}, im.out.Files()...)
 	im.res.Cluster, im.res.TalosVersion = spec.Cluster.Name, spec.TalosVersion
 	finding.Sort(im.res.Findings)
 
@@ -176,32 +175,6 @@ func templateContext(c *config, n *node, patchesDir string) *patchContext {
 		ClusterName: c.ClusterName, ClusterEndpoint: c.ClusterEndpoint, KubernetesVersion: c.KubernetesVersion,
 		TalosVersion: c.TalosVersion, Data: c.Data, Node: nc, PatchesDir: patchesDir,
 	}
-}
-
-// add writes a file of the new repository once; the same path with other contents is an
-// error of the import itself.
-func (im *importer) add(rel string, data []byte) error {
-	if old, ok := im.files[rel]; ok {
-		if !bytes.Equal(old, data) {
-			return fmt.Errorf("import: two different files would be written to %s", rel)
-		}
-
-		return nil
-	}
-
-	im.files[rel] = data
-	im.order = append(im.order, rel)
-
-	return nil
-}
-
-func (im *importer) sortedFiles() []scaffold.File {
-	out := make([]scaffold.File, 0, len(im.order))
-	for _, rel := range im.order {
-		out = append(out, scaffold.File{Path: rel, Data: im.files[rel]})
-	}
-
-	return out
 }
 
 func (im *importer) unsupported(line int, node, field, msg string) {

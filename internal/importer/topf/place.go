@@ -99,7 +99,7 @@ func (im *importer) place(c *config, spec *cluster.Spec) error {
 				rel = "nodes/" + n.Host + "/" + it.out
 			}
 
-			if err := im.add(rel, it.data); err != nil {
+			if err := im.out.Add(rel, it.data); err != nil {
 				return err
 			}
 
@@ -107,7 +107,7 @@ func (im *importer) place(c *config, spec *cluster.Spec) error {
 		}
 
 		for _, it := range nodeItems[i] {
-			if err := im.add(it.out, it.data); err != nil {
+			if err := im.out.Add(it.out, it.data); err != nil {
 				return err
 			}
 
@@ -123,7 +123,7 @@ func (im *importer) shared(items []item) ([]string, error) {
 	var out []string
 
 	for _, it := range items {
-		if err := im.add(it.out, it.data); err != nil {
+		if err := im.out.Add(it.out, it.data); err != nil {
 			return nil, err
 		}
 

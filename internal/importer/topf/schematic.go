@@ -87,7 +87,7 @@ func (im *importer) nameSchematic(rel string, data []byte) string {
 
 	im.schematics[key], im.schematicNames[name] = name, true
 	im.schematicOrder = append(im.schematicOrder, name)
-	_ = im.add("schematics/"+name+".yaml", data)
+	_ = im.out.Add("schematics/"+name+".yaml", data)
 
 	return name
 }
