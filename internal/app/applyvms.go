@@ -82,8 +82,12 @@ func awaitNewNodes(ctx context.Context, d *Deps, opts *ApplyOptions, nodes []str
 
 	d.note(fmt.Sprintf("waiting for %s to boot Talos into maintenance mode\n", strings.Join(nodes, ", ")))
 
+	// The reviewed plan was asked for once, by the first plan: the polls do not ask again.
+	again := *opts
+	again.Review = nil
+
 	for {
-		res, st, _, err := livePlan(ctx, d, opts)
+		res, st, _, err := livePlan(ctx, d, &again)
 		if err != nil {
 			return nil, nil, err
 		}
