@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/plan"
@@ -90,8 +91,36 @@ func discover(ctx context.Context, d *Deps, nodes []cluster.Node, read []talos.R
 	}
 
 	out.extra = f.states()
+	for i := range out.extra {
+		out.extra[i].Unreachable = !answers(ctx, dialer, out.extra[i].Address, orDefault(d.TalosTimeout, talos.DefaultTimeout))
+	}
 
 	return out
+}
+
+// probeTimeout bounds the call that asks a found node whether it answers: a dead host
+// would otherwise hold the plan for the whole Talos timeout.
+const probeTimeout = 5 * time.Second
+
+// answers reports whether the node at address answers a Version call over mTLS; a node
+// without a known address does not.
+func answers(ctx context.Context, dialer talos.Dialer, address string, timeout time.Duration) bool {
+	if address == "" {
+		return false
+	}
+
+	cctx, cancel := context.WithTimeout(ctx, min(timeout, probeTimeout))
+	defer cancel()
+
+	n, err := dialer.Dial(cctx, address)
+	if err != nil {
+		return false
+	}
+	defer n.Close() //nolint:errcheck // read-only
+
+	_, err = n.Version(cctx)
+
+	return err == nil
 }
 
 // kubeNodes lists the Kubernetes nodes, nil without a Kubernetes client: reached with the

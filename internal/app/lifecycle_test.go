@@ -84,7 +84,9 @@ func (k *fakeKube) recorded() []string {
 // into maintenance mode at its address of talops.yaml, all sharing one etcd.
 type newClusterLab struct {
 	// boot starts a node that was left off (its VM not created yet).
-	boot    func(name string)
+	boot func(name string)
+	// kill makes a running node stop answering, as a dead host (etcd still lists it).
+	kill    func(name string)
 	d       *app.Deps
 	files   cluster.MapFiles
 	servers map[string]*talostest.Server
@@ -139,6 +141,13 @@ func startNewClusterWithout(t *testing.T, off ...string) *newClusterLab {
 
 		l.servers[name] = s
 		endpoints[addr] = s.Addr
+	}
+
+	l.kill = func(name string) {
+		endpointsMu.Lock()
+		defer endpointsMu.Unlock()
+
+		delete(endpoints, fmt.Sprintf("10.0.20.%d", 100+slices.Index(clusterNodes, name)))
 	}
 
 	for _, name := range clusterNodes {
@@ -411,5 +420,66 @@ func TestApply_RemovingNodesIsRefusedUnlessAllowedAndWithinQuorumThenDrainsReset
 
 	if got := outcomesOf(rep); !slices.Equal(got, want[:3]) {
 		t.Errorf("apply after the removal: %q, want the three nodes left, untouched", got)
+	}
+}
+
+func TestApply_DeadNodesAreRemovedWithoutADrainOrAResetDeadControlPlaneFirst(t *testing.T) {
+	t.Parallel()
+
+	l := startNewCluster(t)
+	l.create(t)
+
+	l.kill("k8s-node3")
+	l.kill("k8s-node4")
+	removeNodes(t, l.files, "k8s-node3", "k8s-node4")
+
+	p, err := app.Plan(context.Background(), l.d, app.PlanOptions{Dir: "lab", Live: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, n := range p.Plan.Nodes {
+		if n.Action != plan.Remove {
+			continue
+		}
+
+		if !n.Unreachable || !strings.Contains(n.Reasons[0], "; it does not answer: apply --allow-remove ") {
+			t.Errorf("plan --live of a dead node: %+v", n)
+		}
+	}
+
+	rep, err := l.apply(t, app.ApplyOptions{AllowRemove: true})
+	if err != nil {
+		t.Fatalf("apply --allow-remove: %v", err)
+	}
+
+	want := []string{
+		"k8s-node3 remove applied", "k8s-node4 remove applied",
+		"k8s-master noop skipped", "k8s-node2 noop skipped", "k8s-node1 noop skipped",
+	}
+	if got := outcomesOf(rep); !slices.Equal(got, want) {
+		t.Fatalf("apply --allow-remove\n got %q\nwant %q\n%+v", got, want, rep.Nodes)
+	}
+
+	if d := rep.Nodes[0].Detail; d != "removed without a drain or a reset (it does not answer): etcd member removed, Node deleted" {
+		t.Errorf("k8s-node3: %q", d)
+	}
+
+	if d := rep.Nodes[1].Detail; d != "removed without a drain or a reset (it does not answer): Node deleted" {
+		t.Errorf("k8s-node4: %q", d)
+	}
+
+	if got := l.kube.recorded(); !slices.Equal(got, []string{"delete k8s-node3", "delete k8s-node4"}) {
+		t.Errorf("kube calls %q, want only the two Nodes deleted", got)
+	}
+
+	if got := l.etcd.EtcdMembers(); !slices.Equal(got, []string{"k8s-master", "k8s-node2"}) {
+		t.Errorf("etcd members %v", got)
+	}
+
+	for _, name := range []string{"k8s-node3", "k8s-node4"} {
+		if r := l.servers[name].Resets(); len(r) != 0 {
+			t.Errorf("%s was reset: %+v", name, r)
+		}
 	}
 }

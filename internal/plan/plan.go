@@ -70,6 +70,9 @@ type NodeState struct {
 	// etcd member list, the Kubernetes nodes); Address is where it answers ("": unknown).
 	Found   string
 	Address string
+	// Unreachable, for a found node, says it did not answer talops' call or has no known
+	// address: apply can only remove what the rest of the cluster keeps of it.
+	Unreachable bool
 }
 
 // State is the cluster in one state.
@@ -106,6 +109,9 @@ type Node struct {
 	Upgrade       *InstallerChange `json:"upgrade,omitempty"`
 	// NeedsReboot is true when the config change only takes effect after a reboot.
 	NeedsReboot bool `json:"needsReboot"`
+	// Unreachable is set on a removal of a node that does not answer: apply removes its
+	// etcd member and its Kubernetes Node, without a drain or a reset.
+	Unreachable bool `json:"unreachable,omitempty"`
 }
 
 // Plan is the whole cluster's change.
@@ -261,10 +267,27 @@ func removed(c NodeState, masker *mask.Masker) (Node, error) {
 		why = "node runs in the cluster (" + c.Found + ") but is not in talops.yaml"
 	}
 
+	steps := RemoveSteps(c.Role)
+	if c.Unreachable {
+		why += "; it does not answer"
+		steps = RemoveUnreachableSteps(c.Role)
+	}
+
 	return Node{
 		Name: c.Name, Role: c.Role, Action: Remove, Diff: diff, ConfigChanged: c.Config != nil,
-		Reasons: []string{why + ": apply --allow-remove " + RemoveSteps(c.Role)},
+		Reasons: []string{why + ": apply --allow-remove " + steps}, Unreachable: c.Unreachable,
 	}, nil
+}
+
+// RemoveUnreachableSteps is what apply does to a removed node of role that does not
+// answer: it cannot be drained or reset, so only what the cluster keeps of it goes, first,
+// before etcd's health is asked of the other control planes.
+func RemoveUnreachableSteps(role string) string {
+	if role == "controlplane" {
+		return "removes its etcd member and deletes its Kubernetes Node (no drain, no reset), before every other change"
+	}
+
+	return "deletes its Kubernetes Node (no drain, no reset), before every other change"
 }
 
 // RemoveSteps is what apply does to a removed node of role, after every other change.

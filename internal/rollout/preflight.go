@@ -322,7 +322,8 @@ func removeRefusals(p Preflight, live *plan.Plan) []string {
 	var out []string
 
 	for _, n := range removed {
-		if address[n.Name] == "" {
+		// One that does not answer is not reset: what goes is found by its name.
+		if address[n.Name] == "" && !n.Unreachable {
 			out = append(out, fmt.Sprintf("node %s: talops does not know its address (it was found only by name), so it cannot reset it; reset it by hand (talosctl reset), or put it back in talops.yaml", n.Name))
 		}
 	}
@@ -374,11 +375,15 @@ func quorumRefusal(p Preflight, live *plan.Plan, removed []plan.Node) []string {
 		}
 	}
 
-	var leaving []string
+	var leaving, dead []string
 
 	for _, n := range removed {
 		if n.Role == "controlplane" || slices.Contains(members, n.Name) {
 			leaving = append(leaving, n.Name)
+
+			if n.Unreachable {
+				dead = append(dead, n.Name)
+			}
 		}
 	}
 
@@ -392,6 +397,9 @@ func quorumRefusal(p Preflight, live *plan.Plan, removed []plan.Node) []string {
 	which := strings.Join(leaving, ", ")
 
 	switch {
+	case remaining < quorum && len(dead) > 0 && total-len(dead) < quorum:
+		// The dead members already cost etcd its quorum: no member can be removed, nor added.
+		return []string{fmt.Sprintf("%s does not answer, and etcd's %d other members are fewer than its quorum of %d: etcd has lost its quorum; recover it from a snapshot (talosctl bootstrap --recover-from) before removing %s", strings.Join(dead, ", "), total-len(dead), quorum, which)}
 	case remaining <= 0:
 		return []string{fmt.Sprintf("removing %s would leave etcd no member: talops never removes the last control plane", which)}
 	case remaining < quorum && total == quorum:

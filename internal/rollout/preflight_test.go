@@ -199,6 +199,19 @@ func TestRefusals_RemovalsAreRefusedBeforeAnyCall(t *testing.T) {
 			want: []string{"node w1: talops does not know its address (it was found only by name), so it cannot reset it; reset it by hand (talosctl reset), or put it back in talops.yaml"},
 		},
 		{
+			name: "ADeadNodeFoundOnlyByNameIsRemovedByName",
+			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), plan.Node{Name: "w1", Role: "worker", Action: plan.Remove, Unreachable: true}), Running: append(running("cp1"), plan.NodeState{Name: "w1", Role: "worker", Unreachable: true}), AllowRemove: true, EtcdMembers: []string{"cp1"}},
+		},
+		{
+			name: "ADeadControlPlaneOfTwoCannotBeRemovedEither",
+			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), plan.Node{Name: "cp2", Role: "controlplane", Action: plan.Remove, Unreachable: true}), Running: running("cp1", "cp2"), AllowRemove: true, EtcdMembers: []string{"cp1", "cp2"}},
+			want: []string{"cp2 does not answer, and etcd's 1 other members are fewer than its quorum of 2: etcd has lost its quorum; recover it from a snapshot (talosctl bootstrap --recover-from) before removing cp2"},
+		},
+		{
+			name: "OneDeadControlPlaneOfThreeMayGo",
+			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), cp("cp2", plan.Noop), plan.Node{Name: "cp3", Role: "controlplane", Action: plan.Remove, Unreachable: true}), Running: running("cp1", "cp2", "cp3"), AllowRemove: true, EtcdMembers: []string{"cp1", "cp2", "cp3"}},
+		},
+		{
 			name: "OneOfThreeControlPlanesMayLeave",
 			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), cp("cp2", plan.Noop), cp("cp3", plan.Remove)), Running: running("cp1", "cp2", "cp3"), AllowRemove: true, EtcdMembers: []string{"cp1", "cp2", "cp3"}},
 		},

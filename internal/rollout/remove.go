@@ -23,7 +23,13 @@ func removeStep(ctx context.Context, d talos.Dialer, s Step, o Options, members 
 	}
 
 	start := o.now()
-	out := st.remove()
+
+	remove := st.remove
+	if s.Node.Unreachable {
+		remove = st.removeUnreachable
+	}
+
+	out := remove()
 
 	say(fmt.Sprintf("%s after %s", out.Outcome, o.now().Sub(start).Round(time.Second)))
 
@@ -80,9 +86,14 @@ func (st *stepper) remove() NodeResult {
 	done = append(done, "reset")
 
 	if st.controlPlane() {
-		left, err := st.leftEtcd()
+		removedHere, err := st.leftEtcd()
 		if err != nil {
 			return st.fail(strings.Join(append(done, "then etcd"), ", "), err)
+		}
+
+		left := "left etcd"
+		if removedHere {
+			left = "removed from etcd (it did not leave by itself)"
 		}
 
 		done = append(done, left)
@@ -190,17 +201,16 @@ func (st *stepper) answers(ctx context.Context) bool {
 }
 
 // leftEtcd checks on another control plane that the removed one is no etcd member any
-// more. A node that went without leaving (a reset that skips it, as in container mode) is
-// removed from there. Then etcd must be healthy with the members that remain.
-func (st *stepper) leftEtcd() (string, error) {
+// more. A node that went without leaving (a reset that skips it, as in container mode, or
+// a dead one) is removed from there, and removedHere says so. Then etcd must be healthy
+// with the members that remain.
+func (st *stepper) leftEtcd() (removedHere bool, err error) {
 	rest := slices.DeleteFunc(slices.Clone(st.members), func(m Step) bool { return m.Node.Name == st.s.Node.Name })
 	if len(rest) == 0 {
-		return "", errors.New("no other control plane to check etcd on")
+		return false, errors.New("no other control plane to check etcd on")
 	}
 
-	said := "left etcd"
-
-	err := poll(st.ctx, st.o, func(ctx context.Context) error {
+	err = poll(st.ctx, st.o, func(ctx context.Context) error {
 		cctx, cancel := context.WithTimeout(ctx, st.o.CallTimeout)
 		defer cancel()
 
@@ -215,7 +225,9 @@ func (st *stepper) leftEtcd() (string, error) {
 			return fmt.Errorf("list etcd members on %s: %w", rest[0].Node.Name, err)
 		}
 
-		i := slices.IndexFunc(list, func(m talos.EtcdMember) bool { return m.Hostname == st.s.Node.Name || m.Address() == st.s.Address })
+		i := slices.IndexFunc(list, func(m talos.EtcdMember) bool {
+			return m.Hostname == st.s.Node.Name || (st.s.Address != "" && m.Address() == st.s.Address)
+		})
 		if i < 0 {
 			return nil
 		}
@@ -224,17 +236,17 @@ func (st *stepper) leftEtcd() (string, error) {
 			return fmt.Errorf("remove its etcd member on %s: %w", rest[0].Node.Name, err)
 		}
 
-		said = "removed from etcd (it did not leave by itself)"
+		removedHere = true
 
 		return errors.New("etcd still lists it")
 	})
 	if err != nil {
-		return "", err
+		return removedHere, err
 	}
 
 	if err := etcdGate(st.ctx, st.d, rest, st.o); err != nil {
-		return "", fmt.Errorf("etcd not healthy after it left: %w", err)
+		return removedHere, fmt.Errorf("etcd not healthy after it left: %w", err)
 	}
 
-	return said, nil
+	return removedHere, nil
 }

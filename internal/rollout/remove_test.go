@@ -61,6 +61,20 @@ type removalLab struct {
 	servers map[string]*talostest.Server
 	steps   map[string]rollout.Step
 	d       talos.Dialer
+
+	mu        sync.Mutex
+	endpoints map[string]string
+}
+
+// kill makes the node stop answering, as a dead host: its address leads nowhere, while
+// etcd (shared by the lab) still lists it.
+func (l *removalLab) kill(t *testing.T, name string) {
+	t.Helper()
+
+	l.mu.Lock()
+	defer l.mu.Unlock()
+
+	l.endpoints[l.steps[name].Address] = talostest.Closed(t)
 }
 
 func newRemovalLab(t *testing.T, cps, workers int, mode string) *removalLab {
@@ -71,8 +85,7 @@ func newRemovalLab(t *testing.T, cps, workers int, mode string) *removalLab {
 	}
 
 	ca := talostest.NewCA(t)
-	l := &removalLab{cluster: &talostest.Cluster{}, servers: map[string]*talostest.Server{}, steps: map[string]rollout.Step{}}
-	endpoints := map[string]string{}
+	l := &removalLab{cluster: &talostest.Cluster{}, servers: map[string]*talostest.Server{}, steps: map[string]rollout.Step{}, endpoints: map[string]string{}}
 
 	for i := range cps + workers {
 		name, role, typ := "cp"+string(rune('1'+i)), "controlplane", machine.TypeControlPlane
@@ -83,13 +96,18 @@ func newRemovalLab(t *testing.T, cps, workers int, mode string) *removalLab {
 		addr := "10.0.1." + string(rune('1'+i))
 		cfg := encode(typ)
 		l.servers[name] = talostest.Start(t, ca, talostest.Node{Name: name, Address: addr, Config: cfg, Version: "v1.14.1", Cluster: l.cluster, Mode: mode})
-		endpoints[addr] = l.servers[name].Addr
+		l.endpoints[addr] = l.servers[name].Addr
 		l.steps[name] = rollout.Step{Node: plan.Node{Name: name, Role: role, Action: plan.Noop}, Address: addr, Config: cfg, Version: "v1.14.1"}
 	}
 
 	d, err := talos.NewDialer(talos.Options{
 		Talosconfig: talostest.Talosconfig(t, "lab", ca.PEM, ca.ClientCert(t)),
-		Endpoint:    func(address string) string { return endpoints[address] },
+		Endpoint: func(address string) string {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+
+			return l.endpoints[address]
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +122,7 @@ func newRemovalLab(t *testing.T, cps, workers int, mode string) *removalLab {
 func (l *removalLab) plan(removed ...string) []rollout.Step {
 	var out []rollout.Step
 
-	for _, name := range []string{"cp1", "cp2", "cp3", "w1", "w2"} {
+	for _, name := range []string{"cp1", "cp2", "cp3", "cp4", "w1", "w2"} {
 		s, ok := l.steps[name]
 		if !ok {
 			continue
@@ -280,5 +298,109 @@ func TestRun_NoDrainResetsARemovedNodeWithoutADrainAndStillDeletesItsNode(t *tes
 
 	if !slices.Equal(k.calls, []string{"delete w1"}) {
 		t.Errorf("kube calls %q, want only the Node deleted", k.calls)
+	}
+}
+
+// unreachable marks the removals of the named nodes as ones that do not answer.
+func unreachable(steps []rollout.Step, names ...string) []rollout.Step {
+	for i := range steps {
+		if slices.Contains(names, steps[i].Node.Name) {
+			steps[i].Node.Unreachable = true
+		}
+	}
+
+	return steps
+}
+
+func TestRun_ADeadControlPlaneLeavesEtcdFirstWithoutADrainOrAReset(t *testing.T) {
+	t.Parallel()
+
+	l := newRemovalLab(t, 4, 0, "")
+	l.kill(t, "cp4")
+
+	// cp3's removal asks etcd's health of the control planes left: it must not count the
+	// dead member, which goes first.
+	k := &kubeCalls{}
+	rep := rollout.Run(context.Background(), l.d, "lab", "hash", unreachable(l.plan("cp3", "cp4"), "cp4"), removeOptions(k))
+
+	want := []string{
+		"cp4 applied: removed without a drain or a reset (it does not answer): etcd member removed, Node deleted",
+		"cp1 skipped: already in the desired state",
+		"cp2 skipped: already in the desired state",
+		"cp3 applied: removed: drained, reset, left etcd, Node deleted",
+	}
+	if got := results(rep); !slices.Equal(got, want) {
+		t.Fatalf("report\n got %q\nwant %q", got, want)
+	}
+
+	if got := l.cluster.EtcdMembers(); !slices.Equal(got, []string{"cp1", "cp2"}) {
+		t.Errorf("etcd members %v, want cp1 and cp2", got)
+	}
+
+	if want := []string{"delete cp4", "drain cp3", "delete cp3"}; !slices.Equal(k.calls, want) {
+		t.Errorf("kube calls %q, want %q", k.calls, want)
+	}
+
+	if r := l.servers["cp4"].Resets(); len(r) != 0 {
+		t.Errorf("cp4 was reset: %+v", r)
+	}
+}
+
+func TestRun_ADeadWorkerOnlyLosesItsNode(t *testing.T) {
+	t.Parallel()
+
+	l := newRemovalLab(t, 1, 1, "")
+	l.kill(t, "w1")
+
+	k := &kubeCalls{}
+	rep := rollout.Run(context.Background(), l.d, "lab", "hash", unreachable(l.plan("w1"), "w1"), removeOptions(k))
+
+	if got := rep.Nodes[0]; got.Name != "w1" || got.Outcome != rollout.Applied || got.Detail != "removed without a drain or a reset (it does not answer): Node deleted" {
+		t.Errorf("w1: %+v", got)
+	}
+
+	if !slices.Equal(k.calls, []string{"delete w1"}) || len(l.cluster.EtcdMembers()) != 1 {
+		t.Errorf("kube calls %q, etcd members %v", k.calls, l.cluster.EtcdMembers())
+	}
+}
+
+func TestRun_ANodeThatAnswersAgainIsNotRemovedAsADeadOne(t *testing.T) {
+	t.Parallel()
+
+	l := newRemovalLab(t, 3, 0, "")
+	k := &kubeCalls{}
+
+	rep := rollout.Run(context.Background(), l.d, "lab", "hash", unreachable(l.plan("cp3"), "cp3"), removeOptions(k))
+
+	if got := rep.Nodes[0]; got.Outcome != rollout.Failed || got.Detail != "not removed: it answers now, but the plan removes it as a node that does not: plan again (talops plan --live), which removes it with a drain and a reset" {
+		t.Errorf("cp3: %+v", got)
+	}
+
+	if len(k.calls) != 0 || len(l.cluster.EtcdMembers()) != 3 {
+		t.Errorf("kube calls %q, etcd members %v", k.calls, l.cluster.EtcdMembers())
+	}
+
+	if got := rep.Nodes[1]; got.Outcome != rollout.NotAttempted {
+		t.Errorf("cp1 after the failed removal: %+v", got)
+	}
+}
+
+func TestRun_ADryRunOfADeadNodeSaysWhatWouldGo(t *testing.T) {
+	t.Parallel()
+
+	l := newRemovalLab(t, 3, 0, "")
+	l.kill(t, "cp2")
+
+	o := removeOptions(&kubeCalls{})
+	o.DryRun = true
+
+	rep := rollout.Run(context.Background(), l.d, "lab", "hash", unreachable(l.plan("cp2"), "cp2"), o)
+
+	if got := rep.Nodes[0]; got.Outcome != rollout.DryRun || got.Detail != "talops would remove its etcd member and delete its Node (it does not answer: no drain, no reset)" {
+		t.Errorf("cp2: %+v", got)
+	}
+
+	if len(l.cluster.EtcdMembers()) != 3 {
+		t.Errorf("a dry run removed a member: %v", l.cluster.EtcdMembers())
 	}
 }

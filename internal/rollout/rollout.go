@@ -151,13 +151,17 @@ func (o Options) now() time.Time {
 	return o.Now()
 }
 
-// Order puts control planes first, then workers, each in plan order, then the removals:
-// a new control plane joins before an old one leaves.
+// Order puts the removals of nodes that do not answer first (etcd is asked for its health
+// before every control-plane change, and a dead member fails it), then control planes, then
+// workers, each in plan order, then the other removals: a new control plane joins before an
+// old one leaves.
 func Order(steps []Step) []Step {
-	var cps, workers, removals []Step
+	var dead, cps, workers, removals []Step
 
 	for _, s := range steps {
 		switch {
+		case s.Node.Action == plan.Remove && s.Node.Unreachable:
+			dead = append(dead, s)
 		case s.Node.Action == plan.Remove:
 			removals = append(removals, s)
 		case s.Node.Role == "controlplane":
@@ -167,7 +171,7 @@ func Order(steps []Step) []Step {
 		}
 	}
 
-	return slices.Concat(cps, workers, removals)
+	return slices.Concat(dead, cps, workers, removals)
 }
 
 // Run rolls the steps out in Order. Any failure stops it: nodes not started yet are
@@ -185,7 +189,8 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 	for i, s := range steps {
 		r.Nodes[i] = NodeResult{Name: s.Node.Name, Role: s.Node.Role, Action: s.Node.Action, Outcome: NotAttempted}
 
-		if s.Node.Role == "controlplane" && s.Node.Action != plan.Create {
+		// One that does not answer is no member to ask: its removal comes first.
+		if s.Node.Role == "controlplane" && s.Node.Action != plan.Create && !s.Node.Unreachable {
 			members = append(members, s)
 		}
 	}

@@ -119,12 +119,15 @@ func (st *stepper) run() NodeResult {
 
 // snapshot saves an etcd snapshot from this control plane when none was taken yet (control
 // planes change one at a time, so the first one takes it). A dry run takes none.
-func (st *stepper) snapshot() error {
+func (st *stepper) snapshot() error { return st.snapshotFrom(st.s.Address) }
+
+// snapshotFrom takes the snapshot on the control plane at address.
+func (st *stepper) snapshotFrom(address string) error {
 	if st.o.Snapshot == nil || st.o.DryRun || st.report.EtcdSnapshot != "" {
 		return nil
 	}
 
-	n, err := st.d.Dial(st.ctx, st.s.Address)
+	n, err := st.d.Dial(st.ctx, address)
 	if err != nil {
 		return err
 	}

@@ -147,9 +147,15 @@ func install(ctx context.Context, d talos.Dialer, s Step, o Options) error {
 // etcdGate waits until every control plane's etcd member is healthy and each lists as
 // many voting members as there are control planes.
 func etcdGate(ctx context.Context, d talos.Dialer, members []Step, o Options) error {
+	return etcdGateListing(ctx, d, members, 0, o)
+}
+
+// etcdGateListing is etcdGate where etcd may still list up to dead members that do not
+// answer (before a dead control plane's member is removed).
+func etcdGateListing(ctx context.Context, d talos.Dialer, members []Step, dead int, o Options) error {
 	return poll(ctx, o, func(ctx context.Context) error {
 		for _, m := range members {
-			if err := etcdMember(ctx, d, m, len(members), o); err != nil {
+			if err := etcdMember(ctx, d, m, len(members), dead, o); err != nil {
 				return fmt.Errorf("%s: %w", m.Node.Name, err)
 			}
 		}
@@ -158,7 +164,7 @@ func etcdGate(ctx context.Context, d talos.Dialer, members []Step, o Options) er
 	})
 }
 
-func etcdMember(ctx context.Context, d talos.Dialer, m Step, want int, o Options) error {
+func etcdMember(ctx context.Context, d talos.Dialer, m Step, want, dead int, o Options) error {
 	cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
 	defer cancel()
 
@@ -183,7 +189,7 @@ func etcdMember(ctx context.Context, d talos.Dialer, m Step, want int, o Options
 		}
 	}
 
-	if voters != want || learners > 0 {
+	if voters < want || voters > want+dead || learners > 0 {
 		return fmt.Errorf("etcd lists %d voting members and %d learners, want %d voting members (one per control plane)", voters, learners, want)
 	}
 
