@@ -38,6 +38,8 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 		if scalar(get(n, "ignoreHostname")) != "true" {
 			ops = append(ops, op{Op: "add", Path: "/machine/network/hostname", Value: name})
 		}
+
+		im.wireguardKeys(n, name, field)
 	}
 
 	set("/machine/install/diskSelector", "installDiskSelector")
