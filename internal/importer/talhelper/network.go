@@ -86,7 +86,8 @@ func (im *importer) networkDocs(n *yaml.Node, name string, field func(string) st
 		}
 
 		if err != nil {
-			im.unsupported(d.node.Line, name, d.field, oneLine(err)+"; this interface is not imported")
+			// The cause is left out: it could quote a value of the entry, a key among them.
+			im.unsupported(d.node.Line, name, d.field, "its documents cannot be encoded; this interface is not imported")
 
 			continue
 		}
@@ -95,8 +96,8 @@ func (im *importer) networkDocs(n *yaml.Node, name string, field func(string) st
 			stages[s] = append(stages[s], docs[s]...)
 		}
 
-		if wg := get(d.node, "wireguard"); wg != nil && d.DeviceWireguardConfig.WireguardPrivateKey != "" {
-			im.privateKeyNote(wg, name, d.field+".wireguard", "nodes/"+name+"-documents.yaml")
+		if w := d.DeviceWireguardConfig; w != nil && w.WireguardPrivateKey != "" {
+			im.privateKeyNote(get(d.node, "wireguard"), name, d.field+".wireguard", "nodes/"+name+"-documents.yaml")
 		}
 	}
 
@@ -113,7 +114,7 @@ func (im *importer) networkDocs(n *yaml.Node, name string, field func(string) st
 func (im *importer) deviceDocs(d *device, name string) ([stageCount][]any, error) {
 	var out [stageCount][]any
 
-	typed := [stageCount]func() ([]any, error){
+	gens := [stageCount]func() ([]any, error){
 		stageAlias:       d.aliasDocs,
 		stageBondMembers: d.bondMemberDocs,
 		stageBond:        func() ([]any, error) { return im.bondDocs(d, name) },
@@ -125,7 +126,7 @@ func (im *importer) deviceDocs(d *device, name string) ([stageCount][]any, error
 		stageBridge:      d.bridgeDocs,
 	}
 
-	for s, gen := range typed {
+	for s, gen := range gens {
 		docs, err := gen()
 		if err != nil {
 			return out, err

@@ -1,6 +1,7 @@
 package talhelper
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 
@@ -79,6 +80,10 @@ func prefixOf(a string) (netip.Prefix, error) {
 // (Talos infers it from the gateway's family), zero metric and MTU are left out.
 func routeConfig(r *v1alpha1.Route) (network.RouteConfig, error) {
 	var out network.RouteConfig
+
+	if r == nil {
+		return out, errors.New("an empty route")
+	}
 
 	if r.RouteNetwork != "" {
 		p, err := netip.ParsePrefix(r.RouteNetwork)

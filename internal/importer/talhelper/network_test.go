@@ -532,6 +532,22 @@ peers:
 			findings: []wantFinding{{line: 12, path: node + "[1]", code: talhelper.CodeUnsupported, says: `address "10.0.0.300" is neither a prefix nor an address: talhelper fails on it`}},
 		},
 		{
+			name: "empty values are read as talhelper reads them, an empty route fails the interface",
+			interfaces: `      - ~
+      - interface: eth0
+        dhcp: true
+        wireguard:
+        vlans: [~]
+      - interface: eth1
+        routes: [~]
+`,
+			want: "apiVersion: v1alpha1\nkind: DHCPv4Config\nname: eth0\n",
+			findings: []wantFinding{
+				{line: 13, path: node + "[1].vlans[0]", code: talhelper.CodeUnsupported, says: "without a vlanId"},
+				{line: 15, path: node + "[2]", code: talhelper.CodeUnsupported, says: "routes[0]: an empty route: talhelper fails on it"},
+			},
+		},
+		{
 			name: "a bond option value Talos does not know is reported and left out",
 			interfaces: `      - interface: bond0
         bond: {interfaces: [eth0], mode: fastest}
