@@ -3,6 +3,7 @@ package talhelper_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -649,4 +650,63 @@ func TestImportNetwork_SaysWhereAWireGuardPrivateKeyWentNeverItsValue(t *testing
 			}
 		})
 	}
+}
+
+func TestImportNetwork_BeforeTheMultidocContractInterfacesAreWrittenWholeAsTalhelperReadsThem(t *testing.T) {
+	talconfig := networkTalconfig("v1.11.0", `      - interface: bond0
+        speed: 1000
+        cidr: 10.0.0.11/24
+        bond: {interfaces: [eth0, eth1], mode: active-backup, primary: eth0}
+        vlans: [{vlanId: 4, mtu: 1400}]
+      - interface: eth2
+        ignore: true
+`)
+
+	res, err := talhelper.Import(talhelper.Input{File: "talconfig.yaml", Data: []byte(talconfig)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var ops []struct {
+		Op, Path string
+		Value    any
+	}
+
+	for _, f := range res.Files {
+		if f.Path == "nodes/n1-talhelper.yaml" {
+			if err := yaml.Unmarshal(f.Data, &ops); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	var got any
+
+	for _, o := range ops {
+		if o.Path == "/machine/network/interfaces" {
+			got = o.Value
+		}
+	}
+
+	// The fields talhelper writes nothing for from the 1.12 contract are v1alpha1 fields
+	// here, written as they are; the key v1alpha1 does not know is left out.
+	var want any
+	if err := yaml.Unmarshal([]byte(`
+- interface: bond0
+  cidr: 10.0.0.11/24
+  bond: {interfaces: [eth0, eth1], mode: active-backup, primary: eth0}
+  vlans: [{vlanId: 4, mtu: 1400, routes: []}]
+- interface: eth2
+  ignore: true
+`), &want); err != nil {
+		t.Fatal(err)
+	}
+
+	if g, w := fmt.Sprint(got), fmt.Sprint(want); g != w {
+		t.Errorf("machine.network.interfaces:\n%s\nwant:\n%s", g, w)
+	}
+
+	checkFindings(t, res.Findings, []wantFinding{
+		{line: 10, path: "nodes[0].networkInterfaces[0].speed", code: talhelper.CodeUnsupported, says: "unknown to talhelper"},
+	})
 }

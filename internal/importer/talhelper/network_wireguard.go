@@ -63,17 +63,6 @@ func (im *importer) wireguardDocs(d *device, name string) ([]any, error) {
 	return []any{wg}, nil
 }
 
-// wireguardKeys notes the WireGuard private keys of a node's networkInterfaces before
-// the 1.12 contract, where talhelper keeps the entries whole in the v1alpha1 config
-// (and the import in the node's RFC 6902 patch).
-func (im *importer) wireguardKeys(n *yaml.Node, name string, field func(string) string) {
-	for i, dev := range items(get(n, "networkInterfaces")) {
-		if wg := get(dev, "wireguard"); scalar(get(wg, "privateKey")) != "" {
-			im.privateKeyNote(wg, name, field(fmt.Sprintf("networkInterfaces[%d].wireguard", i)), "nodes/"+name+"-talhelper.yaml")
-		}
-	}
-}
-
 // privateKeyNote says where a WireGuard private key went: into a patch in clear, which
 // is a secret in Git. One that came from a variable (talenv.sops.yaml, the environment)
 // was kept out of the talconfig: that is a warning, naming the variable, never the key.
