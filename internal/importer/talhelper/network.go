@@ -1,209 +1,156 @@
 package talhelper
 
 import (
+	"errors"
 	"fmt"
-	"net/netip"
-	"strconv"
 
+	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
 	"go.yaml.in/yaml/v4"
 )
 
-// deviceKeys are the keys of a networkInterfaces entry the import turns into documents on
-// the 1.12 contract and later; an entry with any other key is reported whole.
-var deviceKeys = []string{"interface", "dhcp", "mtu", "ignore", "addresses", "routes", "vip", "vlans"}
+// device is one networkInterfaces entry: talhelper's reading of it (the Talos v1alpha1
+// Device it decodes the entry into), its YAML for the findings, and its config path.
+type device struct {
+	*v1alpha1.Device
+	node  *yaml.Node
+	field string
+}
+
+// entryError is why an entry cannot be imported: talhelper itself fails on it.
+type entryError struct {
+	line int
+	msg  string
+}
+
+func (e *entryError) Error() string { return e.msg }
+
+// errAt is an entryError at a line.
+func errAt(line int, format string, args ...any) error {
+	return &entryError{line: line, msg: fmt.Sprintf(format, args...)}
+}
+
+// stage is one of talhelper's network document generators, in the order it runs them
+// (talhelper's genMultiDocs): every entry's documents of one stage come before any of
+// the next.
+type stage int
+
+const (
+	stageAlias stage = iota
+	stageBondMembers
+	stageBond
+	stageDHCP
+	stageVIP
+	stageLink
+	stageVLAN
+	stageWireguard
+	stageBridge
+	stageCount
+)
 
 // networkDocs are the documents talhelper writes for networkInterfaces on the 1.12
-// contract and later, for the entries the import knows, in talhelper's order: a
-// DHCPv4Config for dhcp, a Layer2VIPConfig for the VIP, a LinkConfig for addresses, routes
-// and the MTU (an ignored interface gets none, as talhelper writes none).
+// contract and later, in talhelper's order: LinkAliasConfigs for device selectors (and
+// for bond members chosen by selectors), BondConfigs, DHCPv4/DHCPv6Configs,
+// Layer2VIPConfigs, LinkConfigs, VLANConfigs (each with its DHCP and VIP documents),
+// WireguardConfigs, BridgeConfigs. What talhelper writes nothing for is a finding; an
+// entry talhelper would fail on is a finding and is not imported.
 func (im *importer) networkDocs(n *yaml.Node, name string, field func(string) string) []any {
-	var dhcp, vips, links, vlans []any
+	var devs []*device
 
-	for i, dev := range items(get(n, "networkInterfaces")) {
-		f := field(fmt.Sprintf("networkInterfaces[%d]", i))
+	schema := deviceSchema()
 
-		if k := unknownKey(dev, deviceKeys); k != "" {
-			im.unsupported(lineOf(dev, k), name, f+"."+k, "talhelper turns it into network documents talops does not write yet: write them as a patch (LinkConfig, VLANConfig, BondConfig...); this interface is not imported")
+	for i, dn := range items(get(n, "networkInterfaces")) {
+		d := &device{Device: &v1alpha1.Device{}, node: dn, field: field(fmt.Sprintf("networkInterfaces[%d]", i))}
+		im.checkKeys(dn, name, d.field, schema)
 
-			continue
-		}
-
-		iface := scalar(get(dev, "interface"))
-		if iface == "" {
-			im.unsupported(dev.Line, name, f, "an interface without a name (a deviceSelector): not imported")
+		if err := dn.Decode(d.Device); err != nil {
+			im.unsupported(decodeLine(err, dn), name, d.field, "a value of a type talhelper cannot read; this interface is not imported")
 
 			continue
 		}
 
-		if scalar(get(dev, "dhcp")) == "true" {
-			dhcp = append(dhcp, map[string]any{"apiVersion": "v1alpha1", "kind": "DHCPv4Config", "name": iface})
+		devs = append(devs, d)
+	}
+
+	nameSelected(devs)
+
+	var stages [stageCount][]any
+
+	for _, d := range devs {
+		docs, err := im.deviceDocs(d, name)
+
+		var ee *entryError
+		if errors.As(err, &ee) {
+			im.unsupported(ee.line, name, d.field, ee.msg+": talhelper fails on it; this interface is not imported")
+
+			continue
 		}
 
-		if vip := get(dev, "vip"); vip != nil {
-			if k := unknownKey(vip, []string{"ip"}); k != "" {
-				im.unsupported(lineOf(vip, k), name, f+".vip."+k, "talops writes Layer2VIPConfig documents only; this interface's VIP is not imported")
-			} else if ip := scalar(get(vip, "ip")); ip != "" {
-				vips = append(vips, map[string]any{"apiVersion": "v1alpha1", "kind": "Layer2VIPConfig", "name": ip, "link": iface})
-			}
-		}
-
-		link, err := linkConfig(dev, iface)
 		if err != nil {
-			im.unsupported(dev.Line, name, f, err.Error()+"; not imported")
+			// The cause is left out: it could quote a value of the entry, a key among them.
+			im.unsupported(d.node.Line, name, d.field, "its documents cannot be encoded; this interface is not imported")
 
 			continue
 		}
 
-		if link != nil {
-			links = append(links, link)
+		for s := range stageCount {
+			stages[s] = append(stages[s], docs[s]...)
 		}
 
-		for j, v := range items(get(dev, "vlans")) {
-			docs, err := vlanDocs(v, iface)
-			if err != nil {
-				im.unsupported(v.Line, name, fmt.Sprintf("%s.vlans[%d]", f, j), err.Error()+"; not imported")
-
-				continue
-			}
-
-			vlans = append(vlans, docs...)
+		if w := d.DeviceWireguardConfig; w != nil && w.WireguardPrivateKey != "" {
+			im.privateKeyNote(get(d.node, "wireguard"), name, d.field+".wireguard", "nodes/"+name+"-documents.yaml")
 		}
 	}
 
-	return append(append(append(dhcp, vips...), links...), vlans...)
+	var out []any
+
+	for _, s := range stages {
+		out = append(out, s...)
+	}
+
+	return out
 }
 
-// vlanDocs are the documents talhelper writes for one VLAN of an interface: its
-// VLANConfig (addresses, routes, MTU as a link's), then its DHCPv4Config and its VIP.
-func vlanDocs(v *yaml.Node, parent string) ([]any, error) {
-	if k := unknownKey(v, []string{"vlanId", "addresses", "routes", "mtu", "dhcp", "vip"}); k != "" {
-		return nil, fmt.Errorf("key %s is unknown to talops", k)
+// deviceDocs are one entry's documents, by stage, as plain YAML.
+func (im *importer) deviceDocs(d *device, name string) ([stageCount][]any, error) {
+	var out [stageCount][]any
+
+	gens := [stageCount]func() ([]any, error){
+		stageAlias:       d.aliasDocs,
+		stageBondMembers: d.bondMemberDocs,
+		stageBond:        func() ([]any, error) { return im.bondDocs(d, name) },
+		stageDHCP:        func() ([]any, error) { return dhcpDocs(d.DeviceInterface, d.DHCP(), d.DeviceDHCPOptions), nil },
+		stageVIP:         d.vipDocs,
+		stageLink:        d.linkDocs,
+		stageVLAN:        func() ([]any, error) { return im.vlanDocs(d, name), nil },
+		stageWireguard:   func() ([]any, error) { return im.wireguardDocs(d, name) },
+		stageBridge:      d.bridgeDocs,
 	}
 
-	id, err := strconv.Atoi(scalar(get(v, "vlanId")))
-	if err != nil || id <= 0 {
-		return nil, nil
-	}
-
-	iface := fmt.Sprintf("%s.%d", parent, id)
-
-	link, err := linkConfig(v, iface)
-	if err != nil {
-		return nil, err
-	}
-
-	if link == nil {
-		link = map[string]any{"apiVersion": "v1alpha1", "name": iface}
-	}
-
-	link["kind"], link["vlanID"], link["parent"] = "VLANConfig", id, parent
-	docs := []any{link}
-
-	if scalar(get(v, "dhcp")) == "true" {
-		docs = append(docs, map[string]any{"apiVersion": "v1alpha1", "kind": "DHCPv4Config", "name": iface})
-	}
-
-	if ip := scalar(get(get(v, "vip"), "ip")); ip != "" {
-		docs = append(docs, map[string]any{"apiVersion": "v1alpha1", "kind": "Layer2VIPConfig", "name": ip, "link": iface})
-	}
-
-	return docs, nil
-}
-
-// linkConfig is the LinkConfig talhelper writes for an interface with addresses, routes
-// or an MTU: bare addresses get a host prefix, a default route no destination.
-func linkConfig(dev *yaml.Node, iface string) (map[string]any, error) {
-	link := map[string]any{"apiVersion": "v1alpha1", "kind": "LinkConfig", "name": iface}
-
-	var addrs []any
-
-	for _, a := range strs(get(dev, "addresses")) {
-		p, err := netip.ParsePrefix(a)
+	for s, gen := range gens {
+		docs, err := gen()
 		if err != nil {
-			ip, err := netip.ParseAddr(a)
+			return out, err
+		}
+
+		for _, doc := range docs {
+			node, err := plainDoc(doc)
 			if err != nil {
-				return nil, fmt.Errorf("address %q is neither a prefix nor an address", a)
+				return out, err
 			}
 
-			p = netip.PrefixFrom(ip, ip.BitLen())
+			out[s] = append(out[s], node)
 		}
-
-		addrs = append(addrs, map[string]any{"address": p.String()})
 	}
 
-	var routes []any
-
-	for _, r := range items(get(dev, "routes")) {
-		if k := unknownKey(r, []string{"network", "gateway", "source", "metric", "mtu"}); k != "" {
-			return nil, fmt.Errorf("route key %s is unknown to talops", k)
-		}
-
-		route := map[string]any{}
-
-		if nw := scalar(get(r, "network")); nw != "" {
-			p, err := netip.ParsePrefix(nw)
-			if err != nil {
-				return nil, fmt.Errorf("route network %q is not a prefix", nw)
-			}
-
-			if p.Bits() != 0 || !p.Addr().IsUnspecified() {
-				route["destination"] = p.String()
-			}
-		}
-
-		for _, k := range []string{"gateway", "source"} {
-			if v := scalar(get(r, k)); v != "" {
-				route[k] = v
-			}
-		}
-
-		for _, k := range []string{"metric", "mtu"} {
-			if v, err := strconv.Atoi(scalar(get(r, k))); err == nil && v > 0 {
-				route[k] = v
-			}
-		}
-
-		routes = append(routes, route)
-	}
-
-	mtu, _ := strconv.Atoi(scalar(get(dev, "mtu")))
-
-	if len(addrs) == 0 && len(routes) == 0 && mtu <= 0 {
-		return nil, nil
-	}
-
-	if len(addrs) > 0 {
-		link["addresses"] = addrs
-	}
-
-	if len(routes) > 0 {
-		link["routes"] = routes
-	}
-
-	if mtu > 0 {
-		link["mtu"] = mtu
-	}
-
-	return link, nil
+	return out, nil
 }
 
-// unknownKey is the first key of a mapping not in known, or "".
-func unknownKey(n *yaml.Node, known []string) string {
-	for _, p := range pairs(n) {
-		found := false
-
-		for _, k := range known {
-			if p.key == k {
-				found = true
-
-				break
-			}
-		}
-
-		if !found {
-			return p.key
-		}
+// decodeLine is the line a decoding error names, or the entry's.
+func decodeLine(err error, n *yaml.Node) int {
+	var le *yaml.LoadError
+	if errors.As(err, &le) && le.Mark.Line > 0 {
+		return le.Mark.Line
 	}
 
-	return ""
+	return n.Line
 }

@@ -31,7 +31,10 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 	}
 
 	if !multidoc {
-		set("/machine/network/interfaces", "networkInterfaces")
+		if ifaces, ok := im.legacyInterfaces(n, name, field); ok {
+			ops = append(ops, op{Op: "add", Path: "/machine/network/interfaces", Value: ifaces})
+		}
+
 		set("/machine/network/nameservers", "nameservers")
 		set("/machine/network/disableSearchDomain", "disableSearchDomain")
 
