@@ -34,8 +34,9 @@ type imageSchematic struct {
 	id   string
 	// name is the schematic's name in talops ("" until a node uses it).
 	name string
-	// given says it was named on the command line.
-	given bool
+	// named says it was given on the command line or has talhelper's name for it: one
+	// that matches no URL is a warning, another file beside the talconfig a note.
+	named bool
 }
 
 // imageURLs is what the import knows about the talosImageURL installers' schematics.
@@ -98,7 +99,7 @@ func (im *importer) findImageSchematics(nodes *yaml.Node, roles map[bool]*yaml.N
 		}
 
 		if s, err := schematic.Load(data); err == nil {
-			u.add(SchematicFile{File: path.Join(path.Dir(im.in.File), rel), Data: data}, s, false)
+			u.add(SchematicFile{File: path.Join(path.Dir(im.in.File), rel), Data: data}, s, slices.Contains(talhelperSchematicNames, rel))
 		}
 	}
 
@@ -137,7 +138,7 @@ func (im *importer) findImageSchematics(nodes *yaml.Node, roles map[bool]*yaml.N
 	return nil
 }
 
-func (u *imageURLs) add(f SchematicFile, s *schematic.Schematic, given bool) {
+func (u *imageURLs) add(f SchematicFile, s *schematic.Schematic, named bool) {
 	id, err := s.ID()
 	if err != nil {
 		return
@@ -147,7 +148,7 @@ func (u *imageURLs) add(f SchematicFile, s *schematic.Schematic, given bool) {
 		return
 	}
 
-	is := &imageSchematic{file: f, id: id, given: given}
+	is := &imageSchematic{file: f, id: id, named: named}
 	u.byID[id] = is
 	u.order = append(u.order, is)
 }
@@ -172,14 +173,21 @@ func (im *importer) imageURLSchematic(n *yaml.Node, node string, field func(stri
 	line := lineOf(n, "talosImageURL")
 
 	ref, err := schematic.ParseInstallerImage(url)
-	if err == nil && ref.ID == schematic.VanillaID {
+	if err != nil || ref.ID == "" {
+		im.warn(line, node, field("talosImageURL"),
+			"not an Image Factory installer, so talops cannot tie it to a schematic: the node keeps it in a patch (talops validate says whether it is the installer the node needs)")
+
+		return ""
+	}
+
+	if ref.ID == schematic.VanillaID {
 		im.note(line, node, field("talosImageURL"), "the image has no extensions (the vanilla schematic): the node needs no schematic; its patch keeps talhelper's installer URL")
 
 		return ""
 	}
 
 	is, ok := im.images.byID[ref.ID]
-	if err != nil || ref.ID == "" || !ok {
+	if !ok {
 		im.warn(line, node, field("talosImageURL"),
 			"talops has no schematic file for this image (no file beside the talconfig, nor one given with --schematic, has its ID): the node keeps it in a patch, and talops validate reports installer.mismatch until the node gets the schematic of that ID instead")
 
@@ -187,16 +195,17 @@ func (im *importer) imageURLSchematic(n *yaml.Node, node string, field func(stri
 	}
 
 	if is.name == "" {
-		is.name = im.schematicName(is.file.File)
+		name := im.schematicName(is.file.File)
 
 		header := fmt.Sprintf("# The Image Factory schematic of talosImageURL's installer (ID %s), from %s.\n", is.id, path.Base(is.file.File))
-		if err := im.out.Add("schematics/"+is.name+".yaml", append([]byte(header), is.file.Data...)); err != nil {
+		if err := im.out.Add("schematics/"+name+".yaml", append([]byte(header), is.file.Data...)); err != nil {
 			im.unsupported(line, node, field("talosImageURL"), err.Error())
 
 			return ""
 		}
 
-		im.schematicOrder = append(im.schematicOrder, is.name)
+		is.name = name
+		im.schematicOrder = append(im.schematicOrder, name)
 	}
 
 	im.note(line, node, field("talosImageURL"), fmt.Sprintf(
@@ -250,8 +259,12 @@ func (im *importer) imageDrift() {
 				is.id, strings.Join(urls, "; "))
 		}
 
-		im.res.Findings = append(im.res.Findings, finding.Finding{
-			Severity: finding.Warning, Code: CodeMapped, File: is.file.File, Message: msg,
-		})
+		sev := finding.Warning
+		if !is.named {
+			// Another schematic beside the talconfig may be one for nodes to come.
+			sev = finding.Info
+		}
+
+		im.res.Findings = append(im.res.Findings, finding.Finding{Severity: sev, Code: CodeMapped, File: is.file.File, Message: msg})
 	}
 }

@@ -31,6 +31,7 @@ const (
       - siderolabs/nvidia-open-gpu-kernel-modules-production
 `
 	driftedID = "d5d1a460585c520280f57762c3f260b63b2fe6f24163104f6d517b02bb24f311"
+	vanillaID = "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba"
 )
 
 // imageURLTalconfig has two nodes installing the factory installer of gpuID.
@@ -181,9 +182,13 @@ func TestImport_SchematicFileOfAnotherIDIsReportedAsDriftAndNotUsed(t *testing.T
 		files map[string]string
 		given []talhelper.SchematicFile
 		file  string
+		// severity is the drift's: a warning where the file is meant for the image, a note
+		// for another schematic beside the talconfig, which may be one for nodes to come.
+		severity string
 	}{
-		{name: "schematic.yaml beside the talconfig", files: map[string]string{"schematic.yaml": driftedSchema}, file: "talos/schematic.yaml"},
-		{name: "a file given with --schematic", given: []talhelper.SchematicFile{{File: "drifted.yaml", Data: []byte(driftedSchema)}}, file: "drifted.yaml"},
+		{name: "schematic.yaml beside the talconfig is a warning", files: map[string]string{"schematic.yaml": driftedSchema}, file: "talos/schematic.yaml", severity: "warning"},
+		{name: "a file given with --schematic is a warning", given: []talhelper.SchematicFile{{File: "drifted.yaml", Data: []byte(driftedSchema)}}, file: "drifted.yaml", severity: "warning"},
+		{name: "another schematic beside the talconfig is a note", files: map[string]string{"gvisor.yaml": driftedSchema}, file: "talos/gvisor.yaml", severity: "info"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := importDir(t, tc.files, tc.given...)
@@ -196,11 +201,15 @@ func TestImport_SchematicFileOfAnotherIDIsReportedAsDriftAndNotUsed(t *testing.T
 			}
 
 			want := []string{
-				"warning " + tc.file + "  ",
 				"warning talos/talconfig.yaml cp1 nodes[0].talosImageURL",
 				"warning talos/talconfig.yaml w1 nodes[1].talosImageURL",
+				tc.severity + " " + tc.file + "  ",
 			}
-			if got := findingsAt(res, talhelper.CodeMapped); !slices.Equal(got, want) {
+			got := findingsAt(res, talhelper.CodeMapped)
+			slices.Sort(got)
+			slices.Sort(want)
+
+			if !slices.Equal(got, want) {
 				t.Fatalf("import.mapped findings = %q, want %q", got, want)
 			}
 
@@ -234,4 +243,35 @@ func TestImport_FilesThatAreNoSchematic(t *testing.T) {
 			t.Fatalf("want an input error at talenv.yaml, got %v", err)
 		}
 	})
+}
+
+func TestImport_TalosImageURLOfNoFactoryOrTheVanillaImageNeedsNoFile(t *testing.T) {
+	for _, tc := range []struct {
+		name, url, severity, says string
+	}{
+		{"the stock installer", "ghcr.io/siderolabs/installer", "warning", "not an Image Factory installer"},
+		{"the vanilla schematic's installer", "factory.talos.dev/metal-installer/" + vanillaID, "info", "the image has no extensions (the vanilla schematic)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			talconfig := strings.ReplaceAll(imageURLTalconfig, "factory.talos.dev/installer-secureboot/"+gpuID, tc.url)
+
+			res, err := talhelper.Import(talhelper.Input{
+				File: "talconfig.yaml", Data: []byte(talconfig), Secrets: "secrets.sops.yaml",
+				Lookup:    func(string) (string, bool) { return "", false },
+				ReadPatch: func(string) ([]byte, error) { return nil, fs.ErrNotExist },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			i := slices.IndexFunc(res.Findings, func(f finding.Finding) bool { return f.Node == "cp1" && f.Code == talhelper.CodeMapped })
+			if i < 0 || string(res.Findings[i].Severity) != tc.severity || !strings.Contains(res.Findings[i].Message, tc.says) {
+				t.Fatalf("want a %s saying %q at cp1's talosImageURL, got %+v", tc.severity, tc.says, res.Findings)
+			}
+
+			if got := nodeSchematics(t, res)["cp1"]; got != " " {
+				t.Errorf("cp1's schematic = %q, want none", got)
+			}
+		})
+	}
 }
