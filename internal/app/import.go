@@ -24,6 +24,9 @@ type ImportOptions struct {
 	Plaintext bool
 	// Configs are more complete machine configs, one per node (talosctl only).
 	Configs []string
+	// Schematics are schematic files for the IDs of talosImageURL installers (talhelper
+	// only), beside the ones found in the talconfig's directory.
+	Schematics []string
 }
 
 // ImportResult says what an import wrote and what it could not carry over.
@@ -74,15 +77,42 @@ func ImportTalhelper(_ context.Context, d *Deps, opts ImportOptions) (*ImportRes
 		bundleName = scaffold.PlaintextBundle
 	}
 
-	res, err := talhelper.Import(talhelper.Input{
-		File: file, Data: data, Lookup: env, Secrets: bundleName, HasAESCBC: src.hasAESCBC(),
+	schematics, err := readSchematicFiles(d, opts.Schematics)
+	if err != nil {
+		return nil, err
+	}
+
+	in := talhelper.Input{
+		File: file, Data: data, Lookup: env, Secrets: bundleName, HasAESCBC: src.hasAESCBC(), Schematics: schematics,
 		ReadPatch: func(rel string) ([]byte, error) { return d.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))) },
-	})
+	}
+
+	if d.ListFiles != nil {
+		in.ListDir = func() ([]string, error) { return d.ListFiles(dir) }
+	}
+
+	res, err := talhelper.Import(in)
 	if err != nil {
 		return nil, err
 	}
 
 	return writeImport(d, opts, file, res.Files, res.Findings, src, res.Cluster, res.TalosVersion)
+}
+
+// readSchematicFiles reads the schematic files named on the command line.
+func readSchematicFiles(d *Deps, paths []string) ([]talhelper.SchematicFile, error) {
+	var out []talhelper.SchematicFile
+
+	for _, p := range paths {
+		data, err := d.ReadFile(p)
+		if err != nil {
+			return nil, &UsageError{Msg: fmt.Sprintf("--schematic %s: not readable: %v", p, err)}
+		}
+
+		out = append(out, talhelper.SchematicFile{File: p, Data: data})
+	}
+
+	return out, nil
 }
 
 // readSource reads the source's config: from itself, or the first of names in it.

@@ -26,6 +26,8 @@ type ImportOptions struct {
 	Plaintext  bool
 	// Configs are per-node machine configs (talosctl only).
 	Configs []string
+	// Schematics are schematic files for talosImageURL installers (talhelper only).
+	Schematics []string
 }
 
 // importSources are the tools import reads, each with its use case.
@@ -43,7 +45,7 @@ const (
 // importSynopses are the usage lines of each source.
 var importSynopses = map[string]string{
 	"import":           importSynopsis,
-	"import talhelper": "import talhelper --from PATH " + importFlagsSyn,
+	"import talhelper": "import talhelper --from PATH " + importFlagsSyn + " [--schematic FILE ...]",
 	"import talosctl":  "import talosctl --from DIR " + importFlagsSyn + " [CONFIG...]",
 	"import topf":      "import topf --from PATH " + importFlagsSyn,
 }
@@ -101,6 +103,10 @@ func importFlagSet(d *Deps, opts *ImportOptions, name string) *flag.FlagSet {
 	fs.Var((*listFlag)(&opts.Recipients), "age-recipient", "age recipient (age1...) of the new secrets bundle; repeat for more (default: the recipients of a SOPS-encrypted source)")
 	fs.BoolVar(&opts.Plaintext, "plaintext-secrets", false, "write the secrets bundle in clear ("+scaffold.PlaintextBundle+", mode 0600) instead of encrypting it")
 
+	if name == "import talhelper" {
+		fs.Var((*listFlag)(&opts.Schematics), "schematic", "an Image Factory schematic file (the one talhelper genurl reads): the nodes whose talosImageURL installer has its ID get it as their schematic; repeat for more (schematic.yaml and the other YAML files beside talconfig.yaml are looked at too)")
+	}
+
 	return fs
 }
 
@@ -130,6 +136,7 @@ func runImport(ctx context.Context, d *Deps, args []string) error {
 func Import(ctx context.Context, opts *ImportOptions) (*app.ImportResult, error) {
 	return importSources[opts.Source](ctx, opts.Deps.App(), app.ImportOptions{
 		From: opts.From, Out: opts.Out, Recipients: opts.Recipients, Plaintext: opts.Plaintext, Configs: opts.Configs,
+		Schematics: opts.Schematics,
 	})
 }
 

@@ -21,8 +21,12 @@ type talhelperCase struct {
 	env map[string]string
 	// outputs maps each node to talhelper's file for it.
 	outputs map[string]string
-	// validateErrors are the error codes talops' rules find in the source's own choices.
-	validateErrors []string
+	// real says the repository is a real public one (SOURCES.md): its import validates,
+	// with no error.
+	real bool
+	// validateErrors are the error codes talops' rules find in the source's own choices,
+	// validateWarnings the warning codes (each once, sorted).
+	validateErrors, validateWarnings []string
 	// knownDifferences are, by node, the differences between talhelper's output and
 	// talops' render that the import cannot remove, each explained where it is listed.
 	knownDifferences map[string][]string
@@ -39,8 +43,9 @@ var talhelperCases = []talhelperCase{
 		dir:     "fields",
 		env:     map[string]string{"RACK": "r1", "MAP_COUNT": "262144", "UNSET_VAR": "10.0.0.99"},
 		outputs: map[string]string{"cp1": "lab-cp1.yaml", "w1": "lab-w1.yaml"},
-		// w1 installs talosImageURL, an installer talops has no schematic file for.
-		validateErrors: []string{"installer.mismatch"},
+		// w1's talosImageURL is the vanilla image under the factory's legacy name of the
+		// metal installer, the cluster's platform (cp1's mode); machineFiles are machine.files.
+		validateWarnings: []string{"config.warning"},
 		// The templated label is reported (import.unsupported) and not imported.
 		knownDifferences: map[string][]string{"cp1": {"v1alpha1: differs at line 51 (machine.nodeLabels.templated)"}},
 	},
@@ -49,8 +54,10 @@ var talhelperCases = []talhelperCase{
 		outputs: map[string]string{
 			"kantai1": "kantai-kantai1.yaml", "kantai2": "kantai-kantai2.yaml", "kantai3": "kantai-kantai3.yaml",
 		},
-		// kantai1 loads nvidia, nvidia_uvm and nvidia_modeset but not nvidia_drm.
-		validateErrors: []string{"nvidia.modules-missing"},
+		real: true,
+		// kantai1 loads nvidia, nvidia_uvm and nvidia_modeset but not nvidia_drm, which
+		// CUDA does not need (a warning); patches/global-07.yaml writes machine.files.
+		validateWarnings: []string{"config.warning", "nvidia.modules-missing"},
 	},
 	{
 		dir: "lukeevans-talos-cluster",
@@ -58,9 +65,10 @@ var talhelperCases = []talhelperCase{
 		outputs: map[string]string{
 			"cr-talos-01": "kubernetes-cr-talos-01.yaml", "cr-talos-02": "kubernetes-cr-talos-02.yaml", "cr-talos-03": "kubernetes-cr-talos-03.yaml",
 		},
-		// The nodes install talosImageURL, an installer talops has no schematic file for,
-		// and load the NVIDIA modules its extensions would bring.
-		validateErrors: []string{"installer.mismatch", "nvidia.modules-without-driver"},
+		real: true,
+		// The nodes install talosImageURL, whose schematic is schematic.yaml beside the
+		// talconfig; patches/global/machine-files.yaml writes machine.files.
+		validateWarnings: []string{"config.warning"},
 		// patches/global/machine-network.yaml writes searchDomains: {domains: []}: talops
 		// (Talos machinery v1.14.1) keeps the empty list the patch writes, talhelper
 		// v3.1.16's output has no searchDomains at all.
@@ -164,16 +172,60 @@ func TestImportTalhelper_ValidateFindsOnlyTheSourcesOwnProblems(t *testing.T) {
 				t.Fatalf("validate: want the errors %v, got %v", tc.validateErrors, err)
 			}
 
-			got := errorCodes(t, h.stdout.String())
-			if !slices.Equal(got, tc.validateErrors) {
+			if len(tc.validateErrors) == 0 && err != nil {
+				t.Fatalf("validate: %v\n%s", err, h.stdout.String())
+			}
+
+			if got := codes(t, h.stdout.String(), "error"); !slices.Equal(got, tc.validateErrors) {
 				t.Fatalf("validate's error codes: want %v, got %v\n%s", tc.validateErrors, got, h.stdout.String())
+			}
+
+			if got := codes(t, h.stdout.String(), "warning"); !slices.Equal(got, tc.validateWarnings) {
+				t.Fatalf("validate's warning codes: want %v, got %v\n%s", tc.validateWarnings, got, h.stdout.String())
 			}
 		})
 	}
 }
 
-// errorCodes are the distinct codes of validate's JSON error findings, sorted.
-func errorCodes(t *testing.T, out string) []string {
+// TestImportTalhelper_RealRepositoriesValidateAndRenderTalhelpersOutput: what issue 15 asks
+// of every real repository, on one import: talops validate passes, and the render is
+// talhelper's, node by node.
+func TestImportTalhelper_RealRepositoriesValidateAndRenderTalhelpersOutput(t *testing.T) {
+	realRepos := 0
+
+	for _, tc := range talhelperCases {
+		if !tc.real {
+			continue
+		}
+
+		realRepos++
+
+		t.Run(tc.dir, func(t *testing.T) {
+			h := newDiskHarness(t)
+			maps.Copy(h.env, tc.env)
+
+			src := talhelperTestdata(tc.dir)
+			repo, rendered, _ := importAndRender(t, h, src, "--plaintext-secrets")
+
+			if err := h.run("validate", "--dir", repo, "--offline", "--format", "json"); err != nil {
+				t.Fatalf("validate: %v\n%s", err, h.stdout.String())
+			}
+
+			if got := codes(t, h.stdout.String(), "error"); len(got) > 0 {
+				t.Fatalf("validate passed with the errors %v", got)
+			}
+
+			compareNodes(t, rendered, filepath.Join(src, "talhelper-genconfig"), tc.outputs, tc.knownDifferences)
+		})
+	}
+
+	if realRepos != 2 {
+		t.Fatalf("want the two real repositories of SOURCES.md, got %d", realRepos)
+	}
+}
+
+// codes are the distinct codes of validate's JSON findings of a severity, sorted.
+func codes(t *testing.T, out, severity string) []string {
 	t.Helper()
 
 	var v struct {
@@ -187,7 +239,7 @@ func errorCodes(t *testing.T, out string) []string {
 	var codes []string
 
 	for _, f := range v.Findings {
-		if f.Severity == "error" && !slices.Contains(codes, f.Code) {
+		if f.Severity == severity && !slices.Contains(codes, f.Code) {
 			codes = append(codes, f.Code)
 		}
 	}

@@ -118,3 +118,24 @@ func TestUsage_GroupHelpExitsZero(t *testing.T) {
 		})
 	}
 }
+
+// TestImportFlags_SchematicIsRepeatableForTalhelperOnly: --schematic FILE collects every
+// file in order, and only import talhelper has it.
+func TestImportFlags_SchematicIsRepeatableForTalhelperOnly(t *testing.T) {
+	t.Parallel()
+
+	d := &Deps{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+
+	opts, err := importFlags(d, []string{"talhelper", "--from", "talos", "--out", "cluster", "--plaintext-secrets", "--schematic", "a.yaml", "--schematic", "images/b.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if got := strings.Join(opts.Schematics, " "); got != "a.yaml images/b.yaml" {
+		t.Errorf("Schematics = %q, want both files in order", got)
+	}
+
+	if _, err := importFlags(d, []string{"topf", "--from", "topf.yaml", "--out", "cluster", "--schematic", "a.yaml"}); err == nil {
+		t.Error("import topf accepted --schematic")
+	}
+}

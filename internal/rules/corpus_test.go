@@ -98,7 +98,8 @@ func TestCorpus_RealFilesCaughtOrClean(t *testing.T) {
 			name: "KernelModuleConfig documents on Talos 1.13 (Almothana12/homelab)", talos: "v1.13.7",
 			exts:    []string{openLTS, toolkitLTS},
 			patches: []string{"Almothana12__homelab__talos__gpu-worker-patch.yaml"},
-			want:    []string{"error nvidia.modules-missing"},
+			// None of the four is loaded: an error for nvidia and nvidia_uvm, a warning for the display modules.
+			want: []string{"error nvidia.modules-missing", "warning nvidia.modules-missing"},
 		},
 		{
 			name: "pre-1.8 NVIDIA names once the cluster moves past 1.7 (bacchus-snu/cd-manifests)", talos: "v1.8.3",

@@ -146,11 +146,13 @@ func installerMismatch(in *Input) []finding.Finding {
 	return out
 }
 
-// acceptedInstaller: the same image as wanted (a digest pin does not make it another),
-// the stock installer standing for the vanilla schematic where Talos still publishes it,
-// or a stock installer that installer.ghcr-removed already reports.
+// acceptedInstaller: the same image as wanted (a digest pin does not make it another, nor
+// the factory's legacy name of a metal installer), the stock installer standing for the
+// vanilla schematic where Talos still publishes it, or a stock installer that
+// installer.ghcr-removed already reports.
 func acceptedInstaller(c *cluster.Cluster, got, want schematic.InstallerRef) bool {
-	if got.Registry == want.Registry && got.Repository == want.Repository && got.ID == want.ID && got.Tag == want.Tag {
+	if got.Registry == want.Registry && got.ID == want.ID && got.Tag == want.Tag &&
+		(got.Repository == want.Repository || metalRepository(c, got.Repository) == want.Repository) {
 		return true
 	}
 
@@ -163,6 +165,24 @@ func acceptedInstaller(c *cluster.Cluster, got, want schematic.InstallerRef) boo
 	}
 
 	return want.ID == schematic.VanillaID && got.Tag == want.Tag
+}
+
+// metalRepository is the platform-prefixed name of a legacy installer repository on a
+// metal cluster; "" on any other platform or for any other name. The factory still serves
+// the metal installer under its names from before the platform-prefixed ones (its registry
+// frontend reads "installer" and "installer-secureboot" as metal), and talhelper users keep
+// them in talosImageURL; on another platform the legacy image is not the cluster's.
+func metalRepository(c *cluster.Cluster, repo string) string {
+	if c.Platform() != cluster.DefaultPlatform {
+		return ""
+	}
+
+	switch repo {
+	case "installer", "installer-secureboot":
+		return cluster.DefaultPlatform + "-" + repo
+	default:
+		return ""
+	}
 }
 
 func mismatchMessage(c *cluster.Cluster, n *render.Machine, known map[string]knownSchematic, got, want schematic.InstallerRef) string {

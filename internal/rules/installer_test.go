@@ -181,6 +181,49 @@ func TestInstallerMismatch_SameImageUnderAnotherSpellingIsAccepted(t *testing.T)
 	}
 }
 
+// The Image Factory serves the metal installers under their names from before the
+// platform-prefixed ones too: talhelper repositories name them in talosImageURL.
+func TestInstallerMismatch_MetalAcceptsTheFactoryLegacyNamesOfTheSameImage(t *testing.T) {
+	ids := labSchematicIDs(t)
+	gpu := ids["gpu"] + ":v1.13.9"
+
+	for _, tc := range []struct {
+		name, platform, image string
+		secureBoot, accepted  bool
+	}{
+		{name: "installer is metal-installer on metal", platform: "metal", image: "factory.talos.dev/installer/" + gpu, accepted: true},
+		{name: "installer-secureboot is metal-installer-secureboot on metal", platform: "metal", secureBoot: true, image: "factory.talos.dev/installer-secureboot/" + gpu, accepted: true},
+		{name: "the platform-prefixed name on metal stays accepted", platform: "metal", image: "factory.talos.dev/metal-installer/" + gpu, accepted: true},
+		{name: "installer is not the nocloud installer", platform: "nocloud", image: "factory.talos.dev/installer/" + gpu},
+		{name: "installer-secureboot is not the nocloud one", platform: "nocloud", secureBoot: true, image: "factory.talos.dev/installer-secureboot/" + gpu},
+		{name: "another schematic ID under the legacy name", platform: "metal", image: "factory.talos.dev/installer/" + ids["base"] + ":v1.13.9"},
+		{name: "another Talos version under the legacy name", platform: "metal", image: "factory.talos.dev/installer/" + ids["gpu"] + ":v1.13.8"},
+		{name: "another factory under the legacy name", platform: "metal", image: "factory.example.org/installer/" + gpu},
+		{name: "the SecureBoot legacy name on a node without secure boot", platform: "metal", image: "factory.talos.dev/installer-secureboot/" + gpu},
+		{name: "the plain legacy name on a secure boot node", platform: "metal", secureBoot: true, image: "factory.talos.dev/installer/" + gpu},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := testlab.Files(t)
+			testlab.Edit(t, files, "talops.yaml", "platform: nocloud\n", "platform: "+tc.platform+"\n")
+
+			if tc.secureBoot {
+				testlab.Edit(t, files, "talops.yaml", "    schematic: gpu\n", "    schematic: gpu\n    secureBoot: true\n")
+			}
+
+			patchGPUWorkerInstaller(t, files, tc.image)
+
+			fs := checkCodes(t, files, false, installerCodes...)
+
+			switch {
+			case tc.accepted && len(fs) != 0:
+				t.Errorf("want %s accepted, got %+v", tc.image, fs)
+			case !tc.accepted && (len(fs) != 1 || fs[0].Code != rules.CodeInstallerMismatch || fs[0].Node != "k8s-node1"):
+				t.Errorf("want one installer.mismatch on k8s-node1 for %s, got %+v", tc.image, fs)
+			}
+		})
+	}
+}
+
 func TestInstallerMismatch_OnePatchForEveryNodeGivesOneFindingPerNodeAtItsLine(t *testing.T) {
 	ids := labSchematicIDs(t)
 

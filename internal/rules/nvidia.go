@@ -16,8 +16,14 @@ import (
 	"github.com/talops/talops/internal/render"
 )
 
-// nvidiaModules are the kernel modules the NVIDIA extensions ship and Talos must be told to load.
-var requiredModules = []string{"nvidia", "nvidia_uvm", "nvidia_drm", "nvidia_modeset"}
+// The kernel modules the NVIDIA extensions ship and Talos must be told to load. CUDA in
+// containers needs the workload ones; the display ones drive DRM/KMS (a display, or the
+// DRM devices some tools open), which a compute node can do without, though Talos' NVIDIA
+// guide loads all four.
+var (
+	workloadModules = []string{"nvidia", "nvidia_uvm"}
+	displayModules  = []string{"nvidia_drm", "nvidia_modeset"}
+)
 
 // runtimeBinary is where the container toolkit extension installs the runtime it registers.
 const runtimeBinary = "/usr/local/bin/nvidia-container-runtime"
@@ -398,41 +404,58 @@ func nvidiaModules(in *Input, g gpuSetup) []finding.Finding {
 		}}
 	}
 
-	var missing []string
-
-	for _, m := range requiredModules {
-		if !slices.Contains(loaded, m) {
-			missing = append(missing, m)
-		}
-	}
-
-	if len(missing) == 0 {
-		return nil
-	}
-
 	how := "list them in machine.kernel.modules"
 	if docsRead {
 		how = "add a KernelModuleConfig document for each"
 	}
 
-	var ignored []string
+	var ignored bool
 
-	for _, m := range missing {
-		if slices.Contains(d.docs, m) {
-			ignored = append(ignored, m)
+	for _, m := range slices.Concat(workloadModules, displayModules) {
+		if !slices.Contains(loaded, m) && slices.Contains(d.docs, m) {
+			ignored = true
 		}
 	}
 
-	if len(ignored) > 0 {
+	if ignored {
 		how += fmt.Sprintf(" (KernelModuleConfig documents are read from Talos 1.14 on, the cluster runs %s)", c.Spec.TalosVersion)
 	}
 
 	file, line, path := modulesPlace(c, n, d, "")
+	ext := g.kmods()[0].display()
 
-	return []finding.Finding{{
-		Severity: finding.Error, Code: CodeNvidiaModulesMissing, Node: n.Node.Name, File: file, Line: line, Path: path,
-		Message: fmt.Sprintf("%s is installed but %s not loaded at boot: %s", g.kmods()[0].display(), strings.Join(missing, ", ")+pluralVerb(len(missing)), how),
-	}}
+	var out []finding.Finding
+
+	if missing := notIn(workloadModules, loaded); len(missing) > 0 {
+		out = append(out, finding.Finding{
+			Severity: finding.Error, Code: CodeNvidiaModulesMissing, Node: n.Node.Name, File: file, Line: line, Path: path,
+			Message: fmt.Sprintf("%s is installed but %s not loaded at boot: containers cannot use the GPU without nvidia and nvidia_uvm; %s",
+				ext, strings.Join(missing, ", ")+pluralVerb(len(missing)), how),
+		})
+	}
+
+	if missing := notIn(displayModules, loaded); len(missing) > 0 {
+		out = append(out, finding.Finding{
+			Severity: finding.Warning, Code: CodeNvidiaModulesMissing, Node: n.Node.Name, File: file, Line: line, Path: path,
+			Message: fmt.Sprintf("%s is installed but %s not loaded at boot: nvidia_drm and nvidia_modeset drive a display (DRM/KMS), which CUDA in containers does not need, and Talos' NVIDIA guide loads them with nvidia and nvidia_uvm; %s",
+				ext, strings.Join(missing, ", ")+pluralVerb(len(missing)), how),
+		})
+	}
+
+	return out
+}
+
+// notIn are the modules of want that loaded lacks, in want's order.
+func notIn(want, loaded []string) []string {
+	var missing []string
+
+	for _, m := range want {
+		if !slices.Contains(loaded, m) {
+			missing = append(missing, m)
+		}
+	}
+
+	return missing
 }
 
 func pluralVerb(n int) string {

@@ -21,6 +21,21 @@ const (
       - name: nvidia_drm
       - name: nvidia_modeset
 `
+	// computeModulesPatch loads what CUDA in containers needs, and nvidia_modeset.
+	computeModulesPatch = `machine:
+  kernel:
+    modules:
+      - name: nvidia
+      - name: nvidia-uvm
+      - name: nvidia-modeset
+`
+	displayModulesPatch = `machine:
+  kernel:
+    modules:
+      - name: nvidia
+      - name: nvidia_drm
+      - name: nvidia_modeset
+`
 	sysctlPatch = `machine:
   sysctls:
     net.core.bpf_jit_harden: "1"
@@ -150,14 +165,24 @@ func TestNvidiaAndExtensionRules(t *testing.T) {
 			)}},
 		},
 		{
-			name: "extensions without their kernel modules declared",
+			name: "extensions without their kernel modules declared: an error for the workload modules, a warning for the display ones",
 			repo: gpuRepo{talos: currentRelease, extensions: []string{openLTS, toolkitLTS}},
+			want: []string{"error nvidia.modules-missing", "warning nvidia.modules-missing"},
+		},
+		{
+			name: "a compute node without the display modules is warned",
+			repo: gpuRepo{talos: currentRelease, extensions: []string{openLTS, toolkitLTS}, patches: []string{computeModulesPatch}},
+			want: []string{"warning nvidia.modules-missing"},
+		},
+		{
+			name: "the display modules without nvidia_uvm are an error",
+			repo: gpuRepo{talos: currentRelease, extensions: []string{openLTS, toolkitLTS}, patches: []string{displayModulesPatch}},
 			want: []string{"error nvidia.modules-missing"},
 		},
 		{
 			name: "KernelModuleConfig documents are not read before 1.14",
 			repo: gpuRepo{talos: currentRelease, extensions: []string{openLTS, toolkitLTS}, patches: []string{moduleDocsPatch}},
-			want: []string{"error nvidia.modules-missing"},
+			want: []string{"error nvidia.modules-missing", "warning nvidia.modules-missing"},
 		},
 		{
 			name: "KernelModuleConfig documents load the modules on 1.14, under workload isolation",
@@ -276,15 +301,34 @@ func TestNvidia_SchematicFindingIsReportedOnceAtItsLine(t *testing.T) {
 	}
 }
 
-func TestNvidia_ModulesMissingPointsAtTheNode(t *testing.T) {
+func TestNvidia_ModulesMissingPointsAtTheNodeWithTheSeverityOfTheModule(t *testing.T) {
 	t.Parallel()
 
-	files := testlab.Files(t)
-	testlab.Edit(t, files, "nodes/k8s-node1.yaml", "      - name: nvidia_drm\n", "")
+	for _, tc := range []struct {
+		name, module string
+		severity     finding.Severity
+		says         string
+	}{
+		{
+			name: "nvidia_drm drives a display: a warning", module: "nvidia_drm", severity: finding.Warning,
+			says: "nvidia_drm is not loaded at boot: nvidia_drm and nvidia_modeset drive a display (DRM/KMS), which CUDA in containers does not need, and Talos' NVIDIA guide loads them",
+		},
+		{
+			name: "nvidia_uvm is what CUDA needs: an error", module: "nvidia_uvm", severity: finding.Error,
+			says: "nvidia_uvm is not loaded at boot: containers cannot use the GPU without nvidia and nvidia_uvm",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 
-	fs := onlyRelease(check(t, files, false))
-	if len(fs) != 1 || fs[0].Code != rules.CodeNvidiaModulesMissing || fs[0].Node != "k8s-node1" ||
-		fs[0].File != "examples/homelab/nodes/k8s-node1.yaml" || fs[0].Line != 6 || !strings.Contains(fs[0].Message, "nvidia_drm is not loaded") {
-		t.Errorf("findings:\n%s", describe(fs))
+			files := testlab.Files(t)
+			testlab.Edit(t, files, "nodes/k8s-node1.yaml", "      - name: "+tc.module+"\n", "")
+
+			fs := onlyRelease(check(t, files, false))
+			if len(fs) != 1 || fs[0].Code != rules.CodeNvidiaModulesMissing || fs[0].Severity != tc.severity || fs[0].Node != "k8s-node1" ||
+				fs[0].File != "examples/homelab/nodes/k8s-node1.yaml" || fs[0].Line != 6 || !strings.Contains(fs[0].Message, tc.says) {
+				t.Errorf("findings:\n%s", describe(fs))
+			}
+		})
 	}
 }

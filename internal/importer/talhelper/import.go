@@ -25,9 +25,11 @@ type importer struct {
 	// schematics maps a schematic's encoding to its name.
 	schematics     map[string]string
 	schematicOrder []string
-	platform       string
-	platLine       int
-	talosVersion   string
+	// images are the schematic files of the talosImageURL installers.
+	images       *imageURLs
+	platform     string
+	platLine     int
+	talosVersion string
 }
 
 // topKeys are the talconfig keys the import reads; any other is reported.
@@ -107,6 +109,10 @@ func (im *importer) run(root *yaml.Node) (*Result, error) {
 		false: im.patchList(get(roles[false], "patches"), "worker"),
 	}
 
+	if err := im.findImageSchematics(nodes, roles); err != nil {
+		return nil, err
+	}
+
 	for i, n := range nodes.Content {
 		node, err := im.node(deref(n), i, roles, rolePatches, shared, global)
 		if err != nil {
@@ -115,6 +121,8 @@ func (im *importer) run(root *yaml.Node) (*Result, error) {
 
 		spec.Nodes = append(spec.Nodes, node)
 	}
+
+	im.imageDrift()
 
 	if im.platform != "" && im.platform != cluster.DefaultPlatform {
 		spec.Platform = im.platform

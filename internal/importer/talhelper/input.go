@@ -16,6 +16,12 @@ type Input struct {
 	// ReadPatch reads a file a patch names with @, by its path relative to the talconfig's
 	// directory.
 	ReadPatch func(rel string) ([]byte, error)
+	// Schematics are the schematic files named on the command line (--schematic): the
+	// import ties each talosImageURL installer to the one of its schematic ID.
+	Schematics []SchematicFile
+	// ListDir lists the files below the talconfig's directory, as slash paths relative to
+	// it (nil: only talhelper's schematic.yaml is looked for there).
+	ListDir func() ([]string, error)
 	// Secrets is the name the imported repository's bundle gets ("" for none).
 	Secrets string
 	// HasAESCBC says the bundle holds an aescbcEncryptionSecret, which talhelper writes

@@ -144,7 +144,10 @@ func (im *importer) machineSpec(n *yaml.Node, name string, field func(string) st
 			fmt.Sprintf("talops has one platform per cluster (%s, from line %d): this node's installer will be the %s one", im.platform, im.platLine, im.platform))
 	}
 
-	if s := get(n, "schematic"); s != nil && scalar(get(n, "talosImageURL")) == "" {
+	switch s := get(n, "schematic"); {
+	case scalar(get(n, "talosImageURL")) != "":
+		out.Schematic = im.imageURLSchematic(n, name, field)
+	case s != nil:
 		out.Schematic = im.schematic(s, name)
 	}
 }

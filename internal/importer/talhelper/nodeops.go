@@ -91,9 +91,9 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 	}
 
 	if url := scalar(get(n, "talosImageURL")); url != "" {
+		// The URL stays as talhelper writes it, whether or not the node gets the schematic of
+		// its ID (imageURLSchematic), so the render is talhelper's.
 		ops = append(ops, op{Op: "add", Path: "/machine/install/image", Value: url + ":" + im.talosVersion})
-		im.warn(lineOf(n, "talosImageURL"), name, field("talosImageURL"),
-			"talops has no schematic file for this image: the node keeps it in a patch, and talops validate reports installer.mismatch until the node gets the schematic of that ID instead")
 
 		if get(n, "schematic") != nil {
 			im.note(lineOf(n, "schematic"), name, field("schematic"), "talosImageURL wins over it, as in talhelper: the schematic is not imported")

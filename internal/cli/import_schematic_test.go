@@ -1,0 +1,116 @@
+package cli_test
+
+import (
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/cli"
+)
+
+// copyTree copies a directory but the files skip names.
+func copyTree(t *testing.T, from, to string, skip ...string) {
+	t.Helper()
+
+	err := filepath.WalkDir(from, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+
+		for _, s := range skip {
+			if rel == s {
+				return nil
+			}
+		}
+
+		if e.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+
+		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestImportTalhelper_SchematicFlagTiesTalosImageURLToItsSchematic: a repository whose
+// schematic file lives elsewhere gets it with --schematic, and validates.
+func TestImportTalhelper_SchematicFlagTiesTalosImageURLToItsSchematic(t *testing.T) {
+	tc := talhelperCaseOf("lukeevans-talos-cluster")
+	src := filepath.Join(t.TempDir(), "talos")
+	copyTree(t, talhelperTestdata(tc.dir), src, "schematic.yaml")
+
+	h := newDiskHarness(t)
+	maps.Copy(h.env, tc.env)
+
+	given := filepath.Join(talhelperTestdata(tc.dir), "schematic.yaml")
+	repo, _, out := importAndRender(t, h, src, "--plaintext-secrets", "--schematic", given)
+
+	if !strings.Contains(out, given+" has this image's schematic ID: the node's schematic is schematic;") {
+		t.Errorf("import does not say where the schematic came from:\n%s", out)
+	}
+
+	talops, err := os.ReadFile(filepath.Join(repo, "talops.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if got := strings.Count(string(talops), "    schematic: schematic\n"); got != 3 {
+		t.Errorf("want the 3 nodes on the schematic, got %d:\n%s", got, talops)
+	}
+
+	if err := h.run("validate", "--dir", repo, "--offline", "--format", "json"); err != nil {
+		t.Fatalf("validate: %v\n%s", err, h.stdout.String())
+	}
+}
+
+func TestImportTalhelper_SchematicFlagRefusals(t *testing.T) {
+	notSchematic := filepath.Join(talhelperTestdata("lukeevans-talos-cluster"), "talenv.yaml")
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a file that does not exist", []string{"talhelper", "--schematic", "/nonexistent/schematic.yaml"}, "--schematic /nonexistent/schematic.yaml: not readable"},
+		{"a file that is no schematic", []string{"talhelper", "--schematic", notSchematic}, "talenv.yaml: not an Image Factory schematic"},
+		{"another source than talhelper", []string{"topf", "--schematic", notSchematic}, "flag provided but not defined: -schematic"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newDiskHarness(t)
+			h.env["TALOS_LUKS_FALLBACK"] = "fallback-passphrase-for-tests"
+
+			out := filepath.Join(t.TempDir(), "repo")
+			args := append([]string{"import", tc.args[0], "--from", talhelperTestdata("lukeevans-talos-cluster"), "--out", out, "--plaintext-secrets"}, tc.args[1:]...)
+
+			err := h.run(args...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("want an error with %q, got %v", tc.want, err)
+			}
+
+			var usage *cli.UsageError
+			if tc.name != "a file that is no schematic" && !errors.As(err, &usage) {
+				t.Errorf("want a usage error, got %T", err)
+			}
+
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("a refused import wrote %s", out)
+			}
+		})
+	}
+}

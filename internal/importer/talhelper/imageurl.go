@@ -1,0 +1,270 @@
+package talhelper
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/schematic"
+)
+
+// SchematicFile is a file that may hold the schematic of a talosImageURL's installer.
+type SchematicFile struct {
+	// File is its path as findings name it; Data its contents.
+	File string
+	Data []byte
+}
+
+// maxScanned bounds how many files beside the talconfig are read in search of schematics.
+const maxScanned = 32
+
+// talhelperSchematicNames are the names talhelper's documentation gives the schematic
+// file `talhelper genurl` reads: looked at first.
+var talhelperSchematicNames = []string{"schematic.yaml", "schematic.yml"}
+
+// imageSchematic is a schematic file that parsed, by its ID.
+type imageSchematic struct {
+	file SchematicFile
+	id   string
+	// name is the schematic's name in talops ("" until a node uses it).
+	name string
+	// named says it was given on the command line or has talhelper's name for it: one
+	// that matches no URL is a warning, another file beside the talconfig a note.
+	named bool
+}
+
+// imageURLs is what the import knows about the talosImageURL installers' schematics.
+type imageURLs struct {
+	// byID are the schematic files found, by ID, in the order they were found.
+	byID  map[string]*imageSchematic
+	order []*imageSchematic
+	// urls are the factory installer IDs the talconfig names, with the nodes naming each.
+	urls  map[string][]string
+	urlID []string
+}
+
+// findImageSchematics reads the schematic files that may match the talconfig's
+// talosImageURL installers: those named on the command line, then talhelper's
+// schematic.yaml, then (while an ID is still unmatched) the other YAML files beside the
+// talconfig. A named file that is not a schematic is an error; another is skipped.
+func (im *importer) findImageSchematics(nodes *yaml.Node, roles map[bool]*yaml.Node) error {
+	u := &imageURLs{byID: map[string]*imageSchematic{}, urls: map[string][]string{}}
+	im.images = u
+
+	if nodes != nil {
+		for _, n := range nodes.Content {
+			n = deref(n)
+			eff := effective(n, roles[scalar(get(n, "controlPlane")) == "true"])
+
+			ref, err := schematic.ParseInstallerImage(scalar(get(eff, "talosImageURL")))
+			if err != nil || ref.ID == "" {
+				continue
+			}
+
+			if _, ok := u.urls[ref.ID]; !ok {
+				u.urlID = append(u.urlID, ref.ID)
+			}
+
+			u.urls[ref.ID] = append(u.urls[ref.ID], scalar(get(n, "hostname")))
+		}
+	}
+
+	for _, f := range im.in.Schematics {
+		s, err := schematic.Load(f.Data)
+		if err != nil {
+			return &cluster.InputError{File: f.File, Msg: "not an Image Factory schematic: " + oneLine(err)}
+		}
+
+		u.add(f, s, true)
+	}
+
+	if len(u.urlID) == 0 || im.in.ReadPatch == nil {
+		return nil
+	}
+
+	var tried []string
+
+	try := func(rel string) {
+		tried = append(tried, rel)
+
+		data, err := im.in.ReadPatch(rel)
+		if err != nil {
+			return
+		}
+
+		if s, err := schematic.Load(data); err == nil {
+			u.add(SchematicFile{File: path.Join(path.Dir(im.in.File), rel), Data: data}, s, slices.Contains(talhelperSchematicNames, rel))
+		}
+	}
+
+	for _, name := range talhelperSchematicNames {
+		try(name)
+	}
+
+	if u.matchedAll() || im.in.ListDir == nil {
+		return nil
+	}
+
+	files, err := im.in.ListDir()
+	if err != nil {
+		return nil //nolint:nilerr // the scan is a convenience: without it the URLs stay unmatched, and say so
+	}
+
+	slices.Sort(files)
+
+	scanned := 0
+
+	for _, rel := range files {
+		if scanned == maxScanned || u.matchedAll() {
+			break
+		}
+
+		if strings.Contains(rel, "/") || (!strings.HasSuffix(rel, ".yaml") && !strings.HasSuffix(rel, ".yml")) ||
+			slices.Contains(tried, rel) || rel == path.Base(im.in.File) {
+			continue
+		}
+
+		scanned++
+
+		try(rel)
+	}
+
+	return nil
+}
+
+func (u *imageURLs) add(f SchematicFile, s *schematic.Schematic, named bool) {
+	id, err := s.ID()
+	if err != nil {
+		return
+	}
+
+	if _, dup := u.byID[id]; dup {
+		return
+	}
+
+	is := &imageSchematic{file: f, id: id, named: named}
+	u.byID[id] = is
+	u.order = append(u.order, is)
+}
+
+func (u *imageURLs) matchedAll() bool {
+	for _, id := range u.urlID {
+		if _, ok := u.byID[id]; !ok {
+			return false
+		}
+	}
+
+	return true
+}
+
+var nonName = regexp.MustCompile(`[^a-z0-9.-]+`)
+
+// imageURLSchematic ties a node's talosImageURL to the schematic file of its ID, if one was
+// found, and returns the schematic's name; otherwise it says why the node names none. The
+// node's patch keeps the URL either way, so the render stays talhelper's.
+func (im *importer) imageURLSchematic(n *yaml.Node, node string, field func(string) string) string {
+	url := scalar(get(n, "talosImageURL"))
+	line := lineOf(n, "talosImageURL")
+
+	ref, err := schematic.ParseInstallerImage(url)
+	if err != nil || ref.ID == "" {
+		im.warn(line, node, field("talosImageURL"),
+			"not an Image Factory installer, so talops cannot tie it to a schematic: the node keeps it in a patch (talops validate says whether it is the installer the node needs)")
+
+		return ""
+	}
+
+	if ref.ID == schematic.VanillaID {
+		im.note(line, node, field("talosImageURL"), "the image has no extensions (the vanilla schematic): the node needs no schematic; its patch keeps talhelper's installer URL")
+
+		return ""
+	}
+
+	is, ok := im.images.byID[ref.ID]
+	if !ok {
+		im.warn(line, node, field("talosImageURL"),
+			"talops has no schematic file for this image (no file beside the talconfig, nor one given with --schematic, has its ID): the node keeps it in a patch, and talops validate reports installer.mismatch until the node gets the schematic of that ID instead")
+
+		return ""
+	}
+
+	if is.name == "" {
+		name := im.schematicName(is.file.File)
+
+		header := fmt.Sprintf("# The Image Factory schematic of talosImageURL's installer (ID %s), from %s.\n", is.id, path.Base(is.file.File))
+		if err := im.out.Add("schematics/"+name+".yaml", append([]byte(header), is.file.Data...)); err != nil {
+			im.unsupported(line, node, field("talosImageURL"), err.Error())
+
+			return ""
+		}
+
+		is.name = name
+		im.schematicOrder = append(im.schematicOrder, name)
+	}
+
+	im.note(line, node, field("talosImageURL"), fmt.Sprintf(
+		"%s has this image's schematic ID: the node's schematic is %s; its patch keeps talhelper's installer URL, so the render is talhelper's",
+		is.file.File, is.name))
+
+	return is.name
+}
+
+// schematicName names a schematic after its file, as talops names allow, and apart from
+// the schematics already named.
+func (im *importer) schematicName(file string) string {
+	base := strings.TrimSuffix(path.Base(file), path.Ext(file))
+	name := strings.Trim(nonName.ReplaceAllString(strings.ToLower(base), "-"), ".-")
+
+	if name == "" {
+		name = "image"
+	}
+
+	for i, n := 2, name; ; i++ {
+		if !slices.Contains(im.schematicOrder, n) {
+			return n
+		}
+
+		n = fmt.Sprintf("%s-%d", name, i)
+	}
+}
+
+// imageDrift reports the schematic files found that match no talosImageURL: they have
+// drifted from the images the nodes install (or name none), and are not used.
+func (im *importer) imageDrift() {
+	u := im.images
+	if u == nil {
+		return
+	}
+
+	var urls []string
+
+	for _, id := range u.urlID {
+		urls = append(urls, fmt.Sprintf("%s (%s)", id, strings.Join(u.urls[id], ", ")))
+	}
+
+	for _, is := range u.order {
+		if is.name != "" {
+			continue
+		}
+
+		msg := fmt.Sprintf("this schematic's ID is %s, but no talosImageURL names a factory installer: it is not imported", is.id)
+		if len(urls) > 0 {
+			msg = fmt.Sprintf("this schematic's ID is %s, but the talosImageURL installers are of %s: the file has drifted from the image the nodes install (an extension added or removed on one side only); it is not imported: make them agree (talops schematic id FILE prints a file's ID)",
+				is.id, strings.Join(urls, "; "))
+		}
+
+		sev := finding.Warning
+		if !is.named {
+			// Another schematic beside the talconfig may be one for nodes to come.
+			sev = finding.Info
+		}
+
+		im.res.Findings = append(im.res.Findings, finding.Finding{Severity: sev, Code: CodeMapped, File: is.file.File, Message: msg})
+	}
+}

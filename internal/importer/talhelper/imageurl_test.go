@@ -1,0 +1,277 @@
+package talhelper_test
+
+import (
+	"errors"
+	"io/fs"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/importer/talhelper"
+)
+
+// The schematic of the nodes' talosImageURL below, and one an extension away from it.
+const (
+	gpuSchematic = `customization:
+  systemExtensions:
+    officialExtensions:
+      - siderolabs/amd-ucode
+      - siderolabs/nvidia-container-toolkit-production
+      - siderolabs/nvidia-open-gpu-kernel-modules-production
+`
+	gpuID         = "44186a005dfca322f81df634a457384455475fbfa518777f3ee58d35f173d73b"
+	driftedSchema = `customization:
+  systemExtensions:
+    officialExtensions:
+      - siderolabs/amd-ucode
+      - siderolabs/gvisor
+      - siderolabs/nvidia-container-toolkit-production
+      - siderolabs/nvidia-open-gpu-kernel-modules-production
+`
+	driftedID = "d5d1a460585c520280f57762c3f260b63b2fe6f24163104f6d517b02bb24f311"
+	vanillaID = "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba"
+)
+
+// imageURLTalconfig has two nodes installing the factory installer of gpuID.
+const imageURLTalconfig = `clusterName: lab
+endpoint: https://10.0.0.1:6443
+talosVersion: v1.13.8
+kubernetesVersion: v1.36.3
+nodes:
+  - hostname: cp1
+    ipAddress: 10.0.0.1
+    controlPlane: true
+    machineSpec:
+      secureboot: true
+    talosImageURL: factory.talos.dev/installer-secureboot/` + gpuID + `
+  - hostname: w1
+    ipAddress: 10.0.0.2
+    talosImageURL: factory.talos.dev/installer/` + gpuID + `
+`
+
+// importDir imports imageURLTalconfig from a directory holding files, with the given
+// --schematic files.
+func importDir(t *testing.T, files map[string]string, given ...talhelper.SchematicFile) (*talhelper.Result, error) {
+	t.Helper()
+
+	var listed []string
+	for name := range files {
+		listed = append(listed, name)
+	}
+
+	return talhelper.Import(talhelper.Input{
+		File: "talos/talconfig.yaml", Data: []byte(imageURLTalconfig), Secrets: "secrets.sops.yaml",
+		Lookup: func(string) (string, bool) { return "", false },
+		ReadPatch: func(rel string) ([]byte, error) {
+			if data, ok := files[rel]; ok {
+				return []byte(data), nil
+			}
+
+			return nil, fs.ErrNotExist
+		},
+		ListDir:    func() ([]string, error) { return append(listed, "talconfig.yaml"), nil },
+		Schematics: given,
+	})
+}
+
+func nodeSchematics(t *testing.T, res *talhelper.Result) map[string]string {
+	t.Helper()
+
+	files := cluster.MapFiles{"secrets.sops.yaml": []byte("{}\n")}
+	for _, f := range res.Files {
+		files[f.Path] = f.Data
+	}
+
+	c, err := cluster.Load("lab", files)
+	if err != nil {
+		t.Fatalf("talops.yaml does not load: %v", err)
+	}
+
+	out := map[string]string{}
+	for _, n := range c.Spec.Nodes {
+		out[n.Name] = n.Schematic + " " + c.Spec.Schematics[n.Schematic]
+	}
+
+	return out
+}
+
+func fileOf(res *talhelper.Result, path string) (string, bool) {
+	for _, f := range res.Files {
+		if f.Path == path {
+			return string(f.Data), true
+		}
+	}
+
+	return "", false
+}
+
+// findingsAt are the findings with a code as "severity file node path" lines.
+func findingsAt(res *talhelper.Result, code string) []string {
+	var out []string
+
+	for _, f := range res.Findings {
+		if f.Code == code {
+			out = append(out, strings.Join([]string{string(f.Severity), f.File, f.Node, f.Path}, " "))
+		}
+	}
+
+	return out
+}
+
+func TestImport_TalosImageURLGetsTheSchematicFileOfItsID(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		given []talhelper.SchematicFile
+		// from is the file the schematic comes from, schematic its name in talops.
+		from, schematic string
+	}{
+		{
+			name: "talhelper's schematic.yaml beside the talconfig", files: map[string]string{"schematic.yaml": gpuSchematic},
+			from: "talos/schematic.yaml", schematic: "schematic",
+		},
+		{
+			name: "another YAML file beside it, found by the scan", files: map[string]string{"talenv.yaml": "talosVersion: v1.13.8\n", "GPU Image.yml": gpuSchematic},
+			from: "talos/GPU Image.yml", schematic: "gpu-image",
+		},
+		{
+			name: "a file given with --schematic", given: []talhelper.SchematicFile{{File: "/elsewhere/nvidia.yaml", Data: []byte(gpuSchematic)}},
+			from: "/elsewhere/nvidia.yaml", schematic: "nvidia",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := importDir(t, tc.files, tc.given...)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			want := tc.schematic + " schematics/" + tc.schematic + ".yaml"
+			if got := nodeSchematics(t, res); got["cp1"] != want || got["w1"] != want {
+				t.Errorf("node schematics = %v, want %q for both", got, want)
+			}
+
+			data, ok := fileOf(res, "schematics/"+tc.schematic+".yaml")
+			if !ok || !strings.HasSuffix(data, gpuSchematic) || !strings.Contains(data, "(ID "+gpuID+")") {
+				t.Errorf("schematics/%s.yaml = %q, want the file with its ID in a header", tc.schematic, data)
+			}
+
+			// The patch keeps talhelper's URL: the render stays talhelper's.
+			if patch, _ := fileOf(res, "nodes/cp1-talhelper.yaml"); !strings.Contains(patch, "factory.talos.dev/installer-secureboot/"+gpuID+":v1.13.8") {
+				t.Errorf("cp1's patch lost talhelper's installer:\n%s", patch)
+			}
+
+			want2 := []string{"info talos/talconfig.yaml cp1 nodes[0].talosImageURL", "info talos/talconfig.yaml w1 nodes[1].talosImageURL"}
+			if got := findingsAt(res, talhelper.CodeMapped); !slices.Equal(got, want2) {
+				t.Errorf("import.mapped findings = %q, want %q", got, want2)
+			}
+
+			for _, f := range res.Findings {
+				if f.Code == talhelper.CodeMapped && !strings.Contains(f.Message, tc.from+" has this image's schematic ID") {
+					t.Errorf("the note does not name %s: %s", tc.from, f.Message)
+				}
+			}
+		})
+	}
+}
+
+func TestImport_SchematicFileOfAnotherIDIsReportedAsDriftAndNotUsed(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		given []talhelper.SchematicFile
+		file  string
+		// severity is the drift's: a warning where the file is meant for the image, a note
+		// for another schematic beside the talconfig, which may be one for nodes to come.
+		severity string
+	}{
+		{name: "schematic.yaml beside the talconfig is a warning", files: map[string]string{"schematic.yaml": driftedSchema}, file: "talos/schematic.yaml", severity: "warning"},
+		{name: "a file given with --schematic is a warning", given: []talhelper.SchematicFile{{File: "drifted.yaml", Data: []byte(driftedSchema)}}, file: "drifted.yaml", severity: "warning"},
+		{name: "another schematic beside the talconfig is a note", files: map[string]string{"gvisor.yaml": driftedSchema}, file: "talos/gvisor.yaml", severity: "info"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := importDir(t, tc.files, tc.given...)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			if got := nodeSchematics(t, res); got["cp1"] != " " || got["w1"] != " " {
+				t.Errorf("node schematics = %v, want none", got)
+			}
+
+			want := []string{
+				"warning talos/talconfig.yaml cp1 nodes[0].talosImageURL",
+				"warning talos/talconfig.yaml w1 nodes[1].talosImageURL",
+				tc.severity + " " + tc.file + "  ",
+			}
+			got := findingsAt(res, talhelper.CodeMapped)
+			slices.Sort(got)
+			slices.Sort(want)
+
+			if !slices.Equal(got, want) {
+				t.Fatalf("import.mapped findings = %q, want %q", got, want)
+			}
+
+			drift := res.Findings[slices.IndexFunc(res.Findings, func(f finding.Finding) bool { return f.File == tc.file })]
+			if !strings.Contains(drift.Message, "this schematic's ID is "+driftedID) || !strings.Contains(drift.Message, gpuID+" (cp1, w1)") {
+				t.Errorf("the drift does not name both IDs: %s", drift.Message)
+			}
+		})
+	}
+}
+
+func TestImport_FilesThatAreNoSchematic(t *testing.T) {
+	t.Run("beside the talconfig they are skipped", func(t *testing.T) {
+		res, err := importDir(t, map[string]string{"talsecret.yaml": "cluster:\n  id: x\n", "schematic.yaml": "customization: [\n"})
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		for _, f := range res.Findings {
+			if f.File != "talos/talconfig.yaml" {
+				t.Errorf("a file that is no schematic is reported: %+v", f)
+			}
+		}
+	})
+
+	t.Run("given with --schematic they are refused", func(t *testing.T) {
+		_, err := importDir(t, nil, talhelper.SchematicFile{File: "talenv.yaml", Data: []byte("talosVersion: v1.13.8\n")})
+
+		var ie *cluster.InputError
+		if !errors.As(err, &ie) || ie.File != "talenv.yaml" || !strings.Contains(err.Error(), "not an Image Factory schematic") {
+			t.Fatalf("want an input error at talenv.yaml, got %v", err)
+		}
+	})
+}
+
+func TestImport_TalosImageURLOfNoFactoryOrTheVanillaImageNeedsNoFile(t *testing.T) {
+	for _, tc := range []struct {
+		name, url, severity, says string
+	}{
+		{"the stock installer", "ghcr.io/siderolabs/installer", "warning", "not an Image Factory installer"},
+		{"the vanilla schematic's installer", "factory.talos.dev/metal-installer/" + vanillaID, "info", "the image has no extensions (the vanilla schematic)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			talconfig := strings.ReplaceAll(imageURLTalconfig, "factory.talos.dev/installer-secureboot/"+gpuID, tc.url)
+
+			res, err := talhelper.Import(talhelper.Input{
+				File: "talconfig.yaml", Data: []byte(talconfig), Secrets: "secrets.sops.yaml",
+				Lookup:    func(string) (string, bool) { return "", false },
+				ReadPatch: func(string) ([]byte, error) { return nil, fs.ErrNotExist },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			i := slices.IndexFunc(res.Findings, func(f finding.Finding) bool { return f.Node == "cp1" && f.Code == talhelper.CodeMapped })
+			if i < 0 || string(res.Findings[i].Severity) != tc.severity || !strings.Contains(res.Findings[i].Message, tc.says) {
+				t.Fatalf("want a %s saying %q at cp1's talosImageURL, got %+v", tc.severity, tc.says, res.Findings)
+			}
+
+			if got := nodeSchematics(t, res)["cp1"]; got != " " {
+				t.Errorf("cp1's schematic = %q, want none", got)
+			}
+		})
+	}
+}
