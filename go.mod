@@ -159,11 +159,3 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.3.2 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
-
-// machinery v1.14.1 names cosi-project/runtime v1.16.3 and a rtnetlink/v2 pseudo-version
-// that the Go module proxy does not serve; these are the nearest served versions, and
-// machinery builds and passes its config tests with them.
-replace (
-	github.com/cosi-project/runtime => github.com/cosi-project/runtime v1.16.2
-	github.com/jsimonetti/rtnetlink/v2 => github.com/jsimonetti/rtnetlink/v2 v2.2.1-0.20260317095713-310581b9c6ac
-)
