@@ -4,7 +4,9 @@
 # multi-arch build (the release workflow's linux/amd64,linux/arm64) needs no emulation.
 FROM --platform=$BUILDPLATFORM golang:1.26 AS build
 ENV CGO_ENABLED=0
-COPY go.mod go.sum /src/
+# go.work and go.work.sum too: the build uses go.work's replacements, as every build inside
+# the repository does (go.work says why).
+COPY go.mod go.sum go.work go.work.sum /src/
 RUN cd /src && go mod download
 COPY . /src
 ARG VERSION=dev
