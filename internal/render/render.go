@@ -201,7 +201,9 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 			return nil, err
 		}
 
-		out.Layers = append(out.Layers, Layer{File: p.file, Index: p.layer})
+		if !opts.EncodeOnly {
+			out.Layers = append(out.Layers, Layer{File: p.file, Index: p.layer})
+		}
 	}
 
 	return finish(out, cfg)
@@ -300,6 +302,9 @@ func (o Options) patch(c *cluster.Cluster, rel string) (*patch, error) {
 	}
 
 	data, _ := c.File(rel)
+	if o.EncodeOnly {
+		return loadUnindexed(c.Path(rel), data)
+	}
 
 	return loadPatch(c.Path(rel), data)
 }
