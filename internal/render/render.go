@@ -97,10 +97,18 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 			return
 		}
 
-		results[i].Machine, results[i].Err = one(ctx, c, b, nodes[i], opts)
-		if opts.EncodeOnly && results[i].Err == nil {
-			results[i].Err = results[i].Machine.keepEncoding()
+		m, err := one(ctx, c, b, nodes[i], opts)
+		if err == nil && opts.EncodeOnly {
+			err = m.keepEncoding()
 		}
+
+		if err != nil {
+			results[i].Err = err
+
+			return
+		}
+
+		results[i].Machine = m
 	})
 
 	return results
