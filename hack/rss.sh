@@ -25,8 +25,9 @@ CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/talops" ./cmd/talops
 # How much of the binary a run maps depends on how its pages sit in the page cache: on
 # Linux 6.18 with ext4 a file just written (built, installed, unpacked from an image layer)
 # has more of it mapped per page touched (most likely the large folios it was cached in)
-# than once it was read back from disk: up to some 14 MiB more. Unless RSS_AS_WRITTEN=1, its cached pages are dropped first, so that every
-# run measures the binary as read from disk, as one installed a while ago is.
+# than once it was read back from disk: up to some 14 MiB more. Unless RSS_AS_WRITTEN=1,
+# its cached pages are dropped first, so that every run measures the binary as read from
+# disk, as one installed a while ago is.
 cache="as written"
 if [ "${RSS_AS_WRITTEN:-}" != 1 ]; then
   cache="read from disk"
