@@ -2,6 +2,10 @@
 # Measures the whole talops process on a generated lab: peak RSS, cpu and wall time of
 # validate, render and plan --against (10 nodes changed, and the state against itself):
 #   hack/rss.sh [nodes] [runs]      (500 nodes, 5 runs of each; medians are printed)
+# `talops version` comes first: what the binary alone makes resident (its file-backed pages
+# that package inits touch, and their heap), which every command pays. The environment
+# passes through: GOMEMLIMIT=off hack/rss.sh measures without talops' default soft memory
+# limit (cmd/talops/memlimit.go).
 # The lab is testlab.Scaled, the one the benchmarks in internal/cli/bench_test.go use,
 # written to a temporary directory by internal/testlab's TestWriteScaled. The target
 # (docs/performance.md) is a peak RSS under 80 MiB for each command at 500 nodes.
@@ -18,6 +22,18 @@ cd "$root"
 # links Go plugin support (kustomize, through kubectl's drain), which keeps every exported
 # method and starts at some 30 MiB more.
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/talops" ./cmd/talops
+# How much of the binary a run maps depends on how its pages sit in the page cache: on
+# Linux 6.18 with ext4 a file just written (built, installed, unpacked from an image layer)
+# has more of it mapped per page touched (most likely the large folios it was cached in)
+# than once it was read back from disk: up to some 14 MiB more. Unless RSS_AS_WRITTEN=1,
+# its cached pages are dropped first, so that every run measures the binary as read from
+# disk, as one installed a while ago is.
+cache="as written"
+if [ "${RSS_AS_WRITTEN:-}" != 1 ]; then
+  cache="read from disk"
+  sync "$work/talops"
+  dd if="$work/talops" iflag=nocache count=0 status=none
+fi
 TALOPS_SCALED_LAB="$work/base" TALOPS_SCALED_NODES="$nodes" \
   go test -count 1 -run '^TestWriteScaled$' ./internal/testlab/ >/dev/null
 cp -r "$work/base" "$work/same"
@@ -51,7 +67,8 @@ measure() {
 }
 
 bin="$work/talops"
-echo "$nodes nodes, medians of $runs runs, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$nodes nodes, medians of $runs runs, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), binary $(( $(stat -c %s "$bin") / 1000000 )) MB, GOMEMLIMIT=${GOMEMLIMIT-unset}, binary $cache"
+measure "version" "$bin" version
 measure "validate" "$bin" validate --offline --dir "$work/desired"
 measure "render" "$bin" render --throwaway --dir "$work/desired" --out "$work/out"
 measure "plan --against (10 changed)" "$bin" plan --offline --dir "$work/desired" --against "$work/base"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/talops/talops/internal/action"
@@ -12,6 +13,8 @@ import (
 )
 
 func main() {
+	setMemoryLimit(os.LookupEnv, debug.SetMemoryLimit)
+
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 
 	deps := cli.OSDeps()

@@ -27,7 +27,13 @@ type RenderResult struct {
 // with a throwaway bundle when throwaway says so: whoever applied them would get a cluster
 // nobody holds the secrets of.
 func Render(ctx context.Context, d *Deps, dir string, throwaway bool) (*RenderResult, error) {
-	r, err := Load(ctx, d, dir)
+	c, err := LoadCluster(d, dir)
+	if err != nil {
+		return nil, err
+	}
+
+	// Render needs only the bytes: each worker encodes its node and lets go of the rest.
+	r, err := loadRendered(ctx, d, c, nil, render.Options{EncodeOnly: true})
 	if err != nil {
 		return nil, err
 	}
@@ -48,9 +54,7 @@ func Render(ctx context.Context, d *Deps, dir string, throwaway bool) (*RenderRe
 		return nil, errors.Join(errs...)
 	}
 
-	render.Encode(ctx, r.Nodes)
-
-	out := &RenderResult{}
+	out := &RenderResult{Configs: make([]Config, 0, len(r.Nodes))}
 
 	for _, n := range r.Nodes {
 		data, err := n.Machine.Bytes()

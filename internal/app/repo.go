@@ -106,6 +106,11 @@ func openAndLoad(ctx context.Context, d *Deps, open func(string) (cluster.Files,
 
 // loadState loads the secrets of a loaded cluster and renders every node.
 func loadState(ctx context.Context, d *Deps, c *cluster.Cluster, fallback *secrets.Bundle) (*Repo, error) {
+	return loadRendered(ctx, d, c, fallback, render.Options{})
+}
+
+// loadRendered is loadState rendering with opts (the installer images are the factory's).
+func loadRendered(ctx context.Context, d *Deps, c *cluster.Cluster, fallback *secrets.Bundle, opts render.Options) (*Repo, error) {
 	b, err := d.Secrets.Load(c)
 	if err != nil {
 		return nil, err
@@ -122,7 +127,8 @@ func loadState(ctx context.Context, d *Deps, c *cluster.Cluster, fallback *secre
 		return nil, err
 	}
 
-	nodes := render.All(ctx, c, b, render.Options{Installer: render.FactoryInstaller(ids)})
+	opts.Installer = render.FactoryInstaller(ids)
+	nodes := render.All(ctx, c, b, opts)
 
 	return &Repo{Cluster: c, Bundle: b, Nodes: nodes, Schematics: ids}, nil
 }

@@ -36,6 +36,8 @@ type patch struct {
 	// ops are an RFC 6902 patch's operations as written.
 	ops []yamlpos.JSONPatchOp
 	p   configpatcher.Patch
+	// data is the file's bytes for a patch loaded without an index (loadUnindexed).
+	data []byte
 }
 
 // loadPatch parses a patch file (strategic merge, single or multi-document, or RFC 6902
@@ -91,7 +93,7 @@ func (p *patch) apply(cfg coreconfig.Provider) (coreconfig.Provider, error) {
 
 	merged, err := out.Config()
 	if err != nil {
-		return nil, loadError(p.file, p.index, err)
+		return nil, loadError(p.file, p.indexed(), err)
 	}
 
 	return merged, nil

@@ -46,6 +46,17 @@ type Machine struct {
 // (validation does not need it, plans and render do).
 func (n *Machine) Bytes() ([]byte, error) { return n.encode() }
 
+// keepEncoding encodes the config and lets go of everything Bytes does not need.
+func (n *Machine) keepEncoding() error {
+	if _, err := n.Bytes(); err != nil {
+		return err
+	}
+
+	n.Config, n.Layers = nil, nil
+
+	return nil
+}
+
 // Result is the outcome for one node.
 type Result struct {
 	Name    string
@@ -60,6 +71,12 @@ type Installer func(c *cluster.Cluster, n cluster.Node) (string, error)
 type Options struct {
 	// Installer computes each node's installer image.
 	Installer Installer
+	// EncodeOnly makes each render worker encode its node's config as soon as it is
+	// rendered and keep only that encoding (Bytes): the Machine's Config and Layers are nil.
+	// For whoever needs nothing but the bytes (render, which writes them): 500 decoded
+	// configs are then never held at once, and the encoding runs over the cores with the
+	// rendering. A config that does not encode is the node's error.
+	EncodeOnly bool
 
 	// patches holds every patch file parsed once, shared by the nodes that use it.
 	patches map[string]*patch
@@ -80,20 +97,21 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 			return
 		}
 
-		results[i].Machine, results[i].Err = one(ctx, c, b, nodes[i], opts)
+		m, err := one(ctx, c, b, nodes[i], opts)
+		if err == nil && opts.EncodeOnly {
+			err = m.keepEncoding()
+		}
+
+		if err != nil {
+			results[i].Err = err
+
+			return
+		}
+
+		results[i].Machine = m
 	})
 
 	return results
-}
-
-// Encode encodes every rendered node's config over the cores, so that Bytes returns at
-// once after it (encoding a config costs about twice as much as rendering it).
-func Encode(ctx context.Context, results []Result) {
-	overCores(ctx, len(results), func(i int, err error) {
-		if m := results[i].Machine; m != nil && err == nil {
-			_, _ = m.Bytes() // kept by Bytes, error included, for its caller
-		}
-	})
 }
 
 // overCores calls do for 0..n-1, as many at once as there are cores; do gets ctx's error
@@ -191,7 +209,9 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 			return nil, err
 		}
 
-		out.Layers = append(out.Layers, Layer{File: p.file, Index: p.layer})
+		if !opts.EncodeOnly {
+			out.Layers = append(out.Layers, Layer{File: p.file, Index: p.layer})
+		}
 	}
 
 	return finish(out, cfg)
@@ -290,6 +310,9 @@ func (o Options) patch(c *cluster.Cluster, rel string) (*patch, error) {
 	}
 
 	data, _ := c.File(rel)
+	if o.EncodeOnly {
+		return loadUnindexed(c.Path(rel), data)
+	}
 
 	return loadPatch(c.Path(rel), data)
 }
