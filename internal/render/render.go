@@ -77,6 +77,9 @@ type Options struct {
 	// configs are then never held at once, and the encoding runs over the cores with the
 	// rendering. A config that does not encode is the node's error.
 	EncodeOnly bool
+	// Patches, when set, keeps every patch file loaded and hands out those whose bytes it
+	// already holds: a plan renders both of its states with one cache.
+	Patches *PatchCache
 
 	// patches holds every patch file parsed once, shared by the nodes that use it.
 	patches map[string]*patch
@@ -87,7 +90,7 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 	nodes := c.Spec.Nodes
 	results := make([]Result, len(nodes))
 
-	opts.patches = loadPatches(c)
+	opts.patches = loadPatches(c, opts.Patches)
 
 	overCores(ctx, len(nodes), func(i int, err error) {
 		results[i].Name = nodes[i].Name
@@ -277,7 +280,7 @@ func kubernetesVersion(v string) string {
 // loadPatches parses every patch file more than one node uses, once. A node's own patches
 // are parsed in its render worker (Options.patch), in parallel with the others. A file that
 // fails to parse is left out, so each node that uses it reports the error itself.
-func loadPatches(c *cluster.Cluster) map[string]*patch {
+func loadPatches(c *cluster.Cluster, cache *PatchCache) map[string]*patch {
 	uses := map[string]int{}
 
 	for _, n := range c.Spec.Nodes {
@@ -295,7 +298,7 @@ func loadPatches(c *cluster.Cluster) map[string]*patch {
 			}
 
 			data, _ := c.File(rel)
-			if p, err := loadPatch(c.Path(rel), data); err == nil {
+			if p, err := cache.load(c.Path(rel), data, false); err == nil {
 				out[rel] = p
 			}
 		}
@@ -310,9 +313,6 @@ func (o Options) patch(c *cluster.Cluster, rel string) (*patch, error) {
 	}
 
 	data, _ := c.File(rel)
-	if o.EncodeOnly {
-		return loadUnindexed(c.Path(rel), data)
-	}
 
-	return loadPatch(c.Path(rel), data)
+	return o.Patches.load(c.Path(rel), data, o.EncodeOnly)
 }
