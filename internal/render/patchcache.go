@@ -1,6 +1,10 @@
 package render
 
-import "sync"
+import (
+	"sync"
+
+	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+)
 
 // PatchCache holds the patch files renders have loaded, by their bytes, so that a render
 // of another state (a plan renders two, whose patch files are nearly all the same) parses
@@ -15,15 +19,23 @@ import "sync"
 // What a file loads to depends on its bytes alone: its name only places errors, so a
 // patch is kept without it and handed out under the name each render asks with. A file
 // that does not load is not kept: each state reports its own error, at its own place.
+//
+// It also keeps the config each generated node rendered to, by everything it was made from
+// (nodeKey): a node of the other state made from the same is not rendered again. A config
+// is shared as a patch is: neither a render, the rules nor a plan changes it (a plan
+// redacts a clone).
 type PatchCache struct {
 	mu sync.Mutex
 	// indexed holds patches loaded by loadPatch, unindexed those by loadUnindexed.
 	indexed, unindexed map[string]*patch
+	// ids counts the patches kept: each has its own id, for the nodes' keys.
+	ids     int
+	configs map[nodeKey]coreconfig.Provider
 }
 
 // NewPatchCache returns an empty cache.
 func NewPatchCache() *PatchCache {
-	return &PatchCache{indexed: map[string]*patch{}, unindexed: map[string]*patch{}}
+	return &PatchCache{indexed: map[string]*patch{}, unindexed: map[string]*patch{}, configs: map[nodeKey]coreconfig.Provider{}}
 }
 
 // load returns the patch data loads to, as file: from the cache when it holds the same
@@ -57,8 +69,16 @@ func (pc *PatchCache) load(file string, data []byte, unindexed bool) (*patch, er
 	}
 
 	pc.mu.Lock()
+	defer pc.mu.Unlock()
+
+	// Another worker may have loaded the same bytes meanwhile: one id for them.
+	if first, ok := kept[string(data)]; ok {
+		return first.as(file), nil
+	}
+
+	pc.ids++
+	p.id = pc.ids
 	kept[string(data)] = p
-	pc.mu.Unlock()
 
 	return p, nil
 }

@@ -4,6 +4,7 @@ package render
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"runtime"
 	"sync"
@@ -83,6 +84,9 @@ type Options struct {
 
 	// patches holds every patch file parsed once, shared by the nodes that use it.
 	patches map[string]*patch
+	// bundle is bundleSum of the bundle rendered with, when bundleKnown (only with Patches).
+	bundle      [sha256.Size]byte
+	bundleKnown bool
 }
 
 // All renders every node concurrently; results keep the order of talops.yaml.
@@ -91,6 +95,9 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 	results := make([]Result, len(nodes))
 
 	opts.patches = loadPatches(c, opts.Patches)
+	if opts.Patches != nil {
+		opts.bundle, opts.bundleKnown = bundleSum(b)
+	}
 
 	overCores(ctx, len(nodes), func(i int, err error) {
 		results[i].Name = nodes[i].Name
@@ -147,6 +154,10 @@ func overCores(ctx context.Context, n int, do func(i int, err error)) {
 
 // One renders a single node.
 func One(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*Machine, error) {
+	if opts.Patches != nil {
+		opts.bundle, opts.bundleKnown = bundleSum(b)
+	}
+
 	return one(context.Background(), c, b, n, opts)
 }
 
@@ -165,6 +176,22 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 	if opts.Installer != nil {
 		if installer, err = opts.Installer(c, n); err != nil {
 			return nil, fmt.Errorf("installer for node %s: %w", n.Name, err)
+		}
+	}
+
+	rels := c.NodePatches(n)
+	out := &Machine{Node: n, Installer: installer, Generated: true}
+
+	key, loaded, reuse := opts.reusable(c, n, installer, rels)
+	if reuse {
+		if cfg, ok := opts.Patches.config(key); ok {
+			if !opts.EncodeOnly {
+				for _, p := range loaded {
+					out.Layers = append(out.Layers, Layer{File: p.file, Index: p.layer})
+				}
+			}
+
+			return finish(out, cfg)
 		}
 	}
 
@@ -196,15 +223,15 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 		return nil, fmt.Errorf("generate config for node %s: %w", n.Name, err)
 	}
 
-	out := &Machine{Node: n, Installer: installer, Generated: true}
-
-	for _, rel := range c.NodePatches(n) {
+	for i, rel := range rels {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("render node %s: %w", n.Name, err)
 		}
 
-		p, err := opts.patch(c, rel)
-		if err != nil {
+		var p *patch
+		if reuse {
+			p = loaded[i]
+		} else if p, err = opts.patch(c, rel); err != nil {
 			return nil, err
 		}
 
@@ -215,6 +242,10 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 		if !opts.EncodeOnly {
 			out.Layers = append(out.Layers, Layer{File: p.file, Index: p.layer})
 		}
+	}
+
+	if reuse {
+		opts.Patches.keepConfig(key, cfg)
 	}
 
 	return finish(out, cfg)
