@@ -20,8 +20,9 @@ type Repo struct {
 	// Schematics maps schematic names to their Image Factory IDs.
 	Schematics map[string]string
 
-	// patches holds the patch files this state loaded, for another state loaded to compare
-	// with it (LoadAt, LoadDir) to reuse; nil when the state was loaded without (Load).
+	// patches holds the patch files this state loaded and the configs its nodes rendered
+	// to, for another state loaded to compare with it (LoadAt, LoadDir) to reuse; nil when
+	// the state was loaded without (Load).
 	patches *render.PatchCache
 }
 
@@ -32,8 +33,9 @@ func Load(ctx context.Context, d *Deps, dir string) (*Repo, error) {
 }
 
 // loadToCompare is Load for a state another one is loaded to compare with (a plan's
-// desired state): it keeps the patch files it loaded, so that the other state, whose patch
-// files are nearly all the same bytes, parses only those that differ.
+// desired state): it keeps the patch files it loaded and its nodes' configs, so that the
+// other state, whose patch files are nearly all the same bytes, parses only those that
+// differ and renders only the nodes made from something else.
 func loadToCompare(ctx context.Context, d *Deps, dir string) (*Repo, error) {
 	return openAndLoad(ctx, d, d.OpenDir, dir, dir, nil, render.NewPatchCache())
 }
