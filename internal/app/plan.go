@@ -56,7 +56,13 @@ func Plan(ctx context.Context, d *Deps, opts PlanOptions) (*PlanResult, error) {
 		return nil, err
 	}
 
-	head, err := Load(ctx, d, opts.Dir)
+	load := loadToCompare
+	if opts.Live {
+		// The running nodes are not rendered: nothing would reuse the patch files.
+		load = Load
+	}
+
+	head, err := load(ctx, d, opts.Dir)
 	if err != nil {
 		return nil, err
 	}

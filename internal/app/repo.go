@@ -19,17 +19,30 @@ type Repo struct {
 	Nodes   []render.Result
 	// Schematics maps schematic names to their Image Factory IDs.
 	Schematics map[string]string
+
+	// patches holds the patch files this state loaded and the configs its nodes rendered
+	// to, for another state loaded to compare with it (LoadAt, LoadDir) to reuse; nil when
+	// the state was loaded without (Load).
+	patches *render.PatchCache
 }
 
 // Load loads talops.yaml in dir, the secrets, and renders every node. Every secret value
 // of the bundle is registered with the masker before anything is rendered.
 func Load(ctx context.Context, d *Deps, dir string) (*Repo, error) {
-	return openAndLoad(ctx, d, d.OpenDir, dir, dir, nil)
+	return openAndLoad(ctx, d, d.OpenDir, dir, dir, nil, nil)
+}
+
+// loadToCompare is Load for a state another one is loaded to compare with (a plan's
+// desired state): it keeps the patch files it loaded and its nodes' configs, so that the
+// other state, whose patch files are nearly all the same bytes, parses only those that
+// differ and renders only the nodes made from something else.
+func loadToCompare(ctx context.Context, d *Deps, dir string) (*Repo, error) {
+	return openAndLoad(ctx, d, d.OpenDir, dir, dir, nil, render.NewPatchCache())
 }
 
 // LoadAt loads the state of the repository in dir at the git ref, without touching the work
 // tree. A state without a real secrets bundle is rendered with current's, so a throwaway
-// bundle never shows as a change.
+// bundle never shows as a change. The patch files current kept are not parsed again.
 func LoadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo) (*Repo, error) {
 	exported, cleanup, err := gitrev.Export(ctx, d.Git, dir, ref, d.TempDir)
 	if err != nil {
@@ -38,7 +51,7 @@ func LoadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo) (*Repo
 	defer cleanup()
 
 	// Its files are named as in the work tree, so findings of both states compare.
-	r, err := openAndLoad(ctx, d, d.OpenExported, exported, dir, current.Bundle)
+	r, err := openAndLoad(ctx, d, d.OpenExported, exported, dir, current.Bundle, current.patches)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", dir, ref, err)
 	}
@@ -47,9 +60,9 @@ func LoadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo) (*Repo
 }
 
 // LoadDir loads another directory holding a state of the repository, rendered with
-// current's bundle when it has no real one (as LoadAt).
+// current's bundle when it has no real one, and current's patch files (as LoadAt).
 func LoadDir(ctx context.Context, d *Deps, dir string, current *Repo) (*Repo, error) {
-	return openAndLoad(ctx, d, d.OpenDir, dir, dir, current.Bundle)
+	return openAndLoad(ctx, d, d.OpenDir, dir, dir, current.Bundle, current.patches)
 }
 
 // loadOther loads the state to compare with: the same directory at a git ref (base), or
@@ -94,14 +107,22 @@ func hasCluster(d *Deps, dir string) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// openAndLoad opens path and loads it as the repository directory named dir in messages.
-func openAndLoad(ctx context.Context, d *Deps, open func(string) (cluster.Files, func() error, error), path, dir string, fallback *secrets.Bundle) (*Repo, error) {
+// openAndLoad opens path and loads it as the repository directory named dir in messages,
+// loading its patch files through patches (nil: each parsed, none kept).
+func openAndLoad(ctx context.Context, d *Deps, open func(string) (cluster.Files, func() error, error), path, dir string, fallback *secrets.Bundle, patches *render.PatchCache) (*Repo, error) {
 	c, err := loadCluster(open, path, dir)
 	if err != nil {
 		return nil, err
 	}
 
-	return loadState(ctx, d, c, fallback)
+	r, err := loadRendered(ctx, d, c, fallback, render.Options{Patches: patches})
+	if err != nil {
+		return nil, err
+	}
+
+	r.patches = patches
+
+	return r, nil
 }
 
 // loadState loads the secrets of a loaded cluster and renders every node.

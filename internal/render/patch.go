@@ -38,6 +38,8 @@ type patch struct {
 	p   configpatcher.Patch
 	// data is the file's bytes for a patch loaded without an index (loadUnindexed).
 	data []byte
+	// id tells apart the patches a PatchCache keeps (0: not kept).
+	id int
 }
 
 // loadPatch parses a patch file (strategic merge, single or multi-document, or RFC 6902

@@ -4,6 +4,7 @@ package render
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"runtime"
 	"sync"
@@ -77,9 +78,15 @@ type Options struct {
 	// configs are then never held at once, and the encoding runs over the cores with the
 	// rendering. A config that does not encode is the node's error.
 	EncodeOnly bool
+	// Patches, when set, keeps every patch file loaded and hands out those whose bytes it
+	// already holds: a plan renders both of its states with one cache.
+	Patches *PatchCache
 
 	// patches holds every patch file parsed once, shared by the nodes that use it.
 	patches map[string]*patch
+	// bundle is bundleSum of the bundle rendered with, when bundleKnown (only with Patches).
+	bundle      [sha256.Size]byte
+	bundleKnown bool
 }
 
 // All renders every node concurrently; results keep the order of talops.yaml.
@@ -87,7 +94,10 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 	nodes := c.Spec.Nodes
 	results := make([]Result, len(nodes))
 
-	opts.patches = loadPatches(c)
+	opts.patches = loadPatches(c, opts.Patches)
+	if opts.Patches != nil {
+		opts.bundle, opts.bundleKnown = bundleSum(b)
+	}
 
 	overCores(ctx, len(nodes), func(i int, err error) {
 		results[i].Name = nodes[i].Name
@@ -144,6 +154,10 @@ func overCores(ctx context.Context, n int, do func(i int, err error)) {
 
 // One renders a single node.
 func One(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, opts Options) (*Machine, error) {
+	if opts.Patches != nil {
+		opts.bundle, opts.bundleKnown = bundleSum(b)
+	}
+
 	return one(context.Background(), c, b, n, opts)
 }
 
@@ -162,6 +176,22 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 	if opts.Installer != nil {
 		if installer, err = opts.Installer(c, n); err != nil {
 			return nil, fmt.Errorf("installer for node %s: %w", n.Name, err)
+		}
+	}
+
+	rels := c.NodePatches(n)
+	out := &Machine{Node: n, Installer: installer, Generated: true}
+
+	key, loaded, reuse := opts.reusable(c, n, installer, rels)
+	if reuse {
+		if cfg, ok := opts.Patches.config(key); ok {
+			if !opts.EncodeOnly {
+				for _, p := range loaded {
+					out.Layers = append(out.Layers, Layer{File: p.file, Index: p.layer})
+				}
+			}
+
+			return finish(out, cfg)
 		}
 	}
 
@@ -193,15 +223,15 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 		return nil, fmt.Errorf("generate config for node %s: %w", n.Name, err)
 	}
 
-	out := &Machine{Node: n, Installer: installer, Generated: true}
-
-	for _, rel := range c.NodePatches(n) {
+	for i, rel := range rels {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("render node %s: %w", n.Name, err)
 		}
 
-		p, err := opts.patch(c, rel)
-		if err != nil {
+		var p *patch
+		if reuse {
+			p = loaded[i]
+		} else if p, err = opts.patch(c, rel); err != nil {
 			return nil, err
 		}
 
@@ -212,6 +242,10 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 		if !opts.EncodeOnly {
 			out.Layers = append(out.Layers, Layer{File: p.file, Index: p.layer})
 		}
+	}
+
+	if reuse {
+		opts.Patches.keepConfig(key, cfg)
 	}
 
 	return finish(out, cfg)
@@ -277,7 +311,7 @@ func kubernetesVersion(v string) string {
 // loadPatches parses every patch file more than one node uses, once. A node's own patches
 // are parsed in its render worker (Options.patch), in parallel with the others. A file that
 // fails to parse is left out, so each node that uses it reports the error itself.
-func loadPatches(c *cluster.Cluster) map[string]*patch {
+func loadPatches(c *cluster.Cluster, cache *PatchCache) map[string]*patch {
 	uses := map[string]int{}
 
 	for _, n := range c.Spec.Nodes {
@@ -295,7 +329,7 @@ func loadPatches(c *cluster.Cluster) map[string]*patch {
 			}
 
 			data, _ := c.File(rel)
-			if p, err := loadPatch(c.Path(rel), data); err == nil {
+			if p, err := cache.load(c.Path(rel), data, false); err == nil {
 				out[rel] = p
 			}
 		}
@@ -310,9 +344,6 @@ func (o Options) patch(c *cluster.Cluster, rel string) (*patch, error) {
 	}
 
 	data, _ := c.File(rel)
-	if o.EncodeOnly {
-		return loadUnindexed(c.Path(rel), data)
-	}
 
-	return loadPatch(c.Path(rel), data)
+	return o.Patches.load(c.Path(rel), data, o.EncodeOnly)
 }
