@@ -99,22 +99,29 @@ func (st *stepper) remove() NodeResult {
 		done = append(done, left)
 	}
 
-	if st.o.Kube == nil {
-		done = append(done, "Node not deleted (no Kubernetes API)")
-	} else {
-		cctx, cancel := context.WithTimeout(st.ctx, st.o.CallTimeout)
-		err := st.o.Kube.DeleteNode(cctx, st.kubeNode())
-
-		cancel()
-
-		if err != nil {
-			return st.fail(strings.Join(append(done, "then deleting its Node"), ", "), err)
-		}
-
-		done = append(done, "Node deleted")
+	done, err := st.deleteNode(done)
+	if err != nil {
+		return st.fail(strings.Join(append(done, "then deleting its Node"), ", "), err)
 	}
 
 	return st.outcome(Applied, "removed: "+strings.Join(done, ", "))
+}
+
+// deleteNode deletes the removed node's Node object, or says why not (no Kubernetes
+// API), adding what it did to done.
+func (st *stepper) deleteNode(done []string) ([]string, error) {
+	if st.o.Kube == nil {
+		return append(done, "Node not deleted (no Kubernetes API)"), nil
+	}
+
+	cctx, cancel := context.WithTimeout(st.ctx, st.o.CallTimeout)
+	defer cancel()
+
+	if err := st.o.Kube.DeleteNode(cctx, st.kubeNode()); err != nil {
+		return done, err
+	}
+
+	return append(done, "Node deleted"), nil
 }
 
 // removal says what removing a node does.

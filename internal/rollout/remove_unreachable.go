@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"context"
 	"errors"
 	"strings"
 )
@@ -49,19 +48,9 @@ func (st *stepper) removeUnreachable() NodeResult {
 		done = append(done, left)
 	}
 
-	if st.o.Kube == nil {
-		done = append(done, "Node not deleted (no Kubernetes API)")
-	} else {
-		cctx, cancel := context.WithTimeout(st.ctx, st.o.CallTimeout)
-		err := st.o.Kube.DeleteNode(cctx, st.kubeNode())
-
-		cancel()
-
-		if err != nil {
-			return st.fail(strings.Join(append(done, "then deleting its Node"), ", "), err)
-		}
-
-		done = append(done, "Node deleted")
+	done, err := st.deleteNode(done)
+	if err != nil {
+		return st.fail(strings.Join(append(done, "then deleting its Node"), ", "), err)
 	}
 
 	return st.outcome(Applied, "removed without a drain or a reset (it does not answer): "+strings.Join(done, ", "))
