@@ -1,9 +1,7 @@
 package talhelper
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -68,8 +66,8 @@ func (im *importer) run(root *yaml.Node) (*Result, error) {
 
 	spec := cluster.Spec{
 		Cluster:           cluster.Meta{Name: scalar(get(root, "clusterName")), Endpoint: scalar(get(root, "endpoint"))},
-		TalosVersion:      withV(scalar(get(root, "talosVersion"))),
-		KubernetesVersion: withV(scalar(get(root, "kubernetesVersion"))),
+		TalosVersion:      scaffold.VersionTag(scalar(get(root, "talosVersion"))),
+		KubernetesVersion: scaffold.VersionTag(scalar(get(root, "kubernetesVersion"))),
 		Secrets:           im.in.Secrets,
 	}
 
@@ -136,7 +134,7 @@ func (im *importer) run(root *yaml.Node) (*Result, error) {
 		spec.Schematics[name] = "schematics/" + name + ".yaml"
 	}
 
-	talops, err := encodeSpec(spec)
+	talops, err := scaffold.ImportedSpec(spec, "talhelper")
 	if err != nil {
 		return nil, err
 	}
@@ -205,29 +203,6 @@ func (im *importer) imageFactory(n *yaml.Node) string {
 }
 
 const defaultInstallerTmpl = "{{.RegistryURL}}/{{.Mode}}-installer{{if .Secureboot}}-secureboot{{end}}/{{.ID}}:{{.Version}}"
-
-func encodeSpec(spec cluster.Spec) ([]byte, error) {
-	var b bytes.Buffer
-
-	b.WriteString("# Imported from talhelper by talops import; talops' docs/talops-yaml.md describes every key.\n")
-
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-
-	if err := enc.Encode(spec); err != nil {
-		return nil, fmt.Errorf("encode talops.yaml: %w", err)
-	}
-
-	return b.Bytes(), enc.Close()
-}
-
-func withV(v string) string {
-	if v == "" || strings.HasPrefix(v, "v") {
-		return v
-	}
-
-	return "v" + v
-}
 
 func lineOf(n *yaml.Node, key string) int {
 	for _, p := range pairs(n) {

@@ -1,7 +1,6 @@
 package talosctl
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -129,7 +128,7 @@ func Import(in Input) (*Result, error) {
 		spec.Nodes[i].Patches = n.spec.Patches
 	}
 
-	talops, err := encodeSpec(spec)
+	talops, err := scaffold.ImportedSpec(spec, "machine configs")
 	if err != nil {
 		return nil, err
 	}
@@ -281,21 +280,6 @@ func toMap(doc config.Document) (map[string]any, error) {
 	var m map[string]any
 
 	return m, yaml.Unmarshal(data, &m)
-}
-
-func encodeSpec(spec cluster.Spec) ([]byte, error) {
-	var b bytes.Buffer
-
-	b.WriteString("# Imported from machine configs by talops import; talops' docs/talops-yaml.md describes every key.\n")
-
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-
-	if err := enc.Encode(spec); err != nil {
-		return nil, fmt.Errorf("encode talops.yaml: %w", err)
-	}
-
-	return b.Bytes(), enc.Close()
 }
 
 func oneLine(err error) string {

@@ -19,7 +19,7 @@ import (
 // (nodes/<node>.yaml) and the documents talops does not generate
 // (nodes/<node>-documents.yaml).
 func patches(spec cluster.Spec, res *Result, nodes []*node) ([]scaffold.File, error) {
-	talops, err := encodeSpec(spec)
+	talops, err := scaffold.ImportedSpec(spec, "machine configs")
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package topf
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"net/netip"
@@ -82,7 +81,7 @@ func (im *importer) run(c *config) (*Result, error) {
 		spec.Schematics[name] = "schematics/" + name + ".yaml"
 	}
 
-	talops, err := encodeSpec(*spec)
+	talops, err := scaffold.ImportedSpec(*spec, "topf")
 	if err != nil {
 		return nil, err
 	}
@@ -98,8 +97,8 @@ func (im *importer) run(c *config) (*Result, error) {
 func (im *importer) spec(c *config) (*cluster.Spec, error) {
 	spec := &cluster.Spec{
 		Cluster:           cluster.Meta{Name: c.ClusterName, Endpoint: c.ClusterEndpoint},
-		TalosVersion:      withV(c.TalosVersion),
-		KubernetesVersion: withV(c.KubernetesVersion),
+		TalosVersion:      scaffold.VersionTag(c.TalosVersion),
+		KubernetesVersion: scaffold.VersionTag(c.KubernetesVersion),
 		Secrets:           im.in.Secrets,
 	}
 
@@ -129,7 +128,7 @@ func (im *importer) spec(c *config) (*cluster.Spec, error) {
 		n := &c.Nodes[i]
 		field := "nodes[" + strconv.Itoa(i) + "]."
 
-		if v := n.TalosVersion; v != "" && withV(v) != spec.TalosVersion {
+		if v := n.TalosVersion; v != "" && scaffold.VersionTag(v) != spec.TalosVersion {
 			im.unsupported(n.lines["talosVersion"], n.Host, field+"talosVersion", "talops has one talosVersion per cluster; the node renders with "+spec.TalosVersion)
 		}
 
@@ -218,29 +217,6 @@ func SecretsPath(data []byte) string {
 	}
 
 	return c.SecretsPath
-}
-
-func encodeSpec(spec cluster.Spec) ([]byte, error) {
-	var b bytes.Buffer
-
-	b.WriteString("# Imported from topf by talops import; talops' docs/talops-yaml.md describes every key.\n")
-
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-
-	if err := enc.Encode(spec); err != nil {
-		return nil, fmt.Errorf("encode talops.yaml: %w", err)
-	}
-
-	return b.Bytes(), enc.Close()
-}
-
-func withV(v string) string {
-	if v == "" || strings.HasPrefix(v, "v") {
-		return v
-	}
-
-	return "v" + v
 }
 
 func oneLine(err error) string {

@@ -1,0 +1,38 @@
+package scaffold
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/cluster"
+)
+
+// ImportedSpec encodes the talops.yaml an import writes, headed by where it came from
+// ("talhelper", "topf", "machine configs").
+func ImportedSpec(spec cluster.Spec, from string) ([]byte, error) {
+	var b bytes.Buffer
+
+	b.WriteString("# Imported from " + from + " by talops import; talops' docs/talops-yaml.md describes every key.\n")
+
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+
+	if err := enc.Encode(spec); err != nil {
+		return nil, fmt.Errorf("encode talops.yaml: %w", err)
+	}
+
+	return b.Bytes(), enc.Close()
+}
+
+// VersionTag writes a version as talops.yaml does, with its "v" ("1.13.8" → "v1.13.8");
+// "" stays "".
+func VersionTag(v string) string {
+	if v == "" || strings.HasPrefix(v, "v") {
+		return v
+	}
+
+	return "v" + v
+}
