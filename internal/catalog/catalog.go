@@ -35,7 +35,10 @@ type Catalog struct {
 // Release is one Talos release's set of official extensions and their image tags.
 type Release struct {
 	tag        string
-	extensions map[string]string // bare name → image tag
+	extensions map[string]string // bare name → image tag; "" when unknown (derived releases)
+	// derived says how a release the data lacks was derived (see Derive); "" for a release
+	// of the data.
+	derived string
 }
 
 // fileShape is the JSON layout: {"talos": {"<tag>": {"<extension>": "<image tag>"}}}.
@@ -248,25 +251,37 @@ func (r Release) Names() []string {
 	return slices.Sorted(maps.Keys(r.extensions))
 }
 
-// Has reports whether the release publishes the extension. The name may be bare, a schematic
-// name ("siderolabs/zfs") or an image reference.
+// Has reports whether the release publishes the extension. The name may be bare, a
+// schematic name or an image reference. A derived release knows its names without every
+// tag: Has is true there and ImageTag may still say the tag is unknown.
 func (r Release) Has(name string) bool {
-	_, ok := r.ImageTag(name)
+	n, ok := NormalizeName(name)
+	if !ok {
+		return false
+	}
+
+	_, ok = r.extensions[n]
 
 	return ok
 }
 
-// ImageTag returns the extension's image tag on this release. The name may be bare, a
-// schematic name or an image reference (whose own tag is ignored).
+// ImageTag returns the extension's image tag on this release; ok is false when the release
+// does not publish it, or (derived releases) when its tag is not known. The name may be bare,
+// a schematic name or an image reference (whose own tag is ignored).
 func (r Release) ImageTag(name string) (string, bool) {
 	n, ok := NormalizeName(name)
 	if !ok {
 		return "", false
 	}
 
-	tag, ok := r.extensions[n]
+	tag := r.extensions[n]
 
-	return tag, ok
+	return tag, tag != ""
+}
+
+// Derived says how the release was derived, "" for a release of the data.
+func (r Release) Derived() string {
+	return r.derived
 }
 
 // Ref returns the extension's full image reference on this release
@@ -277,8 +292,8 @@ func (r Release) Ref(name string) (string, bool) {
 		return "", false
 	}
 
-	tag, ok := r.extensions[n]
-	if !ok {
+	tag := r.extensions[n]
+	if tag == "" {
 		return "", false
 	}
 

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/siderolabs/talos/pkg/machinery/compatibility/talos110"
@@ -30,6 +31,8 @@ type minorFacts struct {
 	maxDowngradeHost semver
 	deniedHosts      []semver
 	minK8s, maxK8s   semver
+	// handKept: the entry comes from the hand-kept facts, not from machinery.
+	handKept bool
 }
 
 type stringer interface{ String() string }
@@ -89,7 +92,46 @@ func factsFor(v semver) (minorFacts, bool) {
 		}
 	}
 
+	// A minor newer than this build's machinery: its hand-kept entry, until machinery has it.
+	if m, ok := EmbeddedFacts().Minor(v.minorLabel()); ok {
+		return handKeptFacts(v, m), true
+	}
+
 	return minorFacts{}, false
+}
+
+// handKeptFacts converts a hand-kept entry (checked when the facts were loaded).
+func handKeptFacts(v semver, m MinorFacts) minorFacts {
+	must := func(s string, parse func(string) (semver, error)) semver {
+		out, _ := parse(s)
+
+		return out
+	}
+
+	return minorFacts{
+		major: v.major, minor: v.minor,
+		minHost:          must(m.UpgradeFrom, parseTalos),
+		maxDowngradeHost: must(m.DowngradeBelow, parseTalos),
+		minK8s:           must(m.Kubernetes.Min, parseKubernetes),
+		maxK8s:           must(m.Kubernetes.Max, parseKubernetes),
+		handKept:         true,
+	}
+}
+
+// CompatibilitySource says where the upgrade floor and Kubernetes range of a Talos version
+// come from: "machinery" (the compatibility package this build links), "hand-kept" (the
+// facts file, for a minor machinery does not know yet), or "" when nothing covers it.
+func CompatibilitySource(talos string) string {
+	_, f, err := talosFacts(talos)
+
+	switch {
+	case err != nil:
+		return ""
+	case f.handKept:
+		return "hand-kept"
+	default:
+		return "machinery"
+	}
 }
 
 // UnknownTalosError reports a Talos minor that the compatibility data (Talos machinery) does
@@ -207,4 +249,20 @@ func talosFacts(talos string) (semver, minorFacts, error) {
 	}
 
 	return v, f, nil
+}
+
+// CompatibilityMinors lists the minors with an upgrade floor and Kubernetes range: those of
+// this build's machinery, and those kept by hand until machinery carries them.
+func CompatibilityMinors() (machinery, handKept []string) {
+	for _, f := range machineryFacts() {
+		machinery = append(machinery, minorLabel(f.major, f.minor))
+	}
+
+	for _, m := range EmbeddedFacts().minorTags() {
+		if !slices.Contains(machinery, m) {
+			handKept = append(handKept, m)
+		}
+	}
+
+	return machinery, handKept
 }

@@ -165,9 +165,51 @@ func TestMachineryFacts_CoverEveryMinorMachineryKnows(t *testing.T) {
 		}
 
 		_, _, err := catalog.KubernetesRange(talos)
-		if known != (err == nil) {
-			t.Errorf("Talos %s: machinery knows it: %v; KubernetesRange error: %v", talos, known, err)
+		source := catalog.CompatibilitySource(talos)
+
+		switch {
+		case known && (err != nil || source != "machinery"):
+			// A hand-kept entry must go once machinery carries the minor.
+			t.Errorf("Talos %s: machinery knows it, but KubernetesRange error %v, source %q", talos, err, source)
+		case !known && err == nil && source != "hand-kept":
+			t.Errorf("Talos %s: machinery does not know it, KubernetesRange works from %q", talos, source)
 		}
+	}
+}
+
+// TestHandKeptMinor_115 holds the 1.15 entry to the values read from talos115 on main:
+// upgrade from 1.13.0, downgrade below 1.17.0, Kubernetes 1.33.0 to 1.38.x.
+func TestHandKeptMinor_115(t *testing.T) {
+	t.Parallel()
+
+	if got := catalog.CompatibilitySource("v1.15.0"); got != "hand-kept" {
+		t.Fatalf("source of 1.15 = %q, want hand-kept (machinery v1.14.1 has no talos115)", got)
+	}
+
+	if floor, err := catalog.UpgradeFloor("v1.15.0"); err != nil || floor != "v1.13.0" {
+		t.Errorf("UpgradeFloor(v1.15.0) = %q, %v; want v1.13.0", floor, err)
+	}
+
+	if lo, hi, err := catalog.KubernetesRange("v1.15.0-beta.1"); err != nil || lo != "1.33.0" || hi != "1.38" {
+		t.Errorf("KubernetesRange(v1.15.0-beta.1) = %q, %q, %v; want 1.33.0, 1.38", lo, hi, err)
+	}
+
+	for _, tc := range []struct {
+		host string
+		want catalog.UpgradeKind
+	}{
+		{"v1.14.7", catalog.UpgradeOK},
+		{"v1.13.13", catalog.UpgradeSkipsMinor},
+		{"v1.12.7", catalog.UpgradeBelowFloor},
+	} {
+		if v, err := catalog.CanUpgrade(tc.host, "v1.15.0"); err != nil || v.Kind != tc.want {
+			t.Errorf("CanUpgrade(%s, v1.15.0) = %v, %v; want %v", tc.host, v.Kind, err, tc.want)
+		}
+	}
+
+	// Downgrades to 1.15 are for hosts below 1.17.0; 1.17 is refused.
+	if v, err := catalog.CanUpgrade("v1.17.0", "v1.15.0"); err != nil || !v.Kind.Blocking() {
+		t.Errorf("CanUpgrade(v1.17.0, v1.15.0) = %v, %v; want a blocking verdict", v.Kind, err)
 	}
 }
 
@@ -187,6 +229,10 @@ func TestCheckKubernetes_ReturnsTypedErrors(t *testing.T) {
 		{"v1.13.0", "v1.36.99", &catalog.KubernetesError{Talos: "v1.13.0", Kubernetes: "v1.36.99", Min: "1.31.0", Max: "1.36", TooNew: true, Below: "1.36.99"}},
 		{"v1.14.0-rc.1", "1.32.0", nil},
 		{"v1.14.0-rc.1", "1.31.9", &catalog.KubernetesError{Talos: "v1.14.0-rc.1", Kubernetes: "1.31.9", Min: "1.32.0", Max: "1.37"}},
+		// 1.15 from the hand-kept entry: Kubernetes 1.33 to 1.38.
+		{"v1.15.0", "1.38.2", nil},
+		{"v1.15.0", "1.32.9", &catalog.KubernetesError{Talos: "v1.15.0", Kubernetes: "1.32.9", Min: "1.33.0", Max: "1.38"}},
+		{"v1.15.0", "1.39.0", &catalog.KubernetesError{Talos: "v1.15.0", Kubernetes: "1.39.0", Min: "1.33.0", Max: "1.38", TooNew: true}},
 	} {
 		err := catalog.CheckKubernetes(tc.talos, tc.k8s)
 
@@ -214,8 +260,8 @@ func TestCheckKubernetes_ReturnsTypedErrors(t *testing.T) {
 	}
 
 	var unknown *catalog.UnknownTalosError
-	if err := catalog.CheckKubernetes("1.15.0", "1.37.0"); !errors.As(err, &unknown) || unknown.Version != "1.15.0" {
-		t.Errorf("CheckKubernetes(1.15.0) = %v, want *UnknownTalosError", err)
+	if err := catalog.CheckKubernetes("1.16.0", "1.37.0"); !errors.As(err, &unknown) || unknown.Version != "1.16.0" {
+		t.Errorf("CheckKubernetes(1.16.0) = %v, want *UnknownTalosError", err)
 	}
 
 	for _, tc := range [][2]string{{"latest", "1.31.0"}, {"1.13", "1.31.0.1"}, {"1.13", ""}, {"1.13.0+meta", "1.31.0"}} {

@@ -5,31 +5,45 @@ import (
 	"testing"
 )
 
-func TestNewestStable_SkipsPrereleases(t *testing.T) {
+func TestNewestKnownStable_SkipsPrereleasesOfDataAndFacts(t *testing.T) {
 	c, err := Load([]byte(`{"talos": {"v1.12.4": {}, "v1.13.9": {}, "v1.14.0-beta.1": {}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	got, err := c.NewestStable()
-	if err != nil || got != "v1.13.9" {
-		t.Errorf("NewestStable = %q, %v; want v1.13.9", got, err)
-	}
-}
-
-func TestNewestStable_EmbeddedIsAFinalReleaseMachineryCovers(t *testing.T) {
-	got, err := Embedded().NewestStable()
+	none, err := LoadFacts([]byte(`{"checked": "2026-12-02", "minors": {}, "releases": {}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	if Embedded().Status(got) != ReleaseInData {
-		t.Errorf("newest stable %s is not a known release", got)
+	if got, ok := c.NewestKnownStable(none); !ok || got != "v1.13.9" {
+		t.Errorf("NewestKnownStable without facts = %q, %v; want v1.13.9", got, ok)
+	}
+
+	facts, err := LoadFacts([]byte(`{"checked": "2026-12-02", "minors": {}, "releases": {
+		"v1.14.7": {"source": "notes"}, "v1.15.0-beta.1": {"source": "notes"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if got, ok := c.NewestKnownStable(facts); !ok || got != "v1.14.7" {
+		t.Errorf("NewestKnownStable with facts = %q, %v; want v1.14.7", got, ok)
+	}
+}
+
+func TestNewestStable_EmbeddedIsV1147WithItsKubernetes(t *testing.T) {
+	got, err := Embedded().NewestStable()
+	if err != nil || got != "v1.14.7" {
+		t.Fatalf("NewestStable = %q, %v; want v1.14.7", got, err)
+	}
+
+	if _, ok := Embedded().Derive(got, EmbeddedFacts()); !ok {
+		t.Errorf("newest stable %s cannot be derived from the data", got)
 	}
 
 	k, err := NewestKubernetes(got)
-	if err != nil {
-		t.Fatalf("NewestKubernetes(%s): %v", got, err)
+	if err != nil || k != "v1.37.1" {
+		t.Fatalf("NewestKubernetes(%s) = %q, %v; want v1.37.1", got, k, err)
 	}
 
 	if err := CheckKubernetes(got, k); err != nil {
@@ -37,35 +51,21 @@ func TestNewestStable_EmbeddedIsAFinalReleaseMachineryCovers(t *testing.T) {
 	}
 }
 
-func TestNewestKubernetes_IsTheNewestSupportedMinor(t *testing.T) {
+func TestNewestKubernetes_IsTheReleaseDefaultElseTheNewestSupportedMinor(t *testing.T) {
 	for _, tc := range []struct{ talos, want string }{
 		{"v1.13.9", "v1.36.0"},
 		{"v1.14.1", "v1.37.0"},
+		{"v1.14.4", "v1.37.1"},
 		{"v1.12.0", "v1.35.0"},
 	} {
 		got, err := NewestKubernetes(tc.talos)
 		if err != nil || got != tc.want {
 			t.Errorf("NewestKubernetes(%s) = %q, %v; want %s", tc.talos, got, err, tc.want)
 		}
-
-		if err := CheckKubernetes(tc.talos, "v"+got[1:len(got)-2]+".12"); err != nil {
-			t.Errorf("a later patch of %s is refused: %v", got, err)
-		}
 	}
 
 	var ue *UnknownTalosError
 	if _, err := NewestKubernetes("v9.0.0"); !errors.As(err, &ue) {
 		t.Errorf("NewestKubernetes(v9.0.0): %v, want *UnknownTalosError", err)
-	}
-}
-
-func TestNewestStable_NoFinalRelease(t *testing.T) {
-	c, err := Load([]byte(`{"talos": {"v1.14.0-beta.1": {}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	if _, err := c.NewestStable(); err == nil {
-		t.Error("NewestStable of prereleases only: no error")
 	}
 }

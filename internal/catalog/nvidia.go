@@ -89,7 +89,34 @@ const (
 	FlavourLTS Flavour = "lts"
 	// FlavourProduction is the production branch (550, then 570 from 1.10, 595 from 1.13).
 	FlavourProduction Flavour = "production"
+	// FlavourNewFeature is the new-feature branch (615 from 1.15), built as open kernel
+	// modules only.
+	FlavourNewFeature Flavour = "new-feature"
 )
+
+// flavours are the named tracks, for lookups.
+var flavours = []Flavour{FlavourLTS, FlavourProduction, FlavourNewFeature}
+
+// ParseFlavour recognises a track name as written in talops.yaml.
+func ParseFlavour(s string) (Flavour, bool) {
+	for _, f := range flavours {
+		if string(f) == s {
+			return f, true
+		}
+	}
+
+	return FlavourNone, false
+}
+
+// Flavours lists the named tracks, as talops.yaml spells them.
+func Flavours() []string {
+	out := make([]string, len(flavours))
+	for i, f := range flavours {
+		out[i] = string(f)
+	}
+
+	return out
+}
 
 // NvidiaExt is an NVIDIA extension name, taken apart.
 type NvidiaExt struct {
@@ -113,15 +140,18 @@ func ParseNvidia(name string) (NvidiaExt, bool) {
 			continue
 		}
 
-		switch {
-		case rest == "":
+		if rest == "" {
 			return NvidiaExt{Name: n, Kind: kind, Flavour: FlavourNone}, true
-		case kind == GDRCopy:
+		}
+
+		if kind == GDRCopy {
 			return NvidiaExt{}, false
-		case rest == "-"+string(FlavourLTS):
-			return NvidiaExt{Name: n, Kind: kind, Flavour: FlavourLTS}, true
-		case rest == "-"+string(FlavourProduction):
-			return NvidiaExt{Name: n, Kind: kind, Flavour: FlavourProduction}, true
+		}
+
+		// A name is recognised by its shape, whether or not a release publishes it (no
+		// release has a proprietary new-feature module): the rules say what is wrong with it.
+		if f, ok := ParseFlavour(strings.TrimPrefix(rest, "-")); ok && strings.HasPrefix(rest, "-") {
+			return NvidiaExt{Name: n, Kind: kind, Flavour: f}, true
 		}
 	}
 
@@ -136,8 +166,9 @@ var (
 
 // ParseNvidiaTag splits an NVIDIA extension's image tag. Kernel modules are tagged
 // "<driver>-<talos tag>" (suffix "v1.13.9"), the container toolkit "<driver>-v<toolkit>"
-// (suffix "v1.19.1"), fabric manager "<driver>" (no suffix). GDRCopy carries no driver: its
-// whole tag ("v2.5.1") is the suffix.
+// (suffix "v1.19.1") up to Talos 1.14 and "<driver>" from 1.15 (it no longer carries the
+// toolkit, only the driver's userspace: no suffix), fabric manager "<driver>" (no suffix).
+// GDRCopy carries no driver: its whole tag ("v2.5.1") is the suffix.
 func ParseNvidiaTag(kind NvidiaKind, tag string) (driver, suffix string, ok bool) {
 	switch kind {
 	case KernelModuleProprietary, KernelModuleOpen:
@@ -153,6 +184,10 @@ func ParseNvidiaTag(kind NvidiaKind, tag string) (driver, suffix string, ok bool
 		return d, talos, true
 	case ContainerToolkit:
 		d, toolkit, found := strings.Cut(tag, "-")
+		if !found && driverPattern.MatchString(d) {
+			return d, "", true
+		}
+
 		if !found || !driverPattern.MatchString(d) || !vSemverPattern.MatchString(toolkit) {
 			return "", "", false
 		}

@@ -19,6 +19,12 @@ func TestParseNvidia_KnowsEveryPublishedName(t *testing.T) {
 		{"nvidia-container-toolkit-lts", catalog.NvidiaExt{Name: "nvidia-container-toolkit-lts", Kind: catalog.ContainerToolkit, Flavour: catalog.FlavourLTS}},
 		{"nvidia-fabricmanager-production", catalog.NvidiaExt{Name: "nvidia-fabricmanager-production", Kind: catalog.FabricManager, Flavour: catalog.FlavourProduction}},
 		{"nvidia-gdrdrv-device", catalog.NvidiaExt{Name: "nvidia-gdrdrv-device", Kind: catalog.GDRCopy}},
+		// The new-feature track of Talos 1.15.
+		{"siderolabs/nvidia-open-gpu-kernel-modules-new-feature", catalog.NvidiaExt{Name: "nvidia-open-gpu-kernel-modules-new-feature", Kind: catalog.KernelModuleOpen, Flavour: catalog.FlavourNewFeature}},
+		{"nvidia-container-toolkit-new-feature", catalog.NvidiaExt{Name: "nvidia-container-toolkit-new-feature", Kind: catalog.ContainerToolkit, Flavour: catalog.FlavourNewFeature}},
+		{"nvidia-fabricmanager-new-feature", catalog.NvidiaExt{Name: "nvidia-fabricmanager-new-feature", Kind: catalog.FabricManager, Flavour: catalog.FlavourNewFeature}},
+		// Never published (the track is open only), but recognised so the rules can say so.
+		{"nonfree-kmod-nvidia-new-feature", catalog.NvidiaExt{Name: "nonfree-kmod-nvidia-new-feature", Kind: catalog.KernelModuleProprietary, Flavour: catalog.FlavourNewFeature}},
 	} {
 		got, ok := catalog.ParseNvidia(tc.in)
 		if !ok || got != tc.want {
@@ -35,6 +41,8 @@ func TestParseNvidia_KnowsEveryPublishedName(t *testing.T) {
 		"nvidia-gdrdrv-device-lts",
 		"nonfree-kmod-nvidia-beta",
 		"nvidia-container-toolkit-lts-production",
+		"nvidia-container-toolkitnew-feature",
+		"nvidia-gdrdrv-device-new-feature",
 		"zfs",
 		"",
 	} {
@@ -59,6 +67,9 @@ func TestParseNvidiaTag_SplitsEachKindsTagShape(t *testing.T) {
 		{catalog.ContainerToolkit, "535.230.02-v1.17.3", "535.230.02", "v1.17.3"},
 		{catalog.FabricManager, "535.230.02", "535.230.02", ""},
 		{catalog.GDRCopy, "v2.5.1", "", "v2.5.1"},
+		// From Talos 1.15 the toolkit extension is tagged with the bare driver version.
+		{catalog.ContainerToolkit, "620.70.06", "620.70.06", ""},
+		{catalog.KernelModuleOpen, "615.71.10-v1.15.0-beta.1", "615.71.10", "v1.15.0-beta.1"},
 	} {
 		driver, suffix, ok := catalog.ParseNvidiaTag(tc.kind, tc.tag)
 		if !ok || driver != tc.driver || suffix != tc.suffix {
@@ -74,8 +85,8 @@ func TestParseNvidiaTag_SplitsEachKindsTagShape(t *testing.T) {
 		{catalog.KernelModuleProprietary, "535.129.03-1.7.5"}, // Talos tags start with v
 		{catalog.KernelModuleProprietary, "535.129.03-v1.7"},
 		{catalog.KernelModuleOpen, "latest"},
-		{catalog.ContainerToolkit, "535.230.02"},
 		{catalog.ContainerToolkit, "v1.17.3"},
+		{catalog.ContainerToolkit, "620.70.06-1.19.1"},
 		{catalog.FabricManager, "535.230.02-v1.9.5"},
 		{catalog.GDRCopy, "2.5.1"},
 		{catalog.NvidiaKind(0), "535.230.02"},

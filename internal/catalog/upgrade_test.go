@@ -112,8 +112,8 @@ func TestCanUpgrade_SaysWhenTheDataEnds(t *testing.T) {
 	t.Parallel()
 
 	var unknown *catalog.UnknownTalosError
-	if _, err := catalog.CanUpgrade("v1.14.2", "v1.15.0"); !errors.As(err, &unknown) || unknown.Version != "v1.15.0" {
-		t.Errorf("CanUpgrade to 1.15 = %v, want *UnknownTalosError", err)
+	if _, err := catalog.CanUpgrade("v1.15.2", "v1.16.0"); !errors.As(err, &unknown) || unknown.Version != "v1.16.0" {
+		t.Errorf("CanUpgrade to 1.16 = %v, want *UnknownTalosError", err)
 	}
 
 	for _, tc := range [][2]string{{"v1.13", "v1.13.9.1"}, {"latest", "v1.13.9"}, {"v1.13.9", ""}} {
