@@ -374,8 +374,9 @@ func (k *checker) nvidia() {
 		return
 	}
 
-	if n.Flavour != "lts" && n.Flavour != "production" {
-		k.bad("nvidia.flavour", "must be lts or production, got %q", n.Flavour)
+	// new-feature exists from Talos 1.15 on: the NVIDIA rules say so against the release.
+	if n.Flavour != "lts" && n.Flavour != "production" && n.Flavour != "new-feature" {
+		k.bad("nvidia.flavour", "must be lts, production or new-feature, got %q", n.Flavour)
 	}
 
 	if n.Driver != "" && !driverRe.MatchString(n.Driver) {

@@ -52,7 +52,7 @@ type Meta struct {
 
 // NVIDIA holds the GPU driver choices of the cluster.
 type NVIDIA struct {
-	// Flavour is lts or production.
+	// Flavour is lts, production or new-feature (Talos 1.15 and later).
 	Flavour string `yaml:"flavour"`
 	// Driver pins a branch ("580") or an exact version ("580.178.04").
 	Driver string `yaml:"driver,omitempty"`

@@ -70,6 +70,20 @@ const (
 	CodeNvidiaCDISetup = "nvidia.cdi-setup"
 	// CodeNvidiaWorkloadIsolation is a GPU node under workload isolation (Talos 1.14 default).
 	CodeNvidiaWorkloadIsolation = "nvidia.workload-isolation"
+	// CodeNvidiaTrackUnavailable is a driver track the cluster's Talos release does not have
+	// (new-feature before 1.15).
+	CodeNvidiaTrackUnavailable = "nvidia.track-unavailable"
+	// CodeNvidiaOpenOnly is a proprietary kernel module on a track built as open modules only
+	// (the LTS track from 1.15, new-feature always).
+	CodeNvidiaOpenOnly = "nvidia.open-only"
+	// CodeNvidiaToolkitNRI is a GPU setup written for the container toolkit before 1.15,
+	// whose extension from 1.15 carries only the driver's userspace.
+	CodeNvidiaToolkitNRI = "nvidia.toolkit-nri"
+	// CodeNvidiaFabricManager2 is a bump onto the Fabric Manager 2.0 of Talos 1.15.
+	CodeNvidiaFabricManager2 = "nvidia.fabricmanager-2"
+	// CodeReleaseData says where the facts about a release the embedded data lacks came
+	// from: the Image Factory, the release cache, or a derivation.
+	CodeReleaseData = "versions.release-data"
 
 	// CodeUpgradeSkipsMinor is a Talos bump that jumps over a minor release.
 	CodeUpgradeSkipsMinor = "versions.upgrade-skips-minor"

@@ -147,7 +147,7 @@ func extensionAvailability(in *Input) []finding.Finding {
 
 		for i, e := range sf.Extensions {
 			ext, _, ok := catalog.ParseExtensionRef(e)
-			if !ok || r.Has(ext) {
+			if !ok || r.Has(ext) || nvidiaSaysIt(talos, ext) {
 				continue
 			}
 
@@ -168,7 +168,7 @@ func extensionAvailability(in *Input) []finding.Finding {
 
 	for _, n := range rendered(in) {
 		for _, req := range requestedExtensions(in, n) {
-			if !req.explicit() {
+			if !req.explicit() || nvidiaSaysIt(talos, req.name) {
 				continue
 			}
 
@@ -184,12 +184,27 @@ func extensionAvailability(in *Input) []finding.Finding {
 	return out
 }
 
+// nvidiaSaysIt: an NVIDIA extension of a track the release lacks, or a proprietary module
+// of an open-only track, has a finding of its own that names what to use instead.
+func nvidiaSaysIt(talos, name string) bool {
+	ext, ok := catalog.ParseNvidia(name)
+	if !ok {
+		return false
+	}
+
+	return openOnly(talos, ext) || (ext.Flavour == catalog.FlavourNewFeature && !atLeast(talos, newFeatureSince))
+}
+
 // unavailableImage says why an explicit extension image is not the one the release
 // publishes, or "" when it is (or when talos-mismatch says it better).
 func unavailableImage(cat *catalog.Catalog, r catalog.Release, req requested) string {
 	talos := r.Tag()
 
 	tag, published := r.ImageTag(req.name)
+	if !published && r.Has(req.name) {
+		return "" // a derived release: published, with a tag the data does not give
+	}
+
 	if !published {
 		msg := fmt.Sprintf("%s is not built for Talos %s", req.as, talos)
 
@@ -265,9 +280,13 @@ func extensionDataMissing(in *Input) []finding.Finding {
 		why += " and the Image Factory was not asked (" + in.Release.Skipped + ")"
 	}
 
+	if catalog.CompatibilitySource(c.Spec.TalosVersion) == "hand-kept" {
+		why += fmt.Sprintf("; its upgrade floor and Kubernetes range are hand-kept until Talos machinery carries %s", minorOf(c.Spec.TalosVersion))
+	}
+
 	return []finding.Finding{{
 		Severity: finding.Warning, Code: CodeExtensionDataMissing,
 		File: c.Path(cluster.FileName), Line: c.Line("talosVersion"), Path: "talosVersion",
-		Message: fmt.Sprintf("Talos %s: %s; extension availability and NVIDIA driver versions were not checked (run without --offline, or update talops)", c.Spec.TalosVersion, why),
+		Message: fmt.Sprintf("Talos %s: %s; extension data unknown: extension availability and NVIDIA driver versions were not checked (run online, or `talops catalog update`)", c.Spec.TalosVersion, why),
 	}}
 }

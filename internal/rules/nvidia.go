@@ -192,6 +192,8 @@ func nvidiaRules(in *Input) []finding.Finding {
 		var fs []finding.Finding
 
 		fs = append(fs, nvidiaExtensionSet(in, g)...)
+		fs = append(fs, nvidiaTrackAvailable(in, g)...)
+		fs = append(fs, nvidiaOpenOnly(in, g)...)
 
 		if g.fromSchematicOnly() {
 			for i := range fs {
@@ -212,6 +214,8 @@ func nvidiaRules(in *Input) []finding.Finding {
 			}
 		}
 	}
+
+	out = append(out, nvidiaFlavourAvailable(in)...)
 
 	return append(out, nvidiaCDISetup(in, gpuNodes)...)
 }
@@ -554,7 +558,7 @@ func nvidiaDriverPin(in *Input, g gpuSetup) []finding.Finding {
 
 	k, _, ok := g.nodeDriver()
 	if !ok {
-		return nil
+		return pinAgainstBranch(in, g)
 	}
 
 	if _, valid := catalog.DriverBranch(k.driver); !valid || catalog.DriverMatchesPin(k.driver, nv.Driver) {
@@ -570,6 +574,29 @@ func nvidiaDriverPin(in *Input, g gpuSetup) []finding.Finding {
 		Severity: finding.Error, Code: CodeNvidiaDriverPin, Node: g.node.Node.Name,
 		File: c.Path(cluster.FileName), Line: c.Line("nvidia.driver"), Path: "nvidia.driver",
 		Message: fmt.Sprintf("%s NVIDIA driver %s (%s), but nvidia.driver pins %s: pick a Talos release whose %s driver matches, or change the pin", by, k.driver, k.flavour, nv.Driver, k.flavour),
+	}}
+}
+
+// pinAgainstBranch checks the pin when the release data does not give the node's driver,
+// against the branch the facts give for the track on the cluster's minor.
+func pinAgainstBranch(in *Input, g gpuSetup) []finding.Finding {
+	kmods := g.kmods()
+	if len(kmods) == 0 || g.talos == "" {
+		return nil
+	}
+
+	c := in.Cluster
+	f := kmods[0].flavour
+
+	branch, broken := pinnedBranch(g.talos, f, c.Spec.NVIDIA.Driver)
+	if !broken {
+		return nil
+	}
+
+	return []finding.Finding{{
+		Severity: finding.Error, Code: CodeNvidiaDriverPin, Node: g.node.Node.Name,
+		File: c.Path(cluster.FileName), Line: c.Line("nvidia.driver"), Path: "nvidia.driver",
+		Message: fmt.Sprintf("Talos %s puts the %s track on driver branch %s, but nvidia.driver pins %s: pick a Talos release whose %s driver matches, switch nvidia.flavour, or move the pin", c.Spec.TalosVersion, f, branch, c.Spec.NVIDIA.Driver, f),
 	}}
 }
 
@@ -591,11 +618,21 @@ func nvidiaRuntimePath(in *Input, g gpuSetup) []finding.Finding {
 		}
 
 		for _, m := range binaryNameRe.FindAllStringSubmatch(f.FileContent, -1) {
+			file, line := place(in.Cluster, g.node, "machine.files")
+
+			if atLeast(g.talos, nriSince) {
+				out = append(out, finding.Finding{
+					Severity: finding.Warning, Code: CodeNvidiaToolkitNRI, Node: g.node.Node.Name, File: file, Line: line, Path: "machine.files",
+					Message: fmt.Sprintf("%s sets up containerd's nvidia runtime (%s) as 1.14 guides did, but from Talos %s the toolkit extension no longer installs it: the NVIDIA GPU Operator installs the Container Toolkit through NRI; drop the patch and run the GPU Operator with its toolkit enabled", f.FilePath, m[1], nriSince),
+				})
+
+				continue
+			}
+
 			if m[1] == runtimeBinary {
 				continue
 			}
 
-			file, line := place(in.Cluster, g.node, "machine.files")
 			out = append(out, finding.Finding{
 				Severity: finding.Error, Code: CodeNvidiaRuntimePath, Node: g.node.Node.Name, File: file, Line: line, Path: "machine.files",
 				Message: fmt.Sprintf("%s points the nvidia runtime at %s, which does not exist on Talos: the container toolkit extension registers the runtime with %s; drop the override", f.FilePath, m[1], runtimeBinary),

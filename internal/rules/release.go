@@ -1,23 +1,47 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/schematic"
 )
 
 // ReleaseLookup says what became of looking the cluster's Talos release up beyond the
 // embedded release data. The zero value means nobody looked: the embedded data is all there is.
 type ReleaseLookup struct {
-	// Fetched: the release's extensions came from the Image Factory.
+	// Fetched: the release's extensions came from the Image Factory, in this run.
 	Fetched bool
+	// Source says where the release's data came from when the embedded extension data
+	// lacks it ("": from that data, or nowhere).
+	Source ReleaseSource
+	// Factory is the Image Factory that listed the release, At when (factory and cache).
+	Factory string
+	At      time.Time
+	// Derived says how a derived release was made (catalog.Release.Derived).
+	Derived string
 	// Unlisted: the Image Factory does not list the release among the versions it builds.
 	Unlisted bool
 	// Skipped says why the factory was not asked, or what went wrong asking it.
 	Skipped string
 }
+
+// ReleaseSource is where the data of a release the embedded extension data lacks came from.
+type ReleaseSource string
+
+const (
+	// SourceFactory: listed by the Image Factory in this run (and kept in the cache).
+	SourceFactory ReleaseSource = "factory"
+	// SourceCache: learnt from the Image Factory in an earlier run.
+	SourceCache ReleaseSource = "cache"
+	// SourceDerived: derived from the minor's data and the release facts (offline).
+	SourceDerived ReleaseSource = "derived"
+)
 
 // SchematicFile is a schematic talops.yaml names, with the line of each official extension.
 type SchematicFile struct {
@@ -85,4 +109,54 @@ func usedSchematics(in *Input) []string {
 	slices.Sort(out)
 
 	return out
+}
+
+// releaseData says where the facts about the cluster's release came from, when the embedded
+// extension data lacks it: a result never silently depends on the network or on a guess.
+func releaseData(in *Input) []finding.Finding {
+	lk := in.Release
+	if lk.Source == "" {
+		return nil
+	}
+
+	c := in.Cluster
+	talos := c.Spec.TalosVersion
+	day := lk.At.UTC().Format(time.DateOnly)
+
+	var msg string
+
+	switch lk.Source {
+	case SourceFactory:
+		msg = fmt.Sprintf("Talos %s is not in this build's extension data: its extensions were listed by the Image Factory %s now (%s) and kept in the release cache", talos, lk.Factory, day)
+	case SourceCache:
+		msg = fmt.Sprintf("Talos %s is not in this build's extension data: its extensions come from the release cache, as the Image Factory %s listed them on %s", talos, lk.Factory, day)
+	case SourceDerived:
+		msg = fmt.Sprintf("Talos %s is not in this build's extension data (checked %s): derived from %s; image tags the derivation does not give are not checked", talos, catalog.EmbeddedFacts().Checked.Format(time.DateOnly), lk.Derived)
+		if lk.Skipped != "" {
+			msg += fmt.Sprintf(" (the Image Factory was not asked: %s)", lk.Skipped)
+		}
+
+		msg += "; run online or `talops catalog update` for the release's own listing"
+	default:
+		return nil
+	}
+
+	if catalog.CompatibilitySource(talos) == "hand-kept" {
+		msg += fmt.Sprintf("; the upgrade floor and Kubernetes range of %s are hand-kept until Talos machinery carries them", minorOf(talos))
+	}
+
+	return []finding.Finding{{
+		Severity: finding.Info, Code: CodeReleaseData,
+		File: c.Path(cluster.FileName), Line: c.Line("talosVersion"), Path: "talosVersion", Message: msg,
+	}}
+}
+
+// minorOf is the minor of a Talos version ("v1.15.0" → "1.15"), or the version as given.
+func minorOf(talos string) string {
+	parts := strings.SplitN(strings.TrimPrefix(talos, "v"), ".", 3)
+	if len(parts) < 2 {
+		return talos
+	}
+
+	return parts[0] + "." + parts[1]
 }

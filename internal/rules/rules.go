@@ -39,6 +39,7 @@ var all = []rule{
 	renderFailures,
 	machineryValidation,
 	kubernetesSupport,
+	releaseData,
 	throwawaySecrets,
 	installerMismatch,
 	installerGHCRRemoved,

@@ -73,7 +73,10 @@ func TestCheck_KubernetesJudgedAgainstTheClusterRelease(t *testing.T) {
 		{"1.30 is too old for Talos 1.13", "v1.13.9", "v1.30.4", "error versions.k8s-unsupported"},
 		{"1.37 is too new for Talos 1.13", "v1.13.9", "v1.37.0", "error versions.k8s-unsupported"},
 		{"1.31 is too old for Talos 1.14", "v1.14.1", "v1.31.0", "error versions.k8s-unsupported"},
-		{"a Talos release newer than known", "v1.15.0", "v1.36.4", "error versions.unknown-release"},
+		{"a Talos release newer than known", "v1.16.0", "v1.36.4", "error versions.unknown-release"},
+		// 1.15 from the hand-kept compatibility entry: Kubernetes 1.33 to 1.38.
+		{"1.32 is too old for Talos 1.15", "v1.15.0", "v1.32.4", "error versions.k8s-unsupported"},
+		{"1.38 is in range for Talos 1.15", "v1.15.0", "v1.38.0", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := testlab.Files(t)

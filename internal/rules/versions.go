@@ -137,6 +137,8 @@ func CompareVersions(base, head *Input) *Bump {
 	b.Findings = append(b.Findings, fs...)
 	b.Extensions = extensionMoves(base, head)
 	b.Findings = append(b.Findings, cdiMove(head, b.Talos, len(gpus) > 0)...)
+	b.Findings = append(b.Findings, nriMove(head, b.Talos, gpus)...)
+	b.Findings = append(b.Findings, releaseData(head)...)
 	b.Findings = append(b.Findings, contractMove(base, head)...)
 	b.Findings = append(b.Findings, destinationMoves(base, head)...)
 	b.Findings = append(b.Findings, newFindings(base, head)...)
@@ -271,8 +273,15 @@ func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
 
 		if nv := c.Spec.NVIDIA; nv != nil && nv.Driver != "" {
 			ch.Pin = nv.Driver
-			_, valid := catalog.DriverBranch(ch.Driver.To)
-			ch.PinBroken = valid && !catalog.DriverMatchesPin(ch.Driver.To, nv.Driver)
+
+			if _, valid := catalog.DriverBranch(ch.Driver.To); valid {
+				ch.PinBroken = !catalog.DriverMatchesPin(ch.Driver.To, nv.Driver)
+			} else if branch, broken := pinnedBranch(headTalos.talos, g.kmods()[0].flavour, nv.Driver); broken {
+				// The driver is unknown, its branch is not: a track that changes branch
+				// breaks the pin whatever the patch release.
+				ch.PinBroken = true
+				ch.Driver.To = branch + ".x"
+			}
 		}
 
 		out = append(out, ch)
@@ -355,10 +364,11 @@ func extensionMoves(base, head *Input) []ExtensionChange {
 				continue
 			}
 
-			from := resolvedTag(base, rb, name)
-			to := resolvedTag(head, rh, name)
+			from, fromKnown := resolvedTag(base, rb, name)
+			to, toKnown := resolvedTag(head, rh, name)
 
-			if from == to {
+			// A derived release knows a name without its tag: the move is not known.
+			if from == to || !fromKnown || !toKnown {
 				continue
 			}
 
@@ -370,19 +380,18 @@ func extensionMoves(base, head *Input) []ExtensionChange {
 }
 
 // resolvedTag is the image tag a schematic entry gets on a release, following the factory's
-// aliases; "" when the release has none.
-func resolvedTag(in *Input, r catalog.Release, name string) string {
-	if tag, ok := r.ImageTag(name); ok {
-		return tag
+// aliases; "" when the release has none. known is false when the release publishes the
+// extension with a tag the data does not give (a derived release).
+func resolvedTag(in *Input, r catalog.Release, name string) (tag string, known bool) {
+	if r.Has(name) {
+		return r.ImageTag(name)
 	}
 
 	if a, ok := catalogOf(in).Rename(name, r.Tag()); ok && a.Kind == catalog.AliasFactory {
-		tag, _ := r.ImageTag(a.To)
-
-		return tag
+		return r.ImageTag(a.To)
 	}
 
-	return ""
+	return "", true
 }
 
 // cdiMove warns when a bump crosses Talos 1.13 with GPU nodes: the GPU setup must change first.
