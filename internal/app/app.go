@@ -83,6 +83,9 @@ type Deps struct {
 	Secrets *secrets.Loader
 	// Releases remembers what the Image Factory said about releases (nil: ask every time).
 	Releases *Releases
+	// ReleaseCache is the directory where releases learnt from an Image Factory are kept
+	// between runs ("": none are kept).
+	ReleaseCache string
 	// Note prints a progress note beside the output (apply's preparations); nil drops it.
 	Note func(text string)
 }

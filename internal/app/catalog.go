@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"time"
 
 	"github.com/talops/talops/internal/catalog"
 )
@@ -15,6 +16,9 @@ type CatalogUpdateOptions struct {
 	Factory string
 	// File is the data file to refresh; when it does not exist, the embedded data is the start.
 	File string
+	// Facts is the release facts file whose checked date the refresh sets to today ("" or a
+	// file that does not exist: none).
+	Facts string
 }
 
 // CatalogUpdateResult is what a refresh added.
@@ -29,6 +33,8 @@ type CatalogUpdateResult struct {
 	// Skipped are the pre-releases the factory lists whose release is out, and that the
 	// data does not hold: not added (see catalog.SplitPreReleases).
 	Skipped []string
+	// Checked is the day the facts file now says it was checked ("" when none was given).
+	Checked string
 }
 
 // CatalogUpdate adds the releases the factory lists and the data lacks, and rewrites the file
@@ -76,6 +82,10 @@ func CatalogUpdate(ctx context.Context, d *Deps, opts CatalogUpdateOptions) (*Ca
 		}
 	}
 
+	if out.Checked, err = markChecked(d, opts.Facts); err != nil {
+		return nil, err
+	}
+
 	if len(added) == 0 {
 		return out, nil
 	}
@@ -85,6 +95,36 @@ func CatalogUpdate(ctx context.Context, d *Deps, opts CatalogUpdateOptions) (*Ca
 	}
 
 	return out, nil
+}
+
+// markChecked sets the facts file's checked date to today: the factory was just read, and
+// the release workflow refuses data checked more than 14 days ago.
+func markChecked(d *Deps, file string) (string, error) {
+	if file == "" || d.Now == nil {
+		return "", nil
+	}
+
+	data, err := d.ReadFile(file)
+
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("read %s: %w", file, err)
+	}
+
+	today := d.Now().UTC()
+
+	marked, err := catalog.SetChecked(data, today)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", file, err)
+	}
+
+	if err := d.WriteFile(file, marked, 0o644); err != nil {
+		return "", fmt.Errorf("write %s: %w", file, err)
+	}
+
+	return today.Format(time.DateOnly), nil
 }
 
 func readCatalog(d *Deps, file string) (*catalog.Catalog, error) {

@@ -2,8 +2,11 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
@@ -18,10 +21,12 @@ type Releases struct {
 	answers map[string]releaseAnswer
 }
 
-// ReleaseCatalog returns the release data to judge a cluster against: the embedded data, plus
-// the cluster's release from its Image Factory when the data lacks it and the network is
-// allowed. The lookup says what happened, so findings can say the data is missing rather
-// than guess.
+// ReleaseCatalog returns the release data to judge a cluster against: the embedded data;
+// for a release it lacks, the release as learnt before from the cluster's Image Factory
+// (kept in the release cache), else as the factory lists it now (then kept), else, offline
+// or when the factory does not answer, derived from its minor's data and the release facts.
+// The lookup says which, so every report can say where its facts came from, and findings
+// can say the data is missing rather than guess.
 func ReleaseCatalog(ctx context.Context, d *Deps, c *cluster.Cluster, offline bool) (*catalog.Catalog, rules.ReleaseLookup) {
 	cat := catalog.Embedded()
 
@@ -34,19 +39,12 @@ func ReleaseCatalog(ctx context.Context, d *Deps, c *cluster.Cluster, offline bo
 		return cat, rules.ReleaseLookup{}
 	}
 
-	switch {
-	case offline:
-		return cat, rules.ReleaseLookup{Skipped: "--offline"}
-	case d.ImageFactory == nil:
-		return cat, rules.ReleaseLookup{Skipped: "no Image Factory client"}
-	}
-
 	if d.Releases == nil {
-		return fetchRelease(ctx, d, c, cat, tag)
+		return lookUpRelease(ctx, d, c, cat, tag, offline)
 	}
 
 	// Both states of a plan or versions run usually name the same release: ask once.
-	key := c.ImageFactory() + " " + tag
+	key := fmt.Sprintf("%s %s %v", c.ImageFactory(), tag, offline)
 
 	d.Releases.mu.Lock()
 	defer d.Releases.mu.Unlock()
@@ -55,7 +53,7 @@ func ReleaseCatalog(ctx context.Context, d *Deps, c *cluster.Cluster, offline bo
 		return a.cat, a.lookup
 	}
 
-	updated, lookup := fetchRelease(ctx, d, c, cat, tag)
+	updated, lookup := lookUpRelease(ctx, d, c, cat, tag, offline)
 
 	if d.Releases.answers == nil {
 		d.Releases.answers = map[string]releaseAnswer{}
@@ -72,32 +70,129 @@ type releaseAnswer struct {
 	lookup rules.ReleaseLookup
 }
 
+// lookUpRelease finds a release the embedded data lacks: in the cache, at the factory, or
+// by derivation, in that order.
+func lookUpRelease(ctx context.Context, d *Deps, c *cluster.Cluster, cat *catalog.Catalog, tag string, offline bool) (*catalog.Catalog, rules.ReleaseLookup) {
+	factoryURL := c.ImageFactory()
+	learnt := d.readLearnt()
+
+	if lr, ok := learnt.Get(tag, factoryURL); ok {
+		return cat.With(lr.Release), rules.ReleaseLookup{Source: rules.SourceCache, Factory: factoryURL, At: lr.At}
+	}
+
+	var skipped string
+
+	switch {
+	case offline:
+		skipped = "--offline"
+	case d.ImageFactory == nil:
+		skipped = "no Image Factory client"
+	default:
+		r, lookup, ok := fetchRelease(ctx, d, factoryURL, cat, tag)
+		if ok {
+			d.keepLearnt(learnt, catalog.LearntRelease{Release: r, Factory: factoryURL, At: lookup.At})
+
+			return cat.With(r), lookup
+		}
+
+		if lookup.Unlisted {
+			return cat, lookup
+		}
+
+		skipped = lookup.Skipped
+	}
+
+	if r, ok := cat.Derive(tag, catalog.EmbeddedFacts()); ok {
+		return cat.With(r), rules.ReleaseLookup{Source: rules.SourceDerived, Derived: r.Derived(), Skipped: skipped}
+	}
+
+	return cat, rules.ReleaseLookup{Skipped: skipped}
+}
+
 // fetchRelease asks the cluster's Image Factory for a release the embedded data lacks.
-func fetchRelease(ctx context.Context, d *Deps, c *cluster.Cluster, cat *catalog.Catalog, tag string) (*catalog.Catalog, rules.ReleaseLookup) {
-	client, err := d.ImageFactory(c.ImageFactory())
+func fetchRelease(ctx context.Context, d *Deps, factoryURL string, cat *catalog.Catalog, tag string) (catalog.Release, rules.ReleaseLookup, bool) {
+	client, err := d.ImageFactory(factoryURL)
 	if err != nil {
-		return cat, rules.ReleaseLookup{Skipped: err.Error()}
+		return catalog.Release{}, rules.ReleaseLookup{Skipped: err.Error()}, false
 	}
 
 	versions, err := client.Versions(ctx)
 	if err != nil {
-		return cat, rules.ReleaseLookup{Skipped: err.Error()}
+		return catalog.Release{}, rules.ReleaseLookup{Skipped: err.Error()}, false
 	}
 
 	if !slices.ContainsFunc(versions, func(v string) bool { n, err := catalog.NormalizeTag(v); return err == nil && n == tag }) {
-		return cat, rules.ReleaseLookup{Unlisted: true}
+		return catalog.Release{}, rules.ReleaseLookup{Unlisted: true}, false
 	}
 
 	updated, added, err := catalog.Update(ctx, cat, []string{tag}, FactoryFetcher(client))
 	if err != nil {
-		return cat, rules.ReleaseLookup{Skipped: err.Error()}
+		return catalog.Release{}, rules.ReleaseLookup{Skipped: err.Error()}, false
 	}
 
 	if len(added) == 0 {
-		return cat, rules.ReleaseLookup{Skipped: "the data starts at " + cat.Releases()[0]}
+		return catalog.Release{}, rules.ReleaseLookup{Skipped: "the data starts at " + cat.Releases()[0]}, false
 	}
 
-	return updated, rules.ReleaseLookup{Fetched: true}
+	r, _ := updated.Release(tag)
+
+	return r, rules.ReleaseLookup{Fetched: true, Source: rules.SourceFactory, Factory: factoryURL, At: d.now()}, true
+}
+
+// learntFile is the file of learnt releases in the release cache.
+const learntFile = "releases.json"
+
+// readLearnt reads the releases learnt before. A cache that is missing, unreadable or
+// damaged is an empty one: the cache only ever saves a question to the factory.
+func (d *Deps) readLearnt() *catalog.Learnt {
+	if d.ReleaseCache == "" || d.ReadFile == nil {
+		return nil
+	}
+
+	data, err := d.ReadFile(filepath.Join(d.ReleaseCache, learntFile))
+	if err != nil {
+		return nil
+	}
+
+	l, err := catalog.LoadLearnt(data)
+	if err != nil {
+		d.note(fmt.Sprintf("the release cache %s is damaged and is set aside: %v", filepath.Join(d.ReleaseCache, learntFile), err))
+
+		return nil
+	}
+
+	return l
+}
+
+// keepLearnt adds a learnt release to the cache. A cache that cannot be written costs the
+// next run a question to the factory, nothing more: it is said, not failed.
+func (d *Deps) keepLearnt(l *catalog.Learnt, lr catalog.LearntRelease) {
+	if d.ReleaseCache == "" || d.WriteFile == nil {
+		return
+	}
+
+	path := filepath.Join(d.ReleaseCache, learntFile)
+
+	err := error(nil)
+	if d.MkdirAll != nil {
+		err = d.MkdirAll(d.ReleaseCache, 0o755)
+	}
+
+	if err == nil {
+		err = d.WriteFile(path, l.With(lr).Encode(), 0o600)
+	}
+
+	if err != nil {
+		d.note(fmt.Sprintf("could not keep Talos %s in the release cache: %v", lr.Release.Tag(), err))
+	}
+}
+
+func (d *Deps) now() time.Time {
+	if d.Now != nil {
+		return d.Now().UTC()
+	}
+
+	return time.Time{}
 }
 
 // FactoryFetcher lists a release's official extensions with the factory client.

@@ -14,6 +14,9 @@ import (
 // DefaultCatalogFile is the embedded release data, relative to the talops repository root.
 const DefaultCatalogFile = "internal/catalog/data/extensions.json"
 
+// DefaultFactsFile is the hand-kept release facts, whose checked date a refresh sets.
+const DefaultFactsFile = "internal/catalog/data/releases.json"
+
 // CatalogUpdateOptions are catalog update's inputs.
 type CatalogUpdateOptions struct {
 	Deps *Deps
@@ -22,9 +25,11 @@ type CatalogUpdateOptions struct {
 	Factory string
 	// File is the data file to refresh; when it does not exist, the embedded data is the start.
 	File string
+	// Facts is the release facts file whose checked date the refresh sets.
+	Facts string
 }
 
-const catalogUsage = "Usage: talops catalog update [--factory URL] [--file PATH]\n\nCommands:\n  update  refresh the release data from the Image Factory\n"
+const catalogUsage = "Usage: talops catalog update [--factory URL] [--file PATH] [--facts PATH]\n\nCommands:\n  update  refresh the release data from the Image Factory\n"
 
 func catalogFlags(d *Deps, args []string) (*CatalogUpdateOptions, error) {
 	switch {
@@ -45,9 +50,10 @@ func catalogFlags(d *Deps, args []string) (*CatalogUpdateOptions, error) {
 
 	opts := &CatalogUpdateOptions{Deps: d}
 
-	fs := newFlags(d, "catalog update", "catalog update [--factory URL] [--file PATH]")
+	fs := newFlags(d, "catalog update", "catalog update [--factory URL] [--file PATH] [--facts PATH]")
 	fs.StringVar(&opts.Factory, "factory", cluster.DefaultImageFactory, "Image Factory to read Talos releases and their extensions from")
 	fs.StringVar(&opts.File, "file", DefaultCatalogFile, "release data file to refresh (run from the talops repository root)")
+	fs.StringVar(&opts.Facts, "facts", DefaultFactsFile, "release facts file whose checked date is set to today (skipped when it does not exist)")
 
 	if err := parseNoArgs(fs, args[1:]); err != nil {
 		return nil, err
@@ -69,7 +75,7 @@ func runCatalog(ctx context.Context, d *Deps, args []string) error {
 func CatalogUpdate(ctx context.Context, opts *CatalogUpdateOptions) error {
 	d := opts.Deps
 
-	res, err := app.CatalogUpdate(ctx, d.App(), app.CatalogUpdateOptions{Factory: opts.Factory, File: opts.File})
+	res, err := app.CatalogUpdate(ctx, d.App(), app.CatalogUpdateOptions{Factory: opts.Factory, File: opts.File, Facts: opts.Facts})
 	if err != nil {
 		return err
 	}
@@ -89,6 +95,10 @@ func CatalogUpdate(ctx context.Context, opts *CatalogUpdateOptions) error {
 
 	if len(res.Skipped) > 0 {
 		msg += fmt.Sprintf("skipped %s: pre-releases of a version that is released\n", strings.Join(res.Skipped, ", "))
+	}
+
+	if res.Checked != "" {
+		msg += fmt.Sprintf("%s: checked %s\n", opts.Facts, res.Checked)
 	}
 
 	return d.Out(msg)

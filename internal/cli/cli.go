@@ -98,12 +98,13 @@ func OSDeps() *Deps {
 
 			// Release listings change rarely: each run of validate on a pull request
 			// asks once an hour at most (a cache that cannot be placed is no cache).
-			if dir, err := os.UserCacheDir(); err == nil {
-				opts = append(opts, factory.WithCache(filepath.Join(dir, "talops", "factory"), time.Hour))
+			if dir := cacheDir(os.Getenv); dir != "" {
+				opts = append(opts, factory.WithCache(filepath.Join(dir, "factory"), time.Hour))
 			}
 
 			return factory.New(baseURL, opts...)
 		},
+		ReleaseCache: releaseCache(os.Getenv),
 		Proxmox: func(cfg proxmox.Config) (proxmox.API, error) {
 			c, err := proxmox.New(cfg)
 			if err != nil {
@@ -337,4 +338,28 @@ func oneOf(flagName, value string, allowed []string) error {
 	}
 
 	return &UsageError{Msg: fmt.Sprintf("--%s must be one of %s, got %q", flagName, strings.Join(allowed, ", "), value)}
+}
+
+// cacheDir is talops' cache: $TALOPS_CACHE_DIR (the Actions point it at a directory that
+// actions/cache keeps between runs), else the user's cache directory; "" when neither can be
+// placed.
+func cacheDir(getenv func(string) string) string {
+	if dir := getenv("TALOPS_CACHE_DIR"); dir != "" {
+		return dir
+	}
+
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "talops")
+	}
+
+	return ""
+}
+
+// releaseCache is where releases learnt from an Image Factory are kept, for good.
+func releaseCache(getenv func(string) string) string {
+	if dir := cacheDir(getenv); dir != "" {
+		return filepath.Join(dir, "releases")
+	}
+
+	return ""
 }

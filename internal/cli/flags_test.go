@@ -135,8 +135,8 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 		{
 			name:  "catalog update",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(catalogFlags(d, a)) },
-			args:  []string{"update", "--factory", "https://factory.example", "--file", "data.json"},
-			want:  &CatalogUpdateOptions{Factory: "https://factory.example", File: "data.json"},
+			args:  []string{"update", "--factory", "https://factory.example", "--file", "data.json", "--facts", "facts.json"},
+			want:  &CatalogUpdateOptions{Factory: "https://factory.example", File: "data.json", Facts: "facts.json"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -136,7 +136,7 @@ wrote DIR/patches/all.yaml
 wrote DIR/.sops.yaml
 wrote DIR/.gitignore
 The secrets bundle is encrypted with SOPS to 2 age recipient(s); talops and sops decrypt it with SOPS_AGE_KEY_FILE.
-Talos v1.13.9, Kubernetes v1.36.0.
+Talos v1.14.7, Kubernetes v1.37.1.
 
 Next:
   1. edit DIR/talops.yaml: the nodes' names, addresses and install disks (the lines marked EDIT)
@@ -177,7 +177,11 @@ Next:
 		t.Fatalf("validate --strict of the new repository: %v\n%s%s", err, h.stdout.String(), h.stderr.String())
 	}
 
-	if got := h.stdout.String(); got != "validate ok: 2 nodes checked, 0 errors, 0 warnings, 0 notes\n" {
+	// The newest release is known from the release notes, not from the extension data: the
+	// one note says so.
+	got := h.stdout.String()
+	if !strings.HasSuffix(got, "validate ok: 2 nodes checked, 0 errors, 0 warnings, 1 note\n") ||
+		!strings.Contains(got, "info versions.release-data talosVersion: Talos v1.14.7 is not in this build's extension data") {
 		t.Errorf("validate: %s", got)
 	}
 }

@@ -15,7 +15,7 @@ func TestValidate_StrictFailsOnEveryWarning(t *testing.T) {
 
 	files := testlab.Files(t)
 	testlab.Unpin(t, files)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\nconfigVersion: v1.13\n")
+	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.15.0\nconfigVersion: v1.13\n")
 
 	h := newHarness(t, files, nil)
 

@@ -6,6 +6,7 @@ import (
 	"github.com/talops/talops/internal/door"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/talops/talops/internal/catalog"
 )
@@ -49,22 +50,48 @@ func buildVersion() string {
 	return ResolveVersion(Version, info)
 }
 
-// versionText is what version and --version print: the version, then the span of the
-// embedded release data, which says how new a Talos release this binary knows.
-func versionText(version string, c *catalog.Catalog) string {
+// versionText is what version and --version print: the version, then what the embedded
+// release data knows and how fresh it is: the newest release, the pre-releases of the next
+// one, the span of the extension data and where the compatibility facts come from.
+func versionText(version string, c *catalog.Catalog, facts *catalog.Facts) string {
 	var b strings.Builder
 
 	fmt.Fprintf(&b, "talops %s\n", version)
 
+	known := c.Known(facts)
+	if newest, ok := c.NewestKnownStable(facts); ok {
+		fmt.Fprintf(&b, "release data: checked %s, newest final Talos %s\n", facts.Checked.Format(time.DateOnly), newest)
+	}
+
+	keep, _ := catalog.SplitPreReleases(known)
+
+	var pre []string
+
+	for _, tag := range keep {
+		if catalog.IsPreRelease(tag) {
+			pre = append(pre, tag)
+		}
+	}
+
+	if len(pre) > 0 {
+		fmt.Fprintf(&b, "pre-releases: %s\n", strings.Join(pre, ", "))
+	}
+
 	releases := c.Releases()
 	if len(releases) > 0 {
-		fmt.Fprintf(&b, "release data: Talos %s to %s (%d releases", releases[0], releases[len(releases)-1], len(releases))
+		fmt.Fprintf(&b, "extension data: Talos %s to %s (%d releases); later ones are learnt from the Image Factory, or derived offline\n",
+			releases[0], releases[len(releases)-1], len(releases))
+	}
 
-		if latest, ok := c.Latest(); ok {
-			fmt.Fprintf(&b, ", newest final %s", latest.Tag())
+	machinery, handKept := catalog.CompatibilityMinors()
+	if len(machinery) > 0 {
+		fmt.Fprintf(&b, "compatibility: Talos %s to %s from machinery", machinery[0], machinery[len(machinery)-1])
+
+		if len(handKept) > 0 {
+			fmt.Fprintf(&b, ", %s hand-kept", strings.Join(handKept, ", "))
 		}
 
-		b.WriteString(")\n")
+		b.WriteString("\n")
 	}
 
 	return b.String()
@@ -75,5 +102,5 @@ func runVersion(_ context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	return d.Out(versionText(d.TalopsVersion(), catalog.Embedded()))
+	return d.Out(versionText(d.TalopsVersion(), catalog.Embedded(), catalog.EmbeddedFacts()))
 }

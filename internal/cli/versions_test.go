@@ -231,15 +231,43 @@ func TestValidate_ReleaseNewerThanTheDataComesFromTheFactory(t *testing.T) {
 
 	_ = h.run("validate", "--dir", "examples/homelab", "--format", "json")
 
-	if got := releaseCodes(t, h.stdout.Bytes()); got != "error extension.unavailable, error extension.unavailable" {
-		t.Errorf("release findings = %q (nfs-utils in both schematics)\n%s", got, h.stdout.String())
+	if got := releaseCodes(t, h.stdout.Bytes()); got != "error extension.unavailable, error extension.unavailable, info versions.release-data" {
+		t.Errorf("release findings = %q (nfs-utils in both schematics, and where the data came from)\n%s", got, h.stdout.String())
+	}
+
+	if !strings.Contains(h.stdout.String(), "listed by the Image Factory") {
+		t.Errorf("the report does not say the factory listed the release:\n%s", h.stdout.String())
 	}
 }
 
-func TestValidate_OfflineSaysTheDataIsMissing(t *testing.T) {
+// A patch release of a known minor, offline: its minor's names and rules, marked derived,
+// and no false "unavailable".
+func TestValidate_OfflinePatchReleaseIsDerivedFromItsMinor(t *testing.T) {
 	t.Parallel()
 
 	h := newHarness(t, newerLab(t), nil)
+	releaseFactory(t, h) // expects nothing: any request fails the test
+
+	_ = h.run("validate", "--dir", "examples/homelab", "--format", "json", "--offline")
+
+	if got := releaseCodes(t, h.stdout.Bytes()); got != "info versions.release-data" {
+		t.Errorf("release findings = %q\n%s", got, h.stdout.String())
+	}
+
+	if !strings.Contains(h.stdout.String(), "derived from the extensions of v1.14.0-rc.1") || !strings.Contains(h.stdout.String(), "was not asked: --offline") {
+		t.Errorf("the finding does not say how the data was derived, or why:\n%s", h.stdout.String())
+	}
+}
+
+// A new minor offline: the hand-kept compatibility entry, and a plain warning that the
+// extension data is unknown, never an error and never a false "ok" on the extensions.
+func TestValidate_OfflineSaysTheDataIsMissing(t *testing.T) {
+	t.Parallel()
+
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.15.0")
+
+	h := newHarness(t, files, nil)
 	releaseFactory(t, h) // expects nothing: any request fails the test
 
 	_ = h.run("validate", "--dir", "examples/homelab", "--format", "json", "--offline")
@@ -248,8 +276,10 @@ func TestValidate_OfflineSaysTheDataIsMissing(t *testing.T) {
 		t.Errorf("release findings = %q\n%s", got, h.stdout.String())
 	}
 
-	if !strings.Contains(h.stdout.String(), "was not asked (--offline)") {
-		t.Errorf("the finding does not say why:\n%s", h.stdout.String())
+	for _, want := range []string{"was not asked (--offline)", "hand-kept", "extension data unknown", "talops catalog update"} {
+		if !strings.Contains(h.stdout.String(), want) {
+			t.Errorf("the finding does not say %q:\n%s", want, h.stdout.String())
+		}
 	}
 }
 

@@ -90,6 +90,9 @@ type Deps struct {
 	OpenExported func(dir string) (cluster.Files, func() error, error)
 	// Version is talops' own version (ResolveVersion); "" reports dev.
 	Version string
+	// ReleaseCache is the directory where releases learnt from an Image Factory are kept
+	// between runs ("": none are kept).
+	ReleaseCache string
 
 	// FlagSet, when set, is handed every flag set a command makes (completion reads the
 	// flags from them, so they are never listed twice).
@@ -213,7 +216,8 @@ func (d *Deps) App() *app.Deps {
 		Kube: d.Kube, Hostname: d.Hostname, KubernetesAPI: app.NewKubernetesAPI,
 		UserAgent: "talops/" + d.TalopsVersion(), Now: d.Now,
 		Mask: d.Mask, Masker: d.Masker, Secrets: d.Secrets(), Releases: &d.state().releases,
-		Note: func(text string) { d.Errf("%s", text) },
+		ReleaseCache: d.ReleaseCache,
+		Note:         func(text string) { d.Errf("%s", text) },
 	}
 }
 

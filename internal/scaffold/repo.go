@@ -154,12 +154,14 @@ customization:
     officialExtensions: []
 `
 
+// patchAllYAML sets nothing that a config contract moves to a document of its own (the
+// install section is UnattendedInstallConfig from 1.14): it must render on every release.
 const patchAllYAML = `# A strategic-merge patch of every node's machine config. Add patches/controlplane.yaml and
 # patches/worker.yaml under patches: in talops.yaml for one role, or patches: under a node
 # for that node alone; they apply in that order: all, role, node.
 machine:
-  install:
-    wipe: false
+  sysctls:
+    vm.max_map_count: "262144"  # an example: what many databases and search engines ask for
 `
 
 func sopsYAML(recipients []string) string {
