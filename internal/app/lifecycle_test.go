@@ -29,6 +29,8 @@ type fakeKube struct {
 	mu    sync.Mutex
 	nodes []string
 	calls []string
+	// addresses are the InternalIPs of its Nodes, by name.
+	addresses map[string][]string
 }
 
 func (k *fakeKube) record(call string) {
@@ -70,6 +72,13 @@ func (k *fakeKube) Nodes(context.Context) ([]string, error) {
 	defer k.mu.Unlock()
 
 	return slices.Clone(k.nodes), nil
+}
+
+func (k *fakeKube) InternalIPs(context.Context) (map[string][]string, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+
+	return k.addresses, nil
 }
 
 func (k *fakeKube) recorded() []string {
