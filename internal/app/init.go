@@ -34,6 +34,9 @@ type InitOptions struct {
 	Recipients []string
 	// Plaintext writes the bundle in clear instead (scaffold.PlaintextBundle).
 	Plaintext bool
+	// NoHostnames leaves each node's hostname to Talos instead of a patch that sets it to
+	// the node's name (scaffold.Spec.NoHostnames).
+	NoHostnames bool
 }
 
 // InitResult says what init wrote.
@@ -104,7 +107,7 @@ func Init(_ context.Context, d *Deps, opts InitOptions) (*InitResult, error) {
 
 	spec := scaffold.Spec{
 		Name: opts.Name, Endpoint: opts.Endpoint, TalosVersion: talos, KubernetesVersion: kubernetes,
-		Recipients: opts.Recipients, Plaintext: opts.Plaintext,
+		Recipients: opts.Recipients, Plaintext: opts.Plaintext, NoHostnames: opts.NoHostnames,
 	}
 
 	files, err := scaffold.Files(spec)

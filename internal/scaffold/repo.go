@@ -36,6 +36,9 @@ type Spec struct {
 	Recipients []string
 	// Plaintext says the bundle is written in clear (PlaintextBundle).
 	Plaintext bool
+	// NoHostnames leaves each node's hostname to Talos (talos-xxx-yyy) instead of a patch
+	// (NodePatch) that sets it to the node's name.
+	NoHostnames bool
 }
 
 // File is one file of the repository, its path relative to the repository directory.
@@ -106,6 +109,17 @@ func Files(s Spec) ([]File, error) {
 		{Path: PatchAll, Data: []byte(patchAllYAML)},
 	}
 
+	if !s.NoHostnames {
+		for _, node := range s.nodes() {
+			data, err := hostnamePatch(s.TalosVersion, node)
+			if err != nil {
+				return nil, err
+			}
+
+			files = append(files, File{Path: NodePatch(node), Data: data})
+		}
+	}
+
 	if !s.Plaintext {
 		files = append(files, File{Path: SopsConfig, Data: []byte(sopsYAML(s.Recipients))})
 	}
@@ -113,11 +127,25 @@ func Files(s Spec) ([]File, error) {
 	return append(files, File{Path: GitIgnore, Data: []byte(gitignore(s))}), nil
 }
 
+// nodes are the names of the nodes of a new repository: a control plane and a worker.
+func (s Spec) nodes() []string { return []string{s.Name + "-cp1", s.Name + "-worker1"} }
+
+// nodePatches is the patches: line of a node in talops.yaml ("" without one).
+func (s Spec) nodePatches(node string) string {
+	if s.NoHostnames {
+		return ""
+	}
+
+	return "\n    patches: [" + NodePatch(node) + "]"
+}
+
 func talopsYAML(s Spec, cpAddress, workerAddress string) string {
 	cpNote := "the node's own address (EDIT when the endpoint is a VIP or a load balancer)"
 	if net.ParseIP(cpAddress) == nil {
 		cpNote = "the node's own address: EDIT, the endpoint's host name may not be it"
 	}
+
+	nodes := s.nodes()
 
 	return fmt.Sprintf(`# The cluster %[1]s, made by talops init. Edit the nodes (addresses, install disks), then
 # run talops validate. talops' docs/talops-yaml.md describes every key.
@@ -132,18 +160,18 @@ schematics:
 patches:
   all: [%[7]s]
 nodes:
-  - name: %[1]s-cp1
+  - name: %[11]s
     address: %[8]s  # %[9]s
     role: controlplane
     schematic: base
-    installDisk: /dev/sda  # EDIT: talosctl get disks --insecure --nodes <address> lists them
-  - name: %[1]s-worker1
+    installDisk: /dev/sda  # EDIT: talosctl get disks --insecure --nodes <address> lists them%[12]s
+  - name: %[13]s
     address: %[10]s  # EDIT: a placeholder (a documentation address)
     role: worker
     schematic: base
-    installDisk: /dev/sda  # EDIT
+    installDisk: /dev/sda  # EDIT%[14]s
 `, s.Name, s.Endpoint, s.TalosVersion, s.KubernetesVersion, s.BundleFile(), SchematicFile, PatchAll,
-		cpAddress, cpNote, workerAddress)
+		cpAddress, cpNote, workerAddress, nodes[0], s.nodePatches(nodes[0]), nodes[1], s.nodePatches(nodes[1]))
 }
 
 const schematicYAML = `# The Image Factory schematic of every node: the official system extensions its installer
