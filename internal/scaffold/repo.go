@@ -103,8 +103,13 @@ func Files(s Spec) ([]File, error) {
 		worker = placeholderWorkers[1]
 	}
 
+	configVersion, err := ConfigVersion(s.TalosVersion)
+	if err != nil {
+		return nil, err
+	}
+
 	files := []File{
-		{Path: cluster.FileName, Data: []byte(talopsYAML(s, host, worker))},
+		{Path: cluster.FileName, Data: []byte(talopsYAML(s, configVersion, host, worker))},
 		{Path: SchematicFile, Data: []byte(schematicYAML)},
 		{Path: PatchAll, Data: []byte(patchAllYAML)},
 	}
@@ -139,7 +144,7 @@ func (s Spec) nodePatches(node string) string {
 	return "\n    patches: [" + NodePatch(node) + "]"
 }
 
-func talopsYAML(s Spec, cpAddress, workerAddress string) string {
+func talopsYAML(s Spec, configVersion, cpAddress, workerAddress string) string {
 	cpNote := "the node's own address (EDIT when the endpoint is a VIP or a load balancer)"
 	if net.ParseIP(cpAddress) == nil {
 		cpNote = "the node's own address: EDIT, the endpoint's host name may not be it"
@@ -154,6 +159,8 @@ cluster:
   endpoint: %[2]s
 talosVersion: %[3]s
 kubernetesVersion: %[4]s
+%[15]s
+configVersion: %[16]s
 secrets: %[5]s
 schematics:
   base: %[6]s
@@ -171,7 +178,8 @@ nodes:
     schematic: base
     installDisk: /dev/sda  # EDIT%[14]s
 `, s.Name, s.Endpoint, s.TalosVersion, s.KubernetesVersion, s.BundleFile(), SchematicFile, PatchAll,
-		cpAddress, cpNote, workerAddress, nodes[0], s.nodePatches(nodes[0]), nodes[1], s.nodePatches(nodes[1]))
+		cpAddress, cpNote, workerAddress, nodes[0], s.nodePatches(nodes[0]), nodes[1], s.nodePatches(nodes[1]),
+		"# "+strings.ReplaceAll(configVersionComment, "\n", "\n# "), configVersion)
 }
 
 const schematicYAML = `# The Image Factory schematic of every node: the official system extensions its installer
