@@ -42,8 +42,8 @@ func TestFlags_InitAndTalosconfigFillTheirOptions(t *testing.T) {
 		{
 			name:  "talosconfig reader for a day",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(talosconfigFlags(d, a)) },
-			args:  []string{"--dir", "lab", "--out", "-", "--role", "os:reader", "--ttl", "24h"},
-			want:  &TalosconfigOptions{Dir: "lab", Out: "-", Role: "os:reader", TTL: 24 * time.Hour},
+			args:  []string{"--dir", "lab", "--out", "-", "--role", "os:reader", "--ttl", "24h", "--force"},
+			want:  &TalosconfigOptions{Dir: "lab", Out: "-", Role: "os:reader", TTL: 24 * time.Hour, Force: true},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -22,7 +22,7 @@ type ExposedError struct {
 }
 
 func (e *ExposedError) Error() string {
-	return fmt.Sprintf("%s is inside the Git work tree %s and not ignored: a `git add .` would commit a credential; add the line %s to %s (or write it outside the work tree, or pass --force)",
+	return fmt.Sprintf("%s is inside the Git work tree %s and not ignored: a `git add .` would commit a credential; add the line %s to %s, or write it outside the work tree",
 		e.Path, e.WorkTree, e.Rule, e.IgnoreFile)
 }
 

@@ -211,7 +211,9 @@ func gitignore(s Spec) string {
 	out := `# What talops and talosctl write for you, never for Git: rendered configs and client configs.
 /rendered/
 talosconfig
-kubeconfig
+talosconfig.yaml
+*.talosconfig
+kubeconfig*
 `
 	if s.Plaintext {
 		out += "# The bundle in clear: encrypt it (sops encrypt) before it goes anywhere near Git.\n/" + PlaintextBundle + "\n"
