@@ -62,6 +62,12 @@ func TestCredentials_RefusedInsideAWorkTreeThatDoesNotIgnoreThem(t *testing.T) {
 		})
 	}
 
+	// apply refuses before it reads, let alone changes, any node.
+	err := h.run("apply", "--dir", repo, "--kubeconfig-out", filepath.Join(root, "admin.yaml"))
+	if err == nil || !strings.HasPrefix(err.Error(), "--kubeconfig-out: ") || !strings.Contains(err.Error(), "add the line /admin.yaml to ") {
+		t.Errorf("apply --kubeconfig-out into the work tree: %v", err)
+	}
+
 	// --force writes it; the init-written .gitignore of clusters/lab covers its own names.
 	if err := h.run("talosconfig", "--dir", repo, "--out", filepath.Join(root, "lab.tc"), "--force"); err != nil {
 		t.Errorf("talosconfig --force: %v", err)
