@@ -179,6 +179,9 @@ func initVersions(talos, kubernetes string) (string, string, error) {
 		if kubernetes, err = catalog.NewestKubernetes(talos); err != nil {
 			return "", "", &UsageError{Msg: err.Error()}
 		}
+	} else if kubernetes, err = catalog.NormalizeTag(kubernetes); err != nil {
+		// Written as given, "1.37.1" would pass here and fail in talops.yaml.
+		return "", "", &UsageError{Msg: "Kubernetes version: " + err.Error()}
 	}
 
 	if err := catalog.CheckKubernetes(talos, kubernetes); err != nil {

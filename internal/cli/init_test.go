@@ -385,3 +385,25 @@ func TestInit_SetsEachNodesHostnameToItsNameUnlessToldNot(t *testing.T) {
 		})
 	}
 }
+
+// A version without its "v" is written as talops.yaml spells versions, for both flags.
+func TestInit_VersionsWithoutVAreWrittenWithIt(t *testing.T) {
+	t.Parallel()
+
+	h := newDiskHarness(t)
+	dir := filepath.Join(t.TempDir(), "lab")
+
+	if err := h.run("init", "--dir", dir, "--name", "lab", "--endpoint", "https://10.0.20.100:6443",
+		"--talos-version", "1.13.9", "--kubernetes-version", "1.35.2", "--plaintext-secrets"); err != nil {
+		t.Fatalf("init: %v\n%s", err, h.stderr.String())
+	}
+
+	spec := string(readFile(t, filepath.Join(dir, "talops.yaml")))
+	if !strings.Contains(spec, "\ntalosVersion: v1.13.9\n") || !strings.Contains(spec, "\nkubernetesVersion: v1.35.2\n") {
+		t.Errorf("talops.yaml spells the versions otherwise:\n%s", spec)
+	}
+
+	if err := h.run("validate", "--dir", dir, "--strict"); err != nil {
+		t.Errorf("validate: %v\n%s", err, h.stdout.String())
+	}
+}
