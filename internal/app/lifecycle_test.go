@@ -355,7 +355,7 @@ func TestApply_RemovingNodesIsRefusedUnlessAllowedAndWithinQuorumThenDrainsReset
 	_, err := l.apply(t, app.ApplyOptions{AllowRemove: true})
 
 	var refused *app.RefusedError
-	if !errors.As(err, &refused) || !slices.Contains(refused.Reasons, "removing k8s-node2, k8s-node3 would leave 1 of etcd's 3 members, fewer than its quorum of 2: remove at most 1 control planes per apply") {
+	if !errors.As(err, &refused) || !slices.Contains(refused.Reasons, "removing k8s-node2, k8s-node3 would leave 1 of etcd's 3 members, fewer than its quorum of 2: remove at most 1 control plane per apply") {
 		t.Fatalf("removing two of three control planes: %v", err)
 	}
 
