@@ -52,6 +52,9 @@ func (k *actionKube) DeleteNode(_ context.Context, node string) error {
 
 func (k *actionKube) Nodes(context.Context) ([]string, error) { return labNodes, nil }
 
+// InternalIPs has nothing to say: every lab node says its own name.
+func (k *actionKube) InternalIPs(context.Context) (map[string][]string, error) { return nil, nil }
+
 func (k *actionKube) Lock(_ context.Context, cluster, holder string) (func(context.Context) error, error) {
 	k.add("lock " + cluster + " for " + holder)
 

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
-
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/images"
@@ -155,6 +153,8 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	if err != nil {
 		return nil, err
 	}
+
+	nameKubeNodes(ctx, d, k, todo, st)
 
 	// The lock is taken before anything is prepared: the other apply may be registering
 	// the same schematics.
@@ -348,13 +348,7 @@ func steps(p *plan.Plan, st *planned) ([]rollout.Step, error) {
 		address[n.Name] = n.Address
 	}
 
-	running := map[string]coreconfig.Provider{}
-	for _, n := range st.current.Nodes {
-		running[n.Name] = n.Config
-	}
-
 	desired := make([]rollout.Desired, 0, len(st.head.Nodes))
-	kubeNode := map[string]string{}
 
 	for _, n := range st.head.Nodes {
 		if n.Err != nil {
@@ -367,19 +361,9 @@ func steps(p *plan.Plan, st *planned) ([]rollout.Step, error) {
 		}
 
 		desired = append(desired, rollout.Desired{Name: n.Name, Address: address[n.Name], Config: data, Version: st.head.Cluster.Spec.TalosVersion})
-		kubeNode[n.Name] = kubeNodeName(n.Name, running[n.Name], n.Machine.Config)
 	}
 
-	out, err := rollout.Steps(p, st.current.Nodes, desired)
-	if err != nil {
-		return nil, err
-	}
-
-	for i := range out {
-		out[i].KubeNode = kubeNode[out[i].Node.Name]
-	}
-
-	return out, nil
+	return rollout.Steps(p, st.current.Nodes, desired)
 }
 
 // prepare does what the nodes need from outside before any of them is touched: the

@@ -26,6 +26,8 @@ var testKubeconfig = []byte("apiVersion: v1\nkind: Config\nclusters:\n- name: la
 type fakeKube struct {
 	down, locked error
 	calls        []string
+	// addresses are the InternalIPs of its Nodes, by name.
+	addresses map[string][]string
 	// releaseCtx is the error of the context the lock was released with, when it was.
 	releaseCtx error
 }
@@ -52,6 +54,12 @@ func (k *fakeKube) Nodes(context.Context) ([]string, error) {
 	k.calls = append(k.calls, "nodes")
 
 	return []string{"k8s-master"}, k.down
+}
+
+func (k *fakeKube) InternalIPs(context.Context) (map[string][]string, error) {
+	k.calls = append(k.calls, "internal IPs")
+
+	return k.addresses, k.down
 }
 
 func (k *fakeKube) Lock(_ context.Context, cluster, holder string) (func(context.Context) error, error) {

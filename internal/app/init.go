@@ -34,6 +34,9 @@ type InitOptions struct {
 	Recipients []string
 	// Plaintext writes the bundle in clear instead (scaffold.PlaintextBundle).
 	Plaintext bool
+	// NoHostnames leaves each node's hostname to Talos instead of a patch that sets it to
+	// the node's name (scaffold.Spec.NoHostnames).
+	NoHostnames bool
 }
 
 // InitResult says what init wrote.
@@ -104,7 +107,7 @@ func Init(_ context.Context, d *Deps, opts InitOptions) (*InitResult, error) {
 
 	spec := scaffold.Spec{
 		Name: opts.Name, Endpoint: opts.Endpoint, TalosVersion: talos, KubernetesVersion: kubernetes,
-		Recipients: opts.Recipients, Plaintext: opts.Plaintext,
+		Recipients: opts.Recipients, Plaintext: opts.Plaintext, NoHostnames: opts.NoHostnames,
 	}
 
 	files, err := scaffold.Files(spec)
@@ -176,6 +179,9 @@ func initVersions(talos, kubernetes string) (string, string, error) {
 		if kubernetes, err = catalog.NewestKubernetes(talos); err != nil {
 			return "", "", &UsageError{Msg: err.Error()}
 		}
+	} else if kubernetes, err = catalog.NormalizeTag(kubernetes); err != nil {
+		// Written as given, "1.37.1" would pass here and fail in talops.yaml.
+		return "", "", &UsageError{Msg: "Kubernetes version: " + err.Error()}
 	}
 
 	if err := catalog.CheckKubernetes(talos, kubernetes); err != nil {

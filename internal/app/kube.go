@@ -17,4 +17,7 @@ type Kube interface {
 	// Nodes lists the names of the cluster's Node objects (to find nodes that run but are
 	// missing from talops.yaml).
 	Nodes(ctx context.Context) ([]string, error)
+	// InternalIPs maps each Node's name to its InternalIP addresses (to find the Node of
+	// a node that does not say its name).
+	InternalIPs(ctx context.Context) (map[string][]string, error)
 }

@@ -29,6 +29,8 @@ type fakeKube struct {
 	mu    sync.Mutex
 	nodes []string
 	calls []string
+	// addresses are the InternalIPs of its Nodes, by name.
+	addresses map[string][]string
 }
 
 func (k *fakeKube) record(call string) {
@@ -70,6 +72,13 @@ func (k *fakeKube) Nodes(context.Context) ([]string, error) {
 	defer k.mu.Unlock()
 
 	return slices.Clone(k.nodes), nil
+}
+
+func (k *fakeKube) InternalIPs(context.Context) (map[string][]string, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+
+	return k.addresses, nil
 }
 
 func (k *fakeKube) recorded() []string {
@@ -346,7 +355,7 @@ func TestApply_RemovingNodesIsRefusedUnlessAllowedAndWithinQuorumThenDrainsReset
 	_, err := l.apply(t, app.ApplyOptions{AllowRemove: true})
 
 	var refused *app.RefusedError
-	if !errors.As(err, &refused) || !slices.Contains(refused.Reasons, "removing k8s-node2, k8s-node3 would leave 1 of etcd's 3 members, fewer than its quorum of 2: remove at most 1 control planes per apply") {
+	if !errors.As(err, &refused) || !slices.Contains(refused.Reasons, "removing k8s-node2, k8s-node3 would leave 1 of etcd's 3 members, fewer than its quorum of 2: remove at most 1 control plane per apply") {
 		t.Fatalf("removing two of three control planes: %v", err)
 	}
 

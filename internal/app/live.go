@@ -157,6 +157,7 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer, kubeco
 			Config:       cfg,
 			TalosVersion: res.Value.Version,
 			Address:      n.Address,
+			KubeNode:     res.Value.KubeNode,
 		})
 	}
 
@@ -166,6 +167,10 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer, kubeco
 
 	for _, res := range read {
 		aliases = append(aliases, res.Value.Hostnames...)
+
+		if res.Value.KubeNode != "" {
+			aliases = append(aliases, res.Value.KubeNode)
+		}
 	}
 
 	for _, n := range r.Nodes {

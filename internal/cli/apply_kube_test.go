@@ -57,6 +57,9 @@ func (k *labKube) DeleteNode(_ context.Context, node string) error {
 
 func (k *labKube) Nodes(context.Context) ([]string, error) { return labNodes, nil }
 
+// InternalIPs has nothing to say: every lab node says its own name.
+func (k *labKube) InternalIPs(context.Context) (map[string][]string, error) { return nil, nil }
+
 func (k *labKube) Lock(_ context.Context, cluster, holder string) (func(context.Context) error, error) {
 	k.add("lock %s for %s", cluster, holder)
 

@@ -73,6 +73,8 @@ func OSDeps() *Deps {
 		Remove:     os.Remove,
 		CreateFile: createFile,
 		Rand:       rand.Reader,
+		Lstat:      os.Lstat,
+		Getwd:      os.Getwd,
 		AppendFile: func(name string, data []byte) error {
 			f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 			if err != nil {

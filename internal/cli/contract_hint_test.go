@@ -1,6 +1,9 @@
 package cli_test
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -93,5 +96,36 @@ func TestVersions_MissingReleaseDataIsUnknownNotNone(t *testing.T) {
 		if !strings.Contains(out, "unknown (no release data)") || strings.Contains(out, "→ none") || strings.Contains(out, "**none**") || strings.Contains(out, "**unknown") {
 			t.Errorf("versions --format %s:\n%s", format, out)
 		}
+	}
+}
+
+// A repository init wrote before it pinned configVersion, bumped a minor: its
+// patches/all.yaml sets machine.install, which the 1.14 format moved to an
+// UnattendedInstallConfig document. validate names the cure next to the error.
+func TestValidate_UnpinnedInitRepositoryBumpedAMinorHintsAtConfigVersion(t *testing.T) {
+	t.Parallel()
+
+	h := newDiskHarness(t)
+	repo := filepath.Join(t.TempDir(), "repo")
+
+	if err := h.run("init", "--dir", repo, "--name", "lab", "--endpoint", "https://10.0.20.100:6443", "--talos-version", "v1.13.9", "--plaintext-secrets"); err != nil {
+		t.Fatalf("init: %v\n%s", err, h.stderr.String())
+	}
+
+	file := filepath.Join(repo, "talops.yaml")
+	spec := string(readFile(t, file))
+	spec = regexp.MustCompile(`(?m)^configVersion: v1\.13\n`).ReplaceAllString(spec, "")
+	spec = strings.Replace(spec, "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\n", 1)
+
+	if err := os.WriteFile(file, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	_ = h.run("validate", "--dir", repo, "--offline")
+
+	out := h.stdout.String()
+	if !strings.Contains(out, "UnattendedInstallConfig config is incompatible with v1alpha1 config") || strings.Count(out, "config.contract") != 1 ||
+		!strings.Contains(out, "add configVersion with the release the patches were written for") {
+		t.Errorf("validate of an unpinned bump, want the UnattendedInstallConfig error and one config.contract hint:\n%s", out)
 	}
 }

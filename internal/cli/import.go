@@ -11,6 +11,7 @@ import (
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/scaffold"
 )
 
@@ -160,7 +161,7 @@ func importReport(opts *ImportOptions, res *app.ImportResult) string {
 	}
 
 	e, w, i := finding.Count(res.Findings)
-	fmt.Fprintf(&b, "import from %s (%s): %d errors, %d warnings, %d notes\n", opts.Source, res.Source, e, w, i)
+	fmt.Fprintf(&b, "import from %s (%s): %s, %s, %s\n", opts.Source, res.Source, plan.Plural(e, "error"), plan.Plural(w, "warning"), plan.Plural(i, "note"))
 
 	switch {
 	case res.Generated:

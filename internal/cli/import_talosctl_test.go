@@ -23,6 +23,13 @@ import (
 func talosctlDir(t *testing.T) (string, []string) {
 	t.Helper()
 
+	return talosctlDirWith(t, "ghcr.io/siderolabs/installer:v1.13.7")
+}
+
+// talosctlDirWith is talosctlDir with the configs installing image.
+func talosctlDirWith(t *testing.T, image string) (string, []string) {
+	t.Helper()
+
 	contract, err := coreconfig.ParseContractFromVersion("v1.13.7")
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +41,7 @@ func talosctlDir(t *testing.T) (string, []string) {
 	}
 
 	in, err := generate.NewInput("lab", "https://10.0.0.10:6443", "1.36.2", generate.WithVersionContract(contract),
-		generate.WithSecretsBundle(b), generate.WithInstallImage("ghcr.io/siderolabs/installer:v1.13.7"), generate.WithInstallDisk("/dev/sda"))
+		generate.WithSecretsBundle(b), generate.WithInstallImage(image), generate.WithInstallDisk("/dev/sda"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ type InitOptions struct {
 	KubernetesVersion string
 	Recipients        []string
 	Plaintext         bool
+	NoHostnames       bool
 }
 
 // listFlag is a flag that may be given several times.
@@ -38,7 +39,7 @@ func (l *listFlag) Set(s string) error {
 func initFlags(d *Deps, args []string) (*InitOptions, error) {
 	opts := &InitOptions{Deps: d}
 
-	fs := newFlags(d, "init", "init --dir D --name N --endpoint https://HOST:6443 [--talos-version V] [--kubernetes-version V] --age-recipient R [--age-recipient R2 ...] [--plaintext-secrets]")
+	fs := newFlags(d, "init", "init --dir D --name N --endpoint https://HOST:6443 [--talos-version V] [--kubernetes-version V] --age-recipient R [--age-recipient R2 ...] [--plaintext-secrets] [--no-hostnames]")
 	fs.StringVar(&opts.Dir, "dir", "", "directory of the new repository (created when missing)")
 	fs.StringVar(&opts.Name, "name", "", "cluster name (a DNS label)")
 	fs.StringVar(&opts.Endpoint, "endpoint", "", "the Kubernetes API endpoint, https://HOST:PORT")
@@ -46,6 +47,7 @@ func initFlags(d *Deps, args []string) (*InitOptions, error) {
 	fs.StringVar(&opts.KubernetesVersion, "kubernetes-version", "", "Kubernetes version (default: the newest the Talos release supports)")
 	fs.Var((*listFlag)(&opts.Recipients), "age-recipient", "age recipient (age1...) the secrets bundle is encrypted to; repeat for more")
 	fs.BoolVar(&opts.Plaintext, "plaintext-secrets", false, "write the secrets bundle in clear ("+scaffold.PlaintextBundle+", mode 0600) instead of encrypting it")
+	fs.BoolVar(&opts.NoHostnames, "no-hostnames", false, "leave each node's hostname to Talos (talos-xxx-yyy) instead of a patch nodes/NODE.yaml that sets it to the node's name")
 
 	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
@@ -112,5 +114,6 @@ func Init(ctx context.Context, opts *InitOptions) (*app.InitResult, error) {
 	return app.Init(ctx, opts.Deps.App(), app.InitOptions{
 		Dir: opts.Dir, Name: opts.Name, Endpoint: opts.Endpoint, TalosVersion: opts.TalosVersion,
 		KubernetesVersion: opts.KubernetesVersion, Recipients: opts.Recipients, Plaintext: opts.Plaintext,
+		NoHostnames: opts.NoHostnames,
 	})
 }

@@ -133,6 +133,8 @@ func TestInit_NewRepositoryValidatesStrictAndDecrypts(t *testing.T) {
 wrote DIR/talops.yaml
 wrote DIR/schematics/base.yaml
 wrote DIR/patches/all.yaml
+wrote DIR/nodes/lab-cp1.yaml
+wrote DIR/nodes/lab-worker1.yaml
 wrote DIR/.sops.yaml
 wrote DIR/.gitignore
 The secrets bundle is encrypted with SOPS to 2 age recipient(s); talops and sops decrypt it with SOPS_AGE_KEY_FILE.
@@ -323,5 +325,89 @@ func TestInit_MissingFlagsAreUsageErrors(t *testing.T) {
 		if cli.ExitCode(err) != cli.ExitFailure || h.stderr.String() != tc.want {
 			t.Errorf("init %v: exit %d, stderr %q, want %q", tc.args, cli.ExitCode(err), h.stderr.String(), tc.want)
 		}
+	}
+}
+
+// Each node's kubelet registers its Node under the node's name: init writes a patch that
+// sets the hostname in the format of the release's config contract, and the repository
+// still validates strict; --no-hostnames leaves the hostname to Talos.
+func TestInit_SetsEachNodesHostnameToItsNameUnlessToldNot(t *testing.T) {
+	t.Parallel()
+
+	tests := []struct {
+		name, talos string
+		noHostnames bool
+		want        []string
+		notWant     string
+	}{
+		{"AHostnameConfigDocumentFromTalos112", "v1.13.9", false, []string{"kind: HostnameConfig\nauto: 'off'\nhostname: lab-worker1\n"}, ""},
+		{"MachineNetworkHostnameBefore112", "v1.11.6", false, []string{"    network:\n        hostname: lab-worker1\n"}, "kind: HostnameConfig"},
+		{"NoHostnamesWritesNone", "v1.13.9", true, nil, "lab-worker1"},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			h := newDiskHarness(t)
+			dir := filepath.Join(t.TempDir(), "lab")
+			args := []string{"init", "--dir", dir, "--name", "lab", "--endpoint", "https://10.0.20.100:6443", "--talos-version", tt.talos, "--plaintext-secrets"}
+
+			if tt.noHostnames {
+				args = append(args, "--no-hostnames")
+			}
+
+			if err := h.run(args...); err != nil {
+				t.Fatalf("init: %v\n%s", err, h.stderr.String())
+			}
+
+			if err := h.run("validate", "--dir", dir, "--strict"); err != nil {
+				t.Fatalf("validate --strict: %v\n%s", err, h.stdout.String())
+			}
+
+			out := filepath.Join(t.TempDir(), "rendered")
+			if err := h.run("render", "--dir", dir, "--out", out); err != nil {
+				t.Fatalf("render: %v\n%s", err, h.stderr.String())
+			}
+
+			// The rendered config holds the bundle's secrets: it is never printed.
+			rendered := string(readFile(t, filepath.Join(out, "lab-worker1.yaml")))
+			for _, w := range tt.want {
+				if !strings.Contains(rendered, w) {
+					t.Errorf("the worker's rendered config does not hold %q", w)
+				}
+			}
+
+			if tt.notWant != "" && strings.Contains(rendered, tt.notWant) {
+				t.Errorf("the worker's rendered config holds %q", tt.notWant)
+			}
+
+			_, err := os.Stat(filepath.Join(dir, "nodes", "lab-worker1.yaml"))
+			if written := err == nil; written == tt.noHostnames {
+				t.Errorf("nodes/lab-worker1.yaml written: %t, with --no-hostnames %t", written, tt.noHostnames)
+			}
+		})
+	}
+}
+
+// A version without its "v" is written as talops.yaml spells versions, for both flags.
+func TestInit_VersionsWithoutVAreWrittenWithIt(t *testing.T) {
+	t.Parallel()
+
+	h := newDiskHarness(t)
+	dir := filepath.Join(t.TempDir(), "lab")
+
+	if err := h.run("init", "--dir", dir, "--name", "lab", "--endpoint", "https://10.0.20.100:6443",
+		"--talos-version", "1.13.9", "--kubernetes-version", "1.35.2", "--plaintext-secrets"); err != nil {
+		t.Fatalf("init: %v\n%s", err, h.stderr.String())
+	}
+
+	spec := string(readFile(t, filepath.Join(dir, "talops.yaml")))
+	if !strings.Contains(spec, "\ntalosVersion: v1.13.9\n") || !strings.Contains(spec, "\nkubernetesVersion: v1.35.2\n") {
+		t.Errorf("talops.yaml spells the versions otherwise:\n%s", spec)
+	}
+
+	if err := h.run("validate", "--dir", dir, "--strict"); err != nil {
+		t.Errorf("validate: %v\n%s", err, h.stdout.String())
 	}
 }

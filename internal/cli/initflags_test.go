@@ -28,10 +28,10 @@ func TestFlags_InitAndTalosconfigFillTheirOptions(t *testing.T) {
 				Recipients: []string{"age18r6sczqmajz2sx70wj4ay5h93cqmz3eq9l7edxa77289xe9x4yksjkr8c8", "age1hfxtlsvwsjtezzl30yxszvqq6qx9zrg0kgrxwaxz3nfcldvxxs5qw3w8nh"}},
 		},
 		{
-			name:  "init plaintext",
+			name:  "init plaintext, hostnames left to Talos",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(initFlags(d, a)) },
-			args:  []string{"--dir", "lab", "--name", "lab", "--endpoint", "https://10.0.0.1:6443", "--plaintext-secrets"},
-			want:  &InitOptions{Dir: "lab", Name: "lab", Endpoint: "https://10.0.0.1:6443", Plaintext: true},
+			args:  []string{"--dir", "lab", "--name", "lab", "--endpoint", "https://10.0.0.1:6443", "--plaintext-secrets", "--no-hostnames"},
+			want:  &InitOptions{Dir: "lab", Name: "lab", Endpoint: "https://10.0.0.1:6443", Plaintext: true, NoHostnames: true},
 		},
 		{
 			name:  "talosconfig defaults",
@@ -42,8 +42,8 @@ func TestFlags_InitAndTalosconfigFillTheirOptions(t *testing.T) {
 		{
 			name:  "talosconfig reader for a day",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(talosconfigFlags(d, a)) },
-			args:  []string{"--dir", "lab", "--out", "-", "--role", "os:reader", "--ttl", "24h"},
-			want:  &TalosconfigOptions{Dir: "lab", Out: "-", Role: "os:reader", TTL: 24 * time.Hour},
+			args:  []string{"--dir", "lab", "--out", "-", "--role", "os:reader", "--ttl", "24h", "--force"},
+			want:  &TalosconfigOptions{Dir: "lab", Out: "-", Role: "os:reader", TTL: 24 * time.Hour, Force: true},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,10 +11,11 @@ type KubeconfigOptions = door.KubeconfigOptions
 func kubeconfigFlags(d *Deps, args []string) (*KubeconfigOptions, error) {
 	opts := &KubeconfigOptions{Deps: d}
 
-	fs := newFlags(d, "kubeconfig", "kubeconfig [--dir D] [--talosconfig F] --out FILE")
+	fs := newFlags(d, "kubeconfig", "kubeconfig [--dir D] [--talosconfig F] --out FILE [--force]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.Out, "out", "", "file to write the admin kubeconfig to (mode 0600)")
+	fs.BoolVar(&opts.Force, "force", false, "write --out even inside a Git work tree that does not ignore it")
 
 	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err

@@ -20,15 +20,19 @@ type RenderOptions struct {
 	Out string
 	// Throwaway renders with a throwaway bundle when no real one is available.
 	Throwaway bool
+	// Force writes the configs (they hold the cluster's secrets) even where Git would
+	// pick them up.
+	Force bool
 }
 
 func renderFlags(d *Deps, args []string) (*RenderOptions, error) {
 	opts := &RenderOptions{Deps: d}
 
-	fs := newFlags(d, "render", "render [--dir D] --out O [--throwaway]")
+	fs := newFlags(d, "render", "render [--dir D] --out O [--throwaway] [--force]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Out, "out", "", "directory to write one <node>.yaml per node into (mode 0600)")
 	fs.BoolVar(&opts.Throwaway, "throwaway", false, "render with a throwaway secrets bundle when the real one is not available (the configs cannot join a real cluster)")
+	fs.BoolVar(&opts.Force, "force", false, "write --out even inside a Git work tree that does not ignore it")
 
 	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
@@ -59,6 +63,13 @@ const renderedList = ".talops-rendered"
 // no longer in talops.yaml. It prints only the files it wrote and removed.
 func Render(ctx context.Context, opts *RenderOptions) error {
 	d := opts.Deps
+
+	// Even with --throwaway, the real bundle is used when it is available.
+	if !opts.Force {
+		if err := d.RefuseExposed(opts.Out, true, "--force"); err != nil {
+			return err
+		}
+	}
 
 	res, err := app.Render(ctx, d.App(), opts.Dir, opts.Throwaway)
 	if err != nil {

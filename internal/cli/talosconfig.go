@@ -19,16 +19,19 @@ type TalosconfigOptions struct {
 	Out  string
 	Role string
 	TTL  time.Duration
+	// Force writes the talosconfig even where Git would pick it up.
+	Force bool
 }
 
 func talosconfigFlags(d *Deps, args []string) (*TalosconfigOptions, error) {
 	opts := &TalosconfigOptions{Deps: d}
 
-	fs := newFlags(d, "talosconfig", "talosconfig [--dir D] --out FILE [--role os:admin|os:operator|os:reader] [--ttl DURATION]")
+	fs := newFlags(d, "talosconfig", "talosconfig [--dir D] --out FILE [--role os:admin|os:operator|os:reader] [--ttl DURATION] [--force]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Out, "out", "", "file to write the talosconfig to (mode 0600, never overwritten); - for stdout, outside GitHub Actions")
 	fs.StringVar(&opts.Role, "role", scaffold.Roles[0], "role of the client certificate: os:admin, os:operator or os:reader")
 	fs.DurationVar(&opts.TTL, "ttl", scaffold.DefaultTTL, "validity of the client certificate")
+	fs.BoolVar(&opts.Force, "force", false, "write --out even inside a Git work tree that does not ignore it")
 
 	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
@@ -66,6 +69,12 @@ func runTalosconfig(ctx context.Context, d *Deps, args []string) error {
 // path only.
 func Talosconfig(ctx context.Context, opts *TalosconfigOptions) error {
 	d := opts.Deps
+
+	if opts.Out != "-" && !opts.Force {
+		if err := d.RefuseExposed(opts.Out, false, "--force"); err != nil {
+			return err
+		}
+	}
 
 	data, err := app.Talosconfig(ctx, d.App(), app.TalosconfigOptions{Dir: opts.Dir, Role: opts.Role, TTL: opts.TTL})
 	if err != nil {

@@ -75,6 +75,13 @@ type ApplyOptions struct {
 func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 	d := opts.Deps
 
+	// Before any node is touched: the kubeconfig is written once all were.
+	if opts.KubeconfigOut != "" && !opts.DryRun {
+		if err := d.RefuseExposed(opts.KubeconfigOut, false, ""); err != nil {
+			return nil, fmt.Errorf("--kubeconfig-out: %w", err)
+		}
+	}
+
 	out, err := app.Apply(ctx, d.App(), app.ApplyOptions{
 		Dir: opts.Dir, Talosconfig: opts.Talosconfig, PlanHash: opts.PlanHash,
 		ReviewedBase: opts.ReviewedBase, ReviewedAgainst: opts.ReviewedAgainst,
@@ -110,7 +117,8 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 
 	if opts.KubeconfigOut != "" && !opts.DryRun {
 		// A note beside the report, which stays alone on the output.
-		said, err := WriteKubeconfig(ctx, &KubeconfigOptions{Deps: d, Dir: opts.Dir, Talosconfig: opts.Talosconfig, Out: opts.KubeconfigOut})
+		// Checked before the rollout.
+		said, err := WriteKubeconfig(ctx, &KubeconfigOptions{Deps: d, Dir: opts.Dir, Talosconfig: opts.Talosconfig, Out: opts.KubeconfigOut, Force: true})
 		if err != nil {
 			return out, fmt.Errorf("every node was applied, then the kubeconfig: %w", err)
 		}
@@ -129,11 +137,19 @@ type KubeconfigOptions struct {
 	// Talosconfig is the talosconfig ("": $TALOSCONFIG, then ~/.talos/config).
 	Talosconfig string
 	Out         string
+	// Force writes Out even where Git would pick it up (RefuseExposed).
+	Force bool
 }
 
 // WriteKubeconfig writes the kubeconfig and returns the line that says so.
 func WriteKubeconfig(ctx context.Context, opts *KubeconfigOptions) (string, error) {
 	d := opts.Deps
+
+	if !opts.Force {
+		if err := d.RefuseExposed(opts.Out, false, "--force"); err != nil {
+			return "", err
+		}
+	}
 
 	res, err := app.Kubeconfig(ctx, d.App(), opts.Dir, opts.Talosconfig)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"sync"
@@ -50,6 +51,10 @@ type Deps struct {
 	CreateFile func(name string, data []byte, perm os.FileMode) error
 	// Rand is the randomness of the secrets bundle's encryption (nil: crypto/rand).
 	Rand io.Reader
+	// Lstat and Getwd find the Git work tree a credential would be written into (nil:
+	// none is looked for; see RefuseExposed).
+	Lstat func(name string) (fs.FileInfo, error)
+	Getwd func() (string, error)
 	// AppendFile appends to a file (the runner's output file).
 	AppendFile func(name string, data []byte) error
 	// OpenDir opens a repository directory.

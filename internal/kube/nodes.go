@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -24,6 +25,27 @@ func (c *Client) Nodes(ctx context.Context) ([]string, error) {
 	slices.Sort(names)
 
 	return names, nil
+}
+
+// InternalIPs maps each Node's name to the InternalIP addresses it reports
+// (status.addresses): the addresses talops.yaml names its nodes by.
+func (c *Client) InternalIPs(ctx context.Context) (map[string][]string, error) {
+	list, err := c.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+
+	out := make(map[string][]string, len(list.Items))
+
+	for _, n := range list.Items {
+		for _, a := range n.Status.Addresses {
+			if a.Type == corev1.NodeInternalIP {
+				out[n.Name] = append(out[n.Name], a.Address)
+			}
+		}
+	}
+
+	return out, nil
 }
 
 // KubeletVersions maps each Node's name to the kubelet version it reports

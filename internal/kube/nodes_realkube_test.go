@@ -44,6 +44,23 @@ func TestNodes_ListsEveryNodeSorted(t *testing.T) {
 	}
 }
 
+func TestInternalIPs_MapsEachNodeToItsInternalAddressesOnly(t *testing.T) {
+	t.Parallel()
+
+	c, env := client(t)
+	env.ReadyNode(t, "talos-4xk-91q")
+	env.NodeAddresses(t, "talos-4xk-91q", "10.0.20.101", "fd00::101")
+
+	got, err := c.InternalIPs(context.Background())
+	if err != nil {
+		t.Fatalf("InternalIPs: %v", err)
+	}
+
+	if want := []string{"10.0.20.101", "fd00::101"}; !slices.Equal(got["talos-4xk-91q"], want) {
+		t.Errorf("InternalIPs[talos-4xk-91q] = %q, want %q (no Hostname address)", got["talos-4xk-91q"], want)
+	}
+}
+
 func TestKubeletVersions_MapsEachNodeToWhatItsKubeletReports(t *testing.T) {
 	t.Parallel()
 

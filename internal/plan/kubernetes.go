@@ -240,7 +240,7 @@ func (u *KubernetesUpgrade) Step(component string) (KubernetesStep, bool) {
 
 // Summary is the upgrade in one line: "Kubernetes v1.35.2 → v1.36.4 on 5 nodes".
 func (u *KubernetesUpgrade) Summary() string {
-	line := fmt.Sprintf("Kubernetes %s → %s on %s", u.From, u.To, count(len(u.Nodes(K8sPreflight)), "node"))
+	line := fmt.Sprintf("Kubernetes %s → %s on %s", u.From, u.To, Plural(len(u.Nodes(K8sPreflight)), "node"))
 	if len(u.Refused) > 0 {
 		line += ": refused"
 	}

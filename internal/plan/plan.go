@@ -73,6 +73,9 @@ type NodeState struct {
 	// Unreachable, for a found node, says it did not answer talops' call or has no known
 	// address: apply can only remove what the rest of the cluster keeps of it.
 	Unreachable bool
+	// KubeNode, for a node read from the cluster, is the name of its Node object in
+	// Kubernetes as the node says it ("": it did not say).
+	KubeNode string
 }
 
 // State is the cluster in one state.

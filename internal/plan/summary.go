@@ -32,9 +32,9 @@ func (p *Plan) Summary() string {
 		case Unknown:
 			parts = append(parts, fmt.Sprintf("%d unreachable", n))
 		case Upgrade:
-			parts = append(parts, count(n, string(a))+p.versionChange())
+			parts = append(parts, Plural(n, string(a))+p.versionChange())
 		default:
-			parts = append(parts, count(n, string(a)))
+			parts = append(parts, Plural(n, string(a)))
 		}
 	}
 
@@ -42,11 +42,11 @@ func (p *Plan) Summary() string {
 		parts = []string{"no changes"}
 	}
 
-	return fmt.Sprintf("Plan: %s — %s", count(len(p.Nodes), "node"), strings.Join(parts, ", "))
+	return fmt.Sprintf("Plan: %s — %s", Plural(len(p.Nodes), "node"), strings.Join(parts, ", "))
 }
 
-// count is "1 reboot", "3 reboots".
-func count(n int, word string) string {
+// Plural counts n of a word that takes an s: "1 reboot", "3 reboots", "0 nodes".
+func Plural(n int, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}

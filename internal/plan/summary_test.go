@@ -29,3 +29,13 @@ func TestSummary_CountsReadAsEnglish(t *testing.T) {
 		}
 	}
 }
+
+func TestPlural_OneIsSingularEveryOtherCountPlural(t *testing.T) {
+	t.Parallel()
+
+	for n, want := range map[int]string{0: "0 control planes", 1: "1 control plane", 2: "2 control planes"} {
+		if got := plan.Plural(n, "control plane"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

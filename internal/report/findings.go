@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/plan"
 )
 
 // Formats the findings views support.
@@ -83,7 +84,7 @@ func Summary(fs []finding.Finding, nodes int) string {
 		verdict = "failed"
 	}
 
-	return fmt.Sprintf("validate %s: %s checked, %s, %s, %s", verdict, plural(nodes, "node"), plural(e, "error"), plural(wn, "warning"), plural(i, "note"))
+	return fmt.Sprintf("validate %s: %s checked, %s, %s, %s", verdict, plan.Plural(nodes, "node"), plan.Plural(e, "error"), plan.Plural(wn, "warning"), plan.Plural(i, "note"))
 }
 
 func place(f finding.Finding) string {
@@ -95,14 +96,6 @@ func place(f finding.Finding) string {
 	default:
 		return ""
 	}
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-
-	return strconv.Itoa(n) + " " + word + "s"
 }
 
 func oneLine(s string) string {

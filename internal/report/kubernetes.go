@@ -13,7 +13,7 @@ func kubernetesStepLine(s plan.KubernetesStep) string {
 	case plan.K8sPreflight:
 		return "preflight: one minor at a time, a version every node's Talos supports, no removed API still in use"
 	case plan.K8sPrePull:
-		return fmt.Sprintf("pre-pull %s on every node", plural(len(s.Images), "image"))
+		return fmt.Sprintf("pre-pull %s on every node", plan.Plural(len(s.Images), "image"))
 	case plan.K8sKubelet:
 		return "kubelet → " + s.Image + ", node by node, each Node reporting the new version before the next"
 	case plan.K8sProxy:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/talops/talops/internal/images"
+	"github.com/talops/talops/internal/plan"
 )
 
 // SchematicFormats lists the formats of the schematics command.
@@ -82,7 +83,7 @@ func SchematicsText(s *images.Schematics) string {
 // SchematicsSummary is the closing line: what was counted, for which release and factory.
 func SchematicsSummary(s *images.Schematics) string {
 	line := fmt.Sprintf("%s, %s: Talos %s, platform %s, factory %s",
-		plural(len(s.Schematics), "schematic"), plural(len(s.Nodes), "node"), s.TalosVersion, s.Platform, s.ImageFactory)
+		plan.Plural(len(s.Schematics), "schematic"), plan.Plural(len(s.Nodes), "node"), s.TalosVersion, s.Platform, s.ImageFactory)
 
 	if s.Registered {
 		line += " (every schematic registered, IDs confirmed)"

@@ -10,6 +10,7 @@ import (
 	"text/template"
 
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/rules"
 )
 
@@ -53,7 +54,7 @@ func VersionsSummary(b *rules.Bump) string {
 	}
 
 	return fmt.Sprintf("versions %s: Talos %s, Kubernetes %s, %s, %s, %s, %s",
-		verdict, bumpArrow(b.Talos), bumpArrow(b.Kubernetes), plural(len(b.GPUNodes), "GPU node"), plural(e, "error"), plural(wn, "warning"), plural(i, "note"))
+		verdict, bumpArrow(b.Talos), bumpArrow(b.Kubernetes), plan.Plural(len(b.GPUNodes), "GPU node"), plan.Plural(e, "error"), plan.Plural(wn, "warning"), plan.Plural(i, "note"))
 }
 
 func bumpArrow(c rules.Change) string {
@@ -174,7 +175,7 @@ var versionsTemplates = template.Must(template.New("").Funcs(template.FuncMap{
 	"cell":    cell,
 	"text":    text,
 	"icon":    icon,
-	"plural":  plural,
+	"plural":  plan.Plural,
 	"flavour": func(g rules.GPUChange) string { return gpuFlavour(g, "—") },
 	"move": func(c rules.Change) string {
 		if !c.Changed() {

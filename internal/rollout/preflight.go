@@ -405,7 +405,7 @@ func quorumRefusal(p Preflight, live *plan.Plan, removed []plan.Node) []string {
 	case remaining < quorum && total == quorum:
 		return []string{fmt.Sprintf("removing %s would leave %d of etcd's %d members, fewer than its quorum of %d: add a control plane first, in its own apply", which, remaining, total, quorum)}
 	case remaining < quorum:
-		return []string{fmt.Sprintf("removing %s would leave %d of etcd's %d members, fewer than its quorum of %d: remove at most %d control planes per apply", which, remaining, total, quorum, total-quorum)}
+		return []string{fmt.Sprintf("removing %s would leave %d of etcd's %d members, fewer than its quorum of %d: remove at most %s per apply", which, remaining, total, quorum, plan.Plural(total-quorum, "control plane"))}
 	}
 
 	return nil

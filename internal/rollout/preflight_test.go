@@ -218,7 +218,7 @@ func TestRefusals_RemovalsAreRefusedBeforeAnyCall(t *testing.T) {
 		{
 			name: "TwoOfThreeControlPlanesWouldBreakQuorum",
 			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), cp("cp2", plan.Remove), cp("cp3", plan.Remove)), Running: running("cp1", "cp2", "cp3"), AllowRemove: true, EtcdMembers: []string{"cp1", "cp2", "cp3"}},
-			want: []string{"removing cp2, cp3 would leave 1 of etcd's 3 members, fewer than its quorum of 2: remove at most 1 control planes per apply"},
+			want: []string{"removing cp2, cp3 would leave 1 of etcd's 3 members, fewer than its quorum of 2: remove at most 1 control plane per apply"},
 		},
 		{
 			name: "OneOfTwoLeavesTooFew",

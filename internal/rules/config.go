@@ -81,7 +81,7 @@ func contractHint(in *Input, fs []finding.Finding) []finding.Finding {
 	moved := 0
 
 	for _, f := range fs {
-		if f.Code == CodeConfigInvalid && strings.Contains(f.Message, "is already set in v1alpha1 config") {
+		if f.Code == CodeConfigInvalid && movedByContract(f.Message) {
 			moved++
 		}
 	}
@@ -99,9 +99,19 @@ func contractHint(in *Input, fs []finding.Finding) []finding.Finding {
 
 	return []finding.Finding{{
 		Severity: finding.Info, Code: CodeConfigContract, File: file, Line: line, Path: "talosVersion",
-		Message: fmt.Sprintf("%d config.invalid errors say a field is set both in v1alpha1 and in its own document: Talos %s generates configs in the %s format, where those fields moved; add configVersion with the release the patches were written for (e.g. configVersion: v1.13) to keep that format",
+		Message: fmt.Sprintf("%d config.invalid errors say a v1alpha1 field conflicts with the document it moved to: Talos %s generates configs in the %s format, where those fields moved; add configVersion with the release the patches were written for (e.g. configVersion: v1.13) to keep that format",
 			moved, in.Cluster.Spec.TalosVersion, contract.String()),
 	}}
+}
+
+// movedByContract reports whether a machinery validation message says a v1alpha1 field
+// conflicts with the document a newer config contract moved it to ("kubelet config is
+// already set in v1alpha1 config (.machine.kubelet)", "UnattendedInstallConfig config is
+// incompatible with v1alpha1 config (.machine.install)"). Machinery returns these as plain
+// errors.New values, with no type or sentinel to test for: the text is all there is, and
+// this is the one place that reads it.
+func movedByContract(msg string) bool {
+	return strings.Contains(msg, "already set in v1alpha1 config") || strings.Contains(msg, "incompatible with v1alpha1 config")
 }
 
 // Placer finds the file and line that set a config path, or that hold a typed document

@@ -11,8 +11,29 @@ import (
 )
 
 // ImportedSpec encodes the talops.yaml an import writes, headed by where it came from
-// ("talhelper", "topf", "machine configs").
+// ("talhelper", "topf", "machine configs"), with configVersion pinned to the contract of
+// its talosVersion unless it sets one.
 func ImportedSpec(spec cluster.Spec, from string) ([]byte, error) {
+	if spec.ConfigVersion == "" && spec.TalosVersion != "" {
+		v, err := ConfigVersion(spec.TalosVersion)
+		if err != nil {
+			return nil, err
+		}
+
+		spec.ConfigVersion = v
+	}
+
+	var doc yaml.Node
+	if err := doc.Encode(spec); err != nil {
+		return nil, fmt.Errorf("encode talops.yaml: %w", err)
+	}
+
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		if doc.Content[i].Value == "configVersion" {
+			doc.Content[i].HeadComment = configVersionComment
+		}
+	}
+
 	var b bytes.Buffer
 
 	b.WriteString("# Imported from " + from + " by talops import; talops' docs/talops-yaml.md describes every key.\n")
@@ -20,7 +41,7 @@ func ImportedSpec(spec cluster.Spec, from string) ([]byte, error) {
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
 
-	if err := enc.Encode(spec); err != nil {
+	if err := enc.Encode(&doc); err != nil {
 		return nil, fmt.Errorf("encode talops.yaml: %w", err)
 	}
 

@@ -36,6 +36,9 @@ type Spec struct {
 	Recipients []string
 	// Plaintext says the bundle is written in clear (PlaintextBundle).
 	Plaintext bool
+	// NoHostnames leaves each node's hostname to Talos (talos-xxx-yyy) instead of a patch
+	// (NodePatch) that sets it to the node's name.
+	NoHostnames bool
 }
 
 // File is one file of the repository, its path relative to the repository directory.
@@ -100,10 +103,26 @@ func Files(s Spec) ([]File, error) {
 		worker = placeholderWorkers[1]
 	}
 
+	configVersion, err := ConfigVersion(s.TalosVersion)
+	if err != nil {
+		return nil, err
+	}
+
 	files := []File{
-		{Path: cluster.FileName, Data: []byte(talopsYAML(s, host, worker))},
+		{Path: cluster.FileName, Data: []byte(talopsYAML(s, configVersion, host, worker))},
 		{Path: SchematicFile, Data: []byte(schematicYAML)},
 		{Path: PatchAll, Data: []byte(patchAllYAML)},
+	}
+
+	if !s.NoHostnames {
+		for _, node := range s.nodes() {
+			data, err := hostnamePatch(s.TalosVersion, node)
+			if err != nil {
+				return nil, err
+			}
+
+			files = append(files, File{Path: NodePatch(node), Data: data})
+		}
 	}
 
 	if !s.Plaintext {
@@ -113,11 +132,25 @@ func Files(s Spec) ([]File, error) {
 	return append(files, File{Path: GitIgnore, Data: []byte(gitignore(s))}), nil
 }
 
-func talopsYAML(s Spec, cpAddress, workerAddress string) string {
+// nodes are the names of the nodes of a new repository: a control plane and a worker.
+func (s Spec) nodes() []string { return []string{s.Name + "-cp1", s.Name + "-worker1"} }
+
+// nodePatches is the patches: line of a node in talops.yaml ("" without one).
+func (s Spec) nodePatches(node string) string {
+	if s.NoHostnames {
+		return ""
+	}
+
+	return "\n    patches: [" + NodePatch(node) + "]"
+}
+
+func talopsYAML(s Spec, configVersion, cpAddress, workerAddress string) string {
 	cpNote := "the node's own address (EDIT when the endpoint is a VIP or a load balancer)"
 	if net.ParseIP(cpAddress) == nil {
 		cpNote = "the node's own address: EDIT, the endpoint's host name may not be it"
 	}
+
+	nodes := s.nodes()
 
 	return fmt.Sprintf(`# The cluster %[1]s, made by talops init. Edit the nodes (addresses, install disks), then
 # run talops validate. talops' docs/talops-yaml.md describes every key.
@@ -126,24 +159,27 @@ cluster:
   endpoint: %[2]s
 talosVersion: %[3]s
 kubernetesVersion: %[4]s
+%[15]s
+configVersion: %[16]s
 secrets: %[5]s
 schematics:
   base: %[6]s
 patches:
   all: [%[7]s]
 nodes:
-  - name: %[1]s-cp1
+  - name: %[11]s
     address: %[8]s  # %[9]s
     role: controlplane
     schematic: base
-    installDisk: /dev/sda  # EDIT: talosctl get disks --insecure --nodes <address> lists them
-  - name: %[1]s-worker1
+    installDisk: /dev/sda  # EDIT: talosctl get disks --insecure --nodes <address> lists them%[12]s
+  - name: %[13]s
     address: %[10]s  # EDIT: a placeholder (a documentation address)
     role: worker
     schematic: base
-    installDisk: /dev/sda  # EDIT
+    installDisk: /dev/sda  # EDIT%[14]s
 `, s.Name, s.Endpoint, s.TalosVersion, s.KubernetesVersion, s.BundleFile(), SchematicFile, PatchAll,
-		cpAddress, cpNote, workerAddress)
+		cpAddress, cpNote, workerAddress, nodes[0], s.nodePatches(nodes[0]), nodes[1], s.nodePatches(nodes[1]),
+		"# "+strings.ReplaceAll(configVersionComment, "\n", "\n# "), configVersion)
 }
 
 const schematicYAML = `# The Image Factory schematic of every node: the official system extensions its installer
@@ -177,7 +213,9 @@ func gitignore(s Spec) string {
 	out := `# What talops and talosctl write for you, never for Git: rendered configs and client configs.
 /rendered/
 talosconfig
-kubeconfig
+talosconfig.yaml
+*.talosconfig
+kubeconfig*
 `
 	if s.Plaintext {
 		out += "# The bundle in clear: encrypt it (sops encrypt) before it goes anywhere near Git.\n/" + PlaintextBundle + "\n"

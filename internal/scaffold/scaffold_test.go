@@ -84,7 +84,7 @@ func TestFiles_EncryptedRepositoryLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if got, want := paths(files), []string{"talops.yaml", "schematics/base.yaml", "patches/all.yaml", ".sops.yaml", ".gitignore"}; !slices.Equal(got, want) {
+	if got, want := paths(files), []string{"talops.yaml", "schematics/base.yaml", "patches/all.yaml", "nodes/lab-cp1.yaml", "nodes/lab-worker1.yaml", ".sops.yaml", ".gitignore"}; !slices.Equal(got, want) {
 		t.Errorf("files %v, want %v", got, want)
 	}
 
@@ -110,7 +110,7 @@ func TestFiles_EncryptedRepositoryLoads(t *testing.T) {
 			Age       string `yaml:"age"`
 		} `yaml:"creation_rules"`
 	}
-	if err := yaml.Unmarshal(files[3].Data, &sopsCfg); err != nil {
+	if err := yaml.Unmarshal(files[5].Data, &sopsCfg); err != nil {
 		t.Fatal(err)
 	}
 

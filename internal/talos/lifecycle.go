@@ -2,12 +2,15 @@ package talos
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 
 	"github.com/cosi-project/runtime/pkg/safe"
+	"github.com/cosi-project/runtime/pkg/state"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/resources/cluster"
+	"github.com/siderolabs/talos/pkg/machinery/resources/k8s"
 	"github.com/siderolabs/talos/pkg/machinery/resources/network"
 )
 
@@ -92,6 +95,26 @@ func (n *clientNode) Hostnames(ctx context.Context) ([]string, error) {
 	}
 
 	return names, nil
+}
+
+func (n *clientNode) KubeNodename(ctx context.Context) (string, error) {
+	r, err := safe.StateGetByID[*k8s.Nodename](n.with(ctx), n.c.COSI, k8s.NodenameID)
+	if err == nil && r.TypedSpec().Nodename != "" {
+		return r.TypedSpec().Nodename, nil
+	}
+
+	// A node whose kubelet is not set up yet publishes no Nodename: the kubelet will
+	// register under the hostname.
+	if err != nil && !state.IsNotFoundError(err) {
+		return "", fmt.Errorf("read nodename: %w", err)
+	}
+
+	names, err := n.Hostnames(ctx)
+	if err != nil {
+		return "", fmt.Errorf("read hostname: %w", err)
+	}
+
+	return names[0], nil
 }
 
 // Address is the host of the member's first peer URL ("" when it names none): the

@@ -35,6 +35,9 @@ type Running struct {
 	Maintenance bool
 	// Hostnames are the names the node goes by (hostname, FQDN), nil when it did not say.
 	Hostnames []string
+	// KubeNode is the name of the node's Node object in Kubernetes as the node says it
+	// ("" when it did not say).
+	KubeNode string
 }
 
 // Result is the outcome of reading one node.
@@ -87,6 +90,9 @@ type Node interface {
 	// Hostnames returns the node's hostname and, when it has a domain, its FQDN: the
 	// names etcd, discovery and Kubernetes know it by.
 	Hostnames(ctx context.Context) ([]string, error)
+	// KubeNodename returns the name the node's kubelet registers its Node object as (the
+	// Nodename resource; its hostname when it publishes none).
+	KubeNodename(ctx context.Context) (string, error)
 	Close() error
 }
 
@@ -156,6 +162,9 @@ func read(ctx context.Context, d Dialer, address string) (Running, error) {
 
 	// Only to tell the node apart from the ones talops.yaml does not name: not a failure.
 	r.Hostnames, _ = n.Hostnames(ctx) //nolint:errcheck // see above
+
+	// Only to find its Node object: apply falls back on the node's addresses.
+	r.KubeNode, _ = n.KubeNodename(ctx) //nolint:errcheck // see above
 
 	return r, nil
 }

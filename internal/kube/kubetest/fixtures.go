@@ -72,6 +72,32 @@ func (e *Env) ReadyNode(t testing.TB, name string) *corev1.Node {
 	return node
 }
 
+// NodeAddresses makes the Node report addresses as its InternalIPs (status.addresses), as a
+// kubelet does.
+func (e *Env) NodeAddresses(t testing.TB, node string, addresses ...string) *corev1.Node {
+	t.Helper()
+
+	ctx, cancel := context.WithTimeout(context.Background(), fixtureTimeout)
+	defer cancel()
+
+	n, err := e.Clientset.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get node %s: %v", node, err)
+	}
+
+	n.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: node}}
+	for _, a := range addresses {
+		n.Status.Addresses = append(n.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: a})
+	}
+
+	n, err = e.Clientset.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatalf("report the addresses of node %s: %v", node, err)
+	}
+
+	return n
+}
+
 // KubeletVersion makes the Node report version as its kubelet's (status.nodeInfo), as a
 // kubelet does after an upgrade.
 func (e *Env) KubeletVersion(t testing.TB, node, version string) *corev1.Node {

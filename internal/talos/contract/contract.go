@@ -242,7 +242,7 @@ func etcd(ctx context.Context, t *testing.T, tg Target) {
 	}
 }
 
-// hostname: the node reports its hostname, and etcd (and Talos' discovery, when enabled)
+// hostname: the node reports its hostname and the name its kubelet registers as, and etcd (and Talos' discovery, when enabled)
 // list it under that name (what tells it apart from a node talops.yaml does not name).
 func hostname(ctx context.Context, t *testing.T, tg Target) {
 	n := node(ctx, t, tg)
@@ -255,6 +255,11 @@ func hostname(ctx context.Context, t *testing.T, tg Target) {
 	members, err := n.EtcdMembers(ctx)
 	if err != nil || len(members) != 1 || members[0].Hostname != names[0] {
 		t.Errorf("etcd members %+v (%v), want one named %s", members, err, names[0])
+	}
+
+	// The kubelet registers under the hostname, or the FQDN when told to.
+	if kn, err := n.KubeNodename(ctx); err != nil || !slices.Contains(names, kn) {
+		t.Errorf("KubeNodename: %q (%v), want one of %q", kn, err, names)
 	}
 
 	// A config with discovery disabled lists no member at all; one that lists members

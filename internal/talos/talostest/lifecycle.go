@@ -303,7 +303,11 @@ func (m *machineService) wipe(ctx context.Context) error {
 	ms.TypedSpec().Status.Ready = false
 	ms.TypedSpec().Status.UnmetConditions = nil
 
-	return m.state.Update(ctx, ms)
+	if err := m.state.Update(ctx, ms); err != nil {
+		return err
+	}
+
+	return m.forgetNames(ctx)
 }
 
 // EtcdLeaveCluster takes the node out of etcd, as machined v1.14.1 does; etcd refuses to

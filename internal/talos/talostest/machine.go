@@ -123,6 +123,10 @@ func (m *machineService) activate(ctx context.Context, data []byte) error {
 		return err
 	}
 
+	if err := m.publishNames(ctx, mc.Provider()); err != nil {
+		return err
+	}
+
 	m.active, m.current = data, mc.Provider()
 
 	return nil

@@ -28,13 +28,13 @@ func (m *machineService) startMaintenance(ctx context.Context) error {
 	ext.TypedSpec().Metadata.Name = "iscsi-tools"
 	ext.TypedSpec().Metadata.Version = "v0.2.0"
 
-	for _, r := range []resource.Resource{st, ext, hostnameStatus(m.node.Name)} {
+	for _, r := range []resource.Resource{st, ext} {
 		if err := m.state.Create(ctx, r); err != nil {
 			return err
 		}
 	}
 
-	return nil
+	return m.publishNames(ctx, nil)
 }
 
 // applyMaintenance is ApplyConfiguration of machined in maintenance mode (v1.14.1,
@@ -123,6 +123,11 @@ func (m *machineService) configure(ctx context.Context, data []byte) error {
 	if err := syncStaticPods(ctx, m.state, m.node.Name, mc.Provider()); err != nil {
 		return err
 	}
+
+	if err := m.publishNames(ctx, mc.Provider()); err != nil {
+		return err
+	}
+
 	m.rebooting = true
 	timing := m.node.Reboot.withDefaults()
 

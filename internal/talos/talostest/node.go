@@ -39,7 +39,6 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/resources/cluster"
 	"github.com/siderolabs/talos/pkg/machinery/resources/config"
-	"github.com/siderolabs/talos/pkg/machinery/resources/network"
 	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
@@ -86,6 +85,12 @@ type Node struct {
 	// cluster without its CNI yet waits on {Name: "nodeReady", Reason: `node "NAME" is not
 	// ready`}. While it boots, a node waits on its last services and its Kubernetes node.
 	Unmet []runtime.UnmetCondition
+	// Hostname is the hostname the node picks when its config sets none ("": Name), as
+	// Talos picks talos-xxx-yyy: its HostnameStatus and the Nodename its kubelet registers
+	// as say it.
+	Hostname string
+	// NoNodename publishes no Nodename resource, only the HostnameStatus.
+	NoNodename bool
 }
 
 // platformName is the platform a node of that mode reports: a nocloud VM, bare metal,
@@ -224,6 +229,10 @@ func (m *machineService) startConfigured(ctx context.Context) error {
 		}
 	}
 
+	if err := m.publishNames(ctx, mc.Provider()); err != nil {
+		return err
+	}
+
 	if err := syncStaticPods(ctx, m.state, m.node.Name, mc.Provider()); err != nil {
 		return err
 	}
@@ -265,15 +274,7 @@ func nodeResources(n Node, mc *config.MachineConfig) []resource.Resource {
 	member.TypedSpec().MachineType = machineType.MachineType()
 	member.TypedSpec().OperatingSystem = "Talos (" + n.Version + ")"
 
-	return []resource.Resource{machineType, status, ext, member, hostnameStatus(n.Name)}
-}
-
-// hostnameStatus is the node's hostname as Talos reports it: its name in the fake.
-func hostnameStatus(name string) *network.HostnameStatus {
-	h := network.NewHostnameStatus(network.NamespaceName, network.HostnameID)
-	h.TypedSpec().Hostname = name
-
-	return h
+	return []resource.Resource{machineType, status, ext, member}
 }
 
 // Applied is one config a node took (dry runs are not recorded).

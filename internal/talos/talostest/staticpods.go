@@ -26,7 +26,7 @@ func registerKubernetes(ctx context.Context, st state.State) error {
 		}
 	}
 
-	for _, r := range []meta.ResourceWithRD{&k8s.StaticPodStatus{}, &k8s.Manifest{}} {
+	for _, r := range []meta.ResourceWithRD{&k8s.StaticPodStatus{}, &k8s.Manifest{}, &k8s.Nodename{}} {
 		if err := registry.NewResourceRegistry(st).Register(ctx, r); err != nil {
 			return fmt.Errorf("register %T: %w", r, err)
 		}
