@@ -54,6 +54,11 @@ func Import(in Input) (*Result, error) {
 	im := &importer{in: in, schematics: map[string]string{}}
 	im.substituteEnv(root)
 
+	// After the substitution, which would otherwise reach a merged value once per merge.
+	if err := expandMerges(in.File, root); err != nil {
+		return nil, err
+	}
+
 	return im.run(root)
 }
 
