@@ -15,6 +15,7 @@ require (
 	github.com/siderolabs/crypto v0.6.5
 	github.com/siderolabs/go-kubernetes v0.2.41
 	github.com/siderolabs/talos/pkg/machinery v1.14.1
+	go.yaml.in/yaml/v3 v3.0.5
 	go.yaml.in/yaml/v4 v4.0.0-rc.6
 	google.golang.org/grpc v1.83.2
 	google.golang.org/protobuf v1.36.12
@@ -129,7 +130,6 @@ require (
 	go.uber.org/multierr v1.11.0 // indirect
 	go.uber.org/zap v1.28.0 // indirect
 	go.yaml.in/yaml/v2 v2.4.3 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.55.0 // indirect
 	golang.org/x/exp v0.0.0-20260709172345-9ea1abe57597 // indirect
 	golang.org/x/net v0.58.0 // indirect

@@ -65,7 +65,7 @@ func (im *importer) clusterPatches(root *yaml.Node) sharedPatches {
 		cpCluster["apiServer"] = map[string]any{"certSANs": v}
 	}
 
-	if scalar(get(root, "allowSchedulingOnControlPlanes")) == "true" || scalar(get(root, "allowSchedulingOnMasters")) == "true" {
+	if boolean(get(root, "allowSchedulingOnControlPlanes")) || boolean(get(root, "allowSchedulingOnMasters")) {
 		cpCluster["allowSchedulingOnControlPlanes"] = true
 	}
 
@@ -177,7 +177,7 @@ func (im *importer) inlineManifests(n *yaml.Node) ([]any, bool) {
 
 		contents := scalar(get(m, "contents"))
 		if rel, ok := strings.CutPrefix(contents, "@"); ok {
-			data, err := im.fileContent(rel, scalar(get(m, "skipEnvsubst")) == "true")
+			data, err := im.fileContent(rel, boolean(get(m, "skipEnvsubst")))
 			if err != nil {
 				im.unsupported(lineOf(m, "contents"), "", at+".contents", err.Error()+": inlineManifests not imported")
 

@@ -38,7 +38,7 @@ func (im *importer) machineFiles(n *yaml.Node, name string, field func(string) s
 
 		content, _ := entry["content"].(string)
 		if rel, ok := strings.CutPrefix(content, "@"); ok {
-			data, err := im.fileContent(rel, scalar(get(f, "skipEnvsubst")) == "true")
+			data, err := im.fileContent(rel, boolean(get(f, "skipEnvsubst")))
 			if err != nil {
 				im.unsupported(lineOf(f, "content"), name, at+".content", err.Error()+": machineFiles not imported")
 

@@ -59,6 +59,10 @@ func Import(in Input) (*Result, error) {
 		return nil, err
 	}
 
+	if err := checkBooleans(in.File, root); err != nil {
+		return nil, err
+	}
+
 	return im.run(root)
 }
 

@@ -30,7 +30,7 @@ type op struct {
 // talhelper fields, in talhelper's order (generated fields, role patches, node patches,
 // global patches).
 func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatches map[bool][]string, shared sharedPatches, global []string) (cluster.Node, error) {
-	cp := scalar(get(n, "controlPlane")) == "true"
+	cp := boolean(get(n, "controlPlane"))
 	eff := effective(n, roles[cp])
 	name := scalar(get(n, "hostname"))
 
@@ -73,7 +73,7 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 	}
 
 	sans := strs(get(n, "certSANs"))
-	if scalar(get(n, "overrideMachineCertSANs")) != "true" {
+	if !boolean(get(n, "overrideMachineCertSANs")) {
 		sans = append(sans, strs(get(roles[cp], "certSANs"))...)
 	}
 
@@ -91,7 +91,7 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 
 	// Role patches come first (talhelper prepends them to the node's), unless the node
 	// overrides them.
-	if scalar(get(n, "overridePatches")) != "true" {
+	if !boolean(get(n, "overridePatches")) {
 		out.Patches = append(out.Patches, rolePatches[cp]...)
 	}
 
@@ -128,7 +128,7 @@ func (im *importer) machineSpec(n *yaml.Node, name string, field func(string) st
 		case "mode":
 			mode = scalar(p.value)
 		case "secureboot":
-			out.SecureBoot = scalar(p.value) == "true"
+			out.SecureBoot = boolean(p.value)
 		case "useUKI", "arch", "bootMethod", "imageSuffix":
 			// They choose boot images and kernel argument handling, not config fields.
 		default:

@@ -36,9 +36,11 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 		}
 
 		set("/machine/network/nameservers", "nameservers")
-		set("/machine/network/disableSearchDomain", "disableSearchDomain")
+		if v := get(n, "disableSearchDomain"); v != nil {
+			ops = append(ops, op{Op: "add", Path: "/machine/network/disableSearchDomain", Value: boolean(v)})
+		}
 
-		if scalar(get(n, "ignoreHostname")) != "true" {
+		if !boolean(get(n, "ignoreHostname")) {
 			ops = append(ops, op{Op: "add", Path: "/machine/network/hostname", Value: name})
 		}
 	}
@@ -82,7 +84,7 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 	}
 
 	if args := strs(get(get(get(n, "schematic"), "customization"), "extraKernelArgs")); len(args) > 0 &&
-		scalar(get(get(n, "machineSpec"), "useUKI")) != "true" && !im.contract.GrubUseUKICmdlineDefault() {
+		!boolean(get(get(n, "machineSpec"), "useUKI")) && !im.contract.GrubUseUKICmdlineDefault() {
 		ops = append(ops, op{Op: "add", Path: "/machine/install/extraKernelArgs", Value: args})
 	}
 
@@ -113,7 +115,7 @@ func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) strin
 	}
 
 	hostname := map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "hostname": name, "auto": "off"}
-	if scalar(get(n, "ignoreHostname")) == "true" {
+	if boolean(get(n, "ignoreHostname")) {
 		hostname = map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "auto": "stable"}
 	}
 
@@ -121,7 +123,7 @@ func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) strin
 
 	// talhelper writes a ResolverConfig for nameservers or disableSearchDomain, and then
 	// always says whether the default search domain is disabled.
-	ns, disable := strs(get(n, "nameservers")), scalar(get(n, "disableSearchDomain")) == "true"
+	ns, disable := strs(get(n, "nameservers")), boolean(get(n, "disableSearchDomain"))
 	if len(ns) > 0 || disable {
 		servers := make([]any, 0, len(ns))
 		for _, a := range ns {
