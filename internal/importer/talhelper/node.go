@@ -16,7 +16,7 @@ var nodeKeys = []string{
 	"schematic", "patches", "nodeLabels", "nodeAnnotations", "nodeTaints", "kernelModules", "certSANs",
 	"ignoreHostname", "networkInterfaces", "nameservers", "disableSearchDomain", "overridePatches",
 	"overrideMachineCertSANs", "machineFiles", "extensionServices", "ingressFirewall",
-	"volumes", "userVolumes",
+	"volumes", "userVolumes", "machineDisks",
 }
 
 // op is one RFC 6902 operation of a node's talhelper fields.

@@ -1,8 +1,10 @@
 package talhelper
 
 import (
+	"reflect"
 	"strings"
 
+	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -45,11 +47,23 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 		}
 	}
 
-	set("/machine/install/diskSelector", "installDiskSelector")
+	// The fields talhelper reads into Talos types, which drop the keys they do not know.
+	typedSet := func(path, key string, t reflect.Type) {
+		if v := get(n, key); v != nil {
+			if val, ok := im.typed(v, name, field(key), t); ok {
+				ops = append(ops, op{Op: "add", Path: path, Value: val})
+			}
+		}
+	}
 
-	if v := items(get(n, "kernelModules")); len(v) > 0 {
-		mods, err := plain(get(n, "kernelModules"))
-		if err == nil {
+	typedSet("/machine/install/diskSelector", "installDiskSelector", reflect.TypeFor[*v1alpha1.InstallDiskSelector]())
+
+	if len(items(get(n, "machineDisks"))) > 0 {
+		typedSet("/machine/disks", "machineDisks", reflect.TypeFor[[]*v1alpha1.MachineDisk]())
+	}
+
+	if v := get(n, "kernelModules"); len(items(v)) > 0 {
+		if mods, ok := im.typed(v, name, field("kernelModules"), reflect.TypeFor[[]*v1alpha1.KernelModuleConfig]()); ok {
 			ops = append(ops, op{Op: "add", Path: "/machine/kernel", Value: map[string]any{"modules": mods}})
 		}
 	}
@@ -77,7 +91,7 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 		ops = append(ops, op{Op: "add", Path: k.path, Value: m})
 	}
 
-	set("/machine/nodeTaints", "nodeTaints")
+	typedSet("/machine/nodeTaints", "nodeTaints", reflect.TypeFor[map[string]string]())
 
 	if files, ok := im.machineFiles(n, name, field); ok && len(files) > 0 {
 		ops = append(ops, op{Op: "add", Path: "/machine/files", Value: files})

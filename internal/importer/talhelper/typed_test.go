@@ -1,0 +1,103 @@
+package talhelper_test
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/importer/talhelper"
+)
+
+// nodeOp is the value of the operation on a path of a node's talhelper fields patch.
+func nodeOp(t *testing.T, res *talhelper.Result, path string) any {
+	t.Helper()
+
+	var ops []struct {
+		Path  string
+		Value any
+	}
+
+	text := written(t, res, "nodes/n1-talhelper.yaml")
+	if err := yaml.Unmarshal([]byte(text), &ops); err != nil {
+		t.Fatalf("%v\n%s", err, text)
+	}
+
+	for _, o := range ops {
+		if o.Path == path {
+			return o.Value
+		}
+	}
+
+	t.Fatalf("no operation on %s in\n%s", path, text)
+
+	return nil
+}
+
+// TestImport_MachineDisksAreWrittenAsTalhelperWritesThem: talhelper sets machine.disks from
+// machineDisks (deprecated, and still written).
+func TestImport_MachineDisksAreWrittenAsTalhelperWritesThem(t *testing.T) {
+	res := importText(t, head+"nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n    machineDisks:\n      - device: /dev/sdb\n        partitions:\n          - mountpoint: /var/mnt/extra\n", nil, nil)
+
+	want := []any{map[string]any{"device": "/dev/sdb", "partitions": []any{map[string]any{"mountpoint": "/var/mnt/extra"}}}}
+	if got := nodeOp(t, res, "/machine/disks"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("machine.disks: want %v, got %v", want, got)
+	}
+
+	if got := findingPlaces(res.Findings, talhelper.CodeUnsupported, "machineDisks"); len(got) > 0 {
+		t.Fatalf("machineDisks is still reported: %v", got)
+	}
+}
+
+// TestImport_TypedFieldsDropTheKeysTalhelpersTypesDoNotKnow: talhelper reads these fields
+// into Talos' Go types, which drop a key they do not know; the import drops it too, with a
+// finding at its line, and keeps the rest.
+func TestImport_TypedFieldsDropTheKeysTalhelpersTypesDoNotKnow(t *testing.T) {
+	for _, tc := range []struct {
+		name, node, path string
+		want             any
+		findings         []string
+	}{
+		{
+			"installDiskSelector.transport",
+			"    installDiskSelector:\n      size: '>= 100GB'\n      transport: nvme\n",
+			"/machine/install/diskSelector", map[string]any{"size": ">= 100GB"},
+			[]string{"10 nodes[0].installDiskSelector.transport"},
+		},
+		{
+			"a kernel module's unknown key",
+			"    kernelModules:\n      - name: zfs\n        options: []\n        load: early\n",
+			"/machine/kernel", map[string]any{"modules": []any{map[string]any{"name": "zfs"}}},
+			[]string{"10 nodes[0].kernelModules[0].options", "11 nodes[0].kernelModules[0].load"},
+		},
+		{
+			"a machine disk partition's unknown key",
+			"    machineDisks:\n      - device: /dev/sdb\n        partitions:\n          - mountpoint: /var/mnt/extra\n            fs: xfs\n",
+			"/machine/disks", []any{map[string]any{"device": "/dev/sdb", "partitions": []any{map[string]any{"mountpoint": "/var/mnt/extra"}}}},
+			[]string{"12 nodes[0].machineDisks[0].partitions[0].fs"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := importText(t, head+"nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n"+tc.node, nil, nil)
+
+			if got := nodeOp(t, res, tc.path); !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("%s: want %v, got %v", tc.path, tc.want, got)
+			}
+
+			if got := findingPlaces(res.Findings, talhelper.CodeUnsupported, "nodes[0]"); !slices.Equal(got, tc.findings) {
+				t.Fatalf("findings: want %v, got %v", tc.findings, got)
+			}
+		})
+	}
+}
+
+// TestImport_TypedFieldOfTheWrongTypeIsReportedNotWritten: talhelper fails on a value its
+// type cannot hold; the import leaves it out and says so at its line.
+func TestImport_TypedFieldOfTheWrongTypeIsReportedNotWritten(t *testing.T) {
+	res := importText(t, head+"nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n    nodeTaints:\n      dedicated: {effect: NoSchedule}\n    installDisk: /dev/sda\n", nil, nil)
+
+	if got := findingPlaces(res.Findings, talhelper.CodeUnsupported, "nodeTaints"); !slices.Equal(got, []string{"9 nodes[0].nodeTaints"}) {
+		t.Fatalf("findings: want the taints at line 9, got %v", got)
+	}
+}
