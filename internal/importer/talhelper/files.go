@@ -2,6 +2,8 @@ package talhelper
 
 import (
 	"fmt"
+	"maps"
+	"reflect"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
@@ -88,22 +90,15 @@ func (im *importer) extensionServices(n *yaml.Node, name string, field func(stri
 	var out []any
 
 	for i, s := range items(get(n, "extensionServices")) {
+		val, ok := im.typed(s, name, field(fmt.Sprintf("extensionServices[%d]", i)), reflect.TypeFor[extensionServiceEntry]())
+		if !ok {
+			continue
+		}
+
 		doc := map[string]any{"apiVersion": "v1alpha1", "kind": "ExtensionServiceConfig"}
 
-		for _, p := range pairs(s) {
-			v, err := plain(p.value)
-			if err != nil {
-				im.unsupported(p.line, name, field(fmt.Sprintf("extensionServices[%d].%s", i, p.key)), "not readable; not imported")
-
-				continue
-			}
-
-			switch p.key {
-			case "name", "configFiles", "environment":
-				doc[p.key] = v
-			default:
-				im.unsupported(p.line, name, field(fmt.Sprintf("extensionServices[%d].%s", i, p.key)), "unknown to talops; not imported")
-			}
+		if m, isMap := val.(map[string]any); isMap {
+			maps.Copy(doc, m)
 		}
 
 		out = append(out, doc)

@@ -1,8 +1,10 @@
 package talhelper_test
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v4"
@@ -99,5 +101,62 @@ func TestImport_TypedFieldOfTheWrongTypeIsReportedNotWritten(t *testing.T) {
 
 	if got := findingPlaces(res.Findings, talhelper.CodeUnsupported, "nodeTaints"); !slices.Equal(got, []string{"9 nodes[0].nodeTaints"}) {
 		t.Fatalf("findings: want the taints at line 9, got %v", got)
+	}
+}
+
+// TestImport_DocumentFieldsDropTheKeysTalhelpersTypesDoNotKnow: volumes, the firewall and
+// extension services keep their documents when an entry has a key talhelper's types do not
+// know: the key alone is dropped, with a finding at its line.
+func TestImport_DocumentFieldsDropTheKeysTalhelpersTypesDoNotKnow(t *testing.T) {
+	for _, tc := range []struct {
+		name, node, kind, key string
+		findings              []string
+	}{
+		{
+			"a volume's unknown key",
+			"    volumes:\n      - name: EPHEMERAL\n        provisioning:\n          maxSize: 50GiB\n          shrink: true\n",
+			"VolumeConfig", "shrink", []string{"12 nodes[0].volumes[0].provisioning.shrink"},
+		},
+		{
+			"a firewall rule's unknown key",
+			"    ingressFirewall:\n      defaultAction: block\n      rules:\n        - name: kubelet\n          portSelector: {ports: [10250], protocol: tcp}\n          ingress: [{subnet: 10.0.0.0/8}]\n          comment: the kubelet\n",
+			"NetworkRuleConfig", "comment", []string{"14 nodes[0].ingressFirewall.rules[0].comment"},
+		},
+		{
+			"an extension service's unknown key",
+			"    extensionServices:\n      - name: tailscale\n        environment: [TS_HOSTNAME=n1]\n        enabled: true\n",
+			"ExtensionServiceConfig", "enabled", []string{"11 nodes[0].extensionServices[0].enabled"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := importText(t, head+"nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n"+tc.node, nil, nil)
+
+			docs := written(t, res, "nodes/n1-documents.yaml")
+
+			var kinds []string
+
+			dec := yaml.NewDecoder(strings.NewReader(docs))
+
+			for {
+				var d map[string]any
+				if dec.Decode(&d) != nil {
+					break
+				}
+
+				kinds = append(kinds, fmt.Sprint(d["kind"]))
+
+				if d["kind"] == tc.kind && strings.Contains(fmt.Sprint(d), tc.key+":") {
+					t.Fatalf("the unknown key is written:\n%s", docs)
+				}
+			}
+
+			if !slices.Contains(kinds, tc.kind) {
+				t.Fatalf("no %s among %v:\n%s", tc.kind, kinds, docs)
+			}
+
+			if got := findingPlaces(res.Findings, talhelper.CodeUnsupported, "nodes[0]"); !slices.Equal(got, tc.findings) {
+				t.Fatalf("findings: want %v, got %v", tc.findings, got)
+			}
+		})
 	}
 }
