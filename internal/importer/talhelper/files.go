@@ -56,8 +56,8 @@ func (im *importer) machineFiles(n *yaml.Node, name string, field func(string) s
 	return out, true
 }
 
-// fileContent reads a machine file's contents. Substituting variables in them is
-// talhelper's YAML-only substitution, which the import does not reproduce.
+// fileContent reads a machine file's or an inline manifest's contents, substituted as
+// talhelper substitutes them unless skipEnvsubst.
 func (im *importer) fileContent(rel string, skipEnvsubst bool) (string, error) {
 	clean, err := cleanRel(rel)
 	if err != nil {
@@ -77,8 +77,8 @@ func (im *importer) fileContent(rel string, skipEnvsubst bool) (string, error) {
 		return "", fmt.Errorf("%s is SOPS-encrypted: talops would write it in clear", clean)
 	}
 
-	if !skipEnvsubst && strings.Contains(string(data), "$") {
-		return "", fmt.Errorf("%s uses variables talhelper substitutes (set skipEnvsubst: true if it should not)", clean)
+	if !skipEnvsubst {
+		return im.substituteFile(clean, data)
 	}
 
 	return string(data), nil

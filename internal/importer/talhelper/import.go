@@ -52,7 +52,9 @@ func Import(in Input) (*Result, error) {
 	}
 
 	im := &importer{in: in, schematics: map[string]string{}}
-	im.substituteEnv(root)
+	if err := im.substituteEnv(root); err != nil {
+		return nil, err
+	}
 
 	// After the substitution, which would otherwise reach a merged value once per merge.
 	if err := expandMerges(in.File, root); err != nil {

@@ -113,7 +113,12 @@ func (im *importer) patchFile(rel string) ([]byte, error) {
 	changed := false
 
 	for _, d := range docs {
-		changed = im.substituteIn(d, rel) || changed
+		c, err := im.substituteIn(d, rel)
+		if err != nil {
+			return nil, err
+		}
+
+		changed = c || changed
 	}
 
 	if !changed {
