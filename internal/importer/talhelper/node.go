@@ -16,7 +16,7 @@ var nodeKeys = []string{
 	"schematic", "patches", "nodeLabels", "nodeAnnotations", "nodeTaints", "kernelModules", "certSANs",
 	"ignoreHostname", "networkInterfaces", "nameservers", "disableSearchDomain", "overridePatches",
 	"overrideMachineCertSANs", "machineFiles", "extensionServices", "ingressFirewall",
-	"volumes", "userVolumes", "machineDisks",
+	"volumes", "userVolumes", "machineDisks", "extraManifests", "overrideExtraManifests",
 }
 
 // op is one RFC 6902 operation of a node's talhelper fields.
@@ -97,18 +97,19 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 
 	out.Patches = append(out.Patches, im.patchList(get(n, "patches"), "node-"+name)...)
 	out.Patches = append(out.Patches, global...)
+	out.Patches = append(out.Patches, im.extraManifests(n, roles[cp], name, field)...)
 
 	return out, nil
 }
 
 // effective is the node with the role section's fields it does not set itself, as
-// talhelper merges them (patches and certSANs are handled on their own).
+// talhelper merges them (patches, certSANs and extraManifests are handled on their own).
 func effective(n, role *yaml.Node) *yaml.Node {
 	out := &yaml.Node{Kind: yaml.MappingNode, Line: n.Line}
 	out.Content = append(out.Content, deref(n).Content...)
 
 	for _, p := range pairs(role) {
-		if p.key == "patches" || p.key == "certSANs" || get(n, p.key) != nil {
+		if p.key == "patches" || p.key == "certSANs" || p.key == "extraManifests" || get(n, p.key) != nil {
 			continue
 		}
 
