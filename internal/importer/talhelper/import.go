@@ -82,6 +82,12 @@ func (im *importer) run(root *yaml.Node) (*Result, error) {
 		Secrets:           im.in.Secrets,
 	}
 
+	if scalar(get(root, "talosVersion")) == "" {
+		spec.TalosVersion = defaultTalosVersion
+		im.warn(lineOf(root, "talosVersion"), "", "talosVersion",
+			"not set: talhelper v3.1.16 (the release the import reproduces) takes the Talos release it was built with, "+defaultTalosVersion+", and so does talops.yaml: check it is the one your nodes run")
+	}
+
 	for _, req := range []struct{ key, value string }{
 		{"clusterName", spec.Cluster.Name}, {"endpoint", spec.Cluster.Endpoint},
 		{"talosVersion", spec.TalosVersion}, {"kubernetesVersion", spec.KubernetesVersion},
@@ -212,6 +218,10 @@ func (im *importer) imageFactory(n *yaml.Node) string {
 
 	return protocol + "://" + registry
 }
+
+// defaultTalosVersion is the Talos release talhelper v3.1.16 uses when talosVersion is not
+// set (its LatestTalosVersion): the release the oracle tests build it from.
+const defaultTalosVersion = "v1.13.8"
 
 const defaultInstallerTmpl = "{{.RegistryURL}}/{{.Mode}}-installer{{if .Secureboot}}-secureboot{{end}}/{{.ID}}:{{.Version}}"
 
