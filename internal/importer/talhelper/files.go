@@ -19,24 +19,18 @@ func (im *importer) machineFiles(n *yaml.Node, name string, field func(string) s
 
 	for i, f := range items(get(n, "machineFiles")) {
 		at := field(fmt.Sprintf("machineFiles[%d]", i))
-		entry := map[string]any{}
 
-		for _, p := range pairs(f) {
-			switch p.key {
-			case "skipEnvsubst":
-			case "permissions":
-				v, err := plain(p.value)
-				if err != nil {
-					im.unsupported(p.line, name, at+"."+p.key, "not readable; machineFiles not imported")
-
-					return nil, false
-				}
-
-				entry[p.key] = v
-			default:
-				entry[p.key] = scalar(p.value)
-			}
+		val, ok := im.typed(f, name, at, reflect.TypeFor[machineFileEntry]())
+		if !ok {
+			return nil, false
 		}
+
+		entry := map[string]any{}
+		if m, isMap := val.(map[string]any); isMap {
+			maps.Copy(entry, m)
+		}
+
+		delete(entry, "skipEnvsubst")
 
 		content, _ := entry["content"].(string)
 		if rel, ok := strings.CutPrefix(content, "@"); ok {

@@ -4,6 +4,7 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/config/types/block"
 	"github.com/siderolabs/talos/pkg/machinery/config/types/network"
 	"github.com/siderolabs/talos/pkg/machinery/config/types/runtime/extensions"
+	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
 	"github.com/siderolabs/talos/pkg/machinery/nethelpers"
 )
 
@@ -35,6 +36,19 @@ type (
 			PortSelector network.RulePortSelector `yaml:"portSelector"`
 			Ingress      network.IngressConfig    `yaml:"ingress"`
 		} `yaml:"rules"`
+	}
+
+	// machineFileEntry is a machineFiles entry: a machine.files entry and skipEnvsubst.
+	machineFileEntry struct {
+		v1alpha1.MachineFile `yaml:",inline"`
+		SkipEnvsubst         bool `yaml:"skipEnvsubst"`
+	}
+
+	// inlineManifestEntry is an inlineManifests entry: a cluster.inlineManifests entry and
+	// skipEnvsubst.
+	inlineManifestEntry struct {
+		v1alpha1.ClusterInlineManifest `yaml:",inline"`
+		SkipEnvsubst                   bool `yaml:"skipEnvsubst"`
 	}
 
 	// extensionServiceEntry is an extensionServices entry, an ExtensionServiceConfig.

@@ -74,6 +74,12 @@ func TestImport_TypedFieldsDropTheKeysTalhelpersTypesDoNotKnow(t *testing.T) {
 			[]string{"10 nodes[0].kernelModules[0].options", "11 nodes[0].kernelModules[0].load"},
 		},
 		{
+			"a machine file's unknown key",
+			"    machineFiles:\n      - path: /var/etc/x\n        op: create\n        permissions: 0o644\n        content: hi\n        owner: root\n",
+			"/machine/files", []any{map[string]any{"path": "/var/etc/x", "op": "create", "permissions": 420, "content": "hi"}},
+			[]string{"13 nodes[0].machineFiles[0].owner"},
+		},
+		{
 			"a machine disk partition's unknown key",
 			"    machineDisks:\n      - device: /dev/sdb\n        partitions:\n          - mountpoint: /var/mnt/extra\n            fs: xfs\n",
 			"/machine/disks", []any{map[string]any{"device": "/dev/sdb", "partitions": []any{map[string]any{"mountpoint": "/var/mnt/extra"}}}},
@@ -158,5 +164,29 @@ func TestImport_DocumentFieldsDropTheKeysTalhelpersTypesDoNotKnow(t *testing.T) 
 				t.Fatalf("findings: want %v, got %v", tc.findings, got)
 			}
 		})
+	}
+}
+
+// TestImport_ClusterFieldsDropTheKeysTalhelpersTypesDoNotKnow: cniConfig and
+// inlineManifests entries keep what Talos' types know; another key is a finding at its line.
+func TestImport_ClusterFieldsDropTheKeysTalhelpersTypesDoNotKnow(t *testing.T) {
+	talconfig := head + "cniConfig:\n  name: custom\n  urls: [https://example.org/cni.yaml]\n  vendor: x\ninlineManifests:\n  - name: ns\n    contents: 'kind: Namespace'\n    namespace: kube-system\nnodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n"
+
+	res := importText(t, talconfig, nil, nil)
+
+	patch := written(t, res, "patches/talhelper-cluster.yaml")
+	for _, want := range []string{"name: custom", "https://example.org/cni.yaml", "name: ns", "contents: 'kind: Namespace'"} {
+		if !strings.Contains(patch, want) {
+			t.Fatalf("want %q in\n%s", want, patch)
+		}
+	}
+
+	if strings.Contains(patch, "vendor") || strings.Contains(patch, "kube-system") {
+		t.Fatalf("an unknown key is written:\n%s", patch)
+	}
+
+	want := []string{"8 cniConfig.vendor", "12 inlineManifests[0].namespace"}
+	if got := findingPlaces(res.Findings, talhelper.CodeUnsupported, ""); !slices.Equal(got, want) {
+		t.Fatalf("findings: want %v, got %v", want, got)
 	}
 }
