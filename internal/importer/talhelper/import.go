@@ -71,7 +71,8 @@ func Import(in Input) (*Result, error) {
 func (im *importer) run(root *yaml.Node) (*Result, error) {
 	for _, p := range pairs(root) {
 		if !slices.Contains(topKeys, p.key) {
-			im.unsupported(p.line, "", p.key, "talops has no equivalent; not imported")
+			// topKeys are every key of talhelper's own config: any other it ignores.
+			im.unsupported(p.line, "", p.key, "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 

@@ -19,6 +19,10 @@ var nodeKeys = []string{
 	"volumes", "userVolumes", "machineDisks", "extraManifests", "overrideExtraManifests",
 }
 
+// talhelperOnlyNodeKeys are the node keys talhelper reads that the import does not: they
+// shape talhelper's own work (schematic validation, output file names), not the config.
+var talhelperOnlyNodeKeys = []string{"noSchematicValidate", "filenameTmpl"}
+
 // op is one RFC 6902 operation of a node's talhelper fields.
 type op struct {
 	Op    string `yaml:"op"`
@@ -44,8 +48,10 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 		switch {
 		case p.key == "imageSchematic":
 			im.note(p.line, name, field(p.key), "it shapes talhelper's boot image URLs only, not the config: talops schematics lists the boot images of the node's schematic")
-		case !slices.Contains(nodeKeys, p.key):
+		case slices.Contains(talhelperOnlyNodeKeys, p.key):
 			im.unsupported(p.line, name, field(p.key), "talops has no equivalent; not imported")
+		case !slices.Contains(nodeKeys, p.key):
+			im.unsupported(p.line, name, field(p.key), "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 

@@ -76,6 +76,11 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 			continue
 		}
 
+		// talhelper reads them as a map of strings, and fails on anything else.
+		if _, ok := im.typed(v, name, field(k.key), reflect.TypeFor[map[string]string]()); !ok {
+			continue
+		}
+
 		m := map[string]string{}
 
 		for _, p := range pairs(v) {

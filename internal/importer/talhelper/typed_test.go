@@ -103,10 +103,40 @@ func TestImport_TypedFieldsDropTheKeysTalhelpersTypesDoNotKnow(t *testing.T) {
 // TestImport_TypedFieldOfTheWrongTypeIsReportedNotWritten: talhelper fails on a value its
 // type cannot hold; the import leaves it out and says so at its line.
 func TestImport_TypedFieldOfTheWrongTypeIsReportedNotWritten(t *testing.T) {
-	res := importText(t, head+"nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n    nodeTaints:\n      dedicated: {effect: NoSchedule}\n    installDisk: /dev/sda\n", nil, nil)
+	for _, key := range []string{"nodeTaints", "nodeLabels", "nodeAnnotations"} {
+		t.Run(key, func(t *testing.T) {
+			res := importText(t, head+"nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n    "+key+":\n      dedicated: {effect: NoSchedule}\n    installDisk: /dev/sda\n", nil, nil)
 
-	if got := findingPlaces(res.Findings, talhelper.CodeUnsupported, "nodeTaints"); !slices.Equal(got, []string{"9 nodes[0].nodeTaints"}) {
-		t.Fatalf("findings: want the taints at line 9, got %v", got)
+			if got := findingPlaces(res.Findings, talhelper.CodeUnsupported, key); !slices.Equal(got, []string{"9 nodes[0]." + key}) {
+				t.Fatalf("findings: want the %s at line 9, got %v", key, got)
+			}
+
+			if hasFile(res, "nodes/n1-talhelper.yaml") && strings.Contains(written(t, res, "nodes/n1-talhelper.yaml"), "dedicated") {
+				t.Fatalf("the value is written:\n%s", written(t, res, "nodes/n1-talhelper.yaml"))
+			}
+		})
+	}
+}
+
+// TestImport_NodeKeysSayWhetherTalhelperKnowsThem: a key talhelper ignores is said to be
+// unknown to it; one it reads for its own work only is said to have no talops equivalent.
+func TestImport_NodeKeysSayWhetherTalhelperKnowsThem(t *testing.T) {
+	res := importText(t, head+"nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n    rack: r1\n    filenameTmpl: x.yaml\n", nil, nil)
+
+	var got []string
+
+	for _, f := range res.Findings {
+		if f.Code == talhelper.CodeUnsupported {
+			got = append(got, f.Path+": "+f.Message)
+		}
+	}
+
+	want := []string{
+		"nodes[0].rack: unknown to talhelper, which ignores it: not imported",
+		"nodes[0].filenameTmpl: talops has no equivalent; not imported",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("want %q, got %q", want, got)
 	}
 }
 
