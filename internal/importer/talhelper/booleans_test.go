@@ -75,3 +75,23 @@ func TestImport_WhatTalhelperCannotReadAsABooleanIsRefusedAtItsLine(t *testing.T
 		})
 	}
 }
+
+// TestImport_DisableSearchDomainBeforeTheMultidocContractIsSetOnlyWhenTrue: talhelper sets
+// machine.network.disableSearchDomain for a true value (yes included) and leaves it out
+// otherwise.
+func TestImport_DisableSearchDomainBeforeTheMultidocContractIsSetOnlyWhenTrue(t *testing.T) {
+	for value, want := range map[string]bool{"yes": true, "true": true, "false": false, "no": false} {
+		t.Run(value, func(t *testing.T) {
+			res := importText(t, strings.Replace(head, "v1.12.4", "v1.11.5", 1)+"nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n    disableSearchDomain: "+value+"\n", nil, nil)
+
+			ops := written(t, res, "nodes/n1-talhelper.yaml")
+			if got := strings.Contains(ops, "path: /machine/network/disableSearchDomain\n  value: true"); got != want {
+				t.Fatalf("disableSearchDomain set to true: want %v, got %v in\n%s", want, got, ops)
+			}
+
+			if !want && strings.Contains(ops, "disableSearchDomain") {
+				t.Fatalf("a false disableSearchDomain is written:\n%s", ops)
+			}
+		})
+	}
+}

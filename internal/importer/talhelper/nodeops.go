@@ -38,8 +38,9 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 		}
 
 		set("/machine/network/nameservers", "nameservers")
-		if v := get(n, "disableSearchDomain"); v != nil {
-			ops = append(ops, op{Op: "add", Path: "/machine/network/disableSearchDomain", Value: boolean(v)})
+		// talhelper sets it only when true.
+		if boolean(get(n, "disableSearchDomain")) {
+			ops = append(ops, op{Op: "add", Path: "/machine/network/disableSearchDomain", Value: true})
 		}
 
 		if !boolean(get(n, "ignoreHostname")) {
