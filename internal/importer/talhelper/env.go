@@ -12,7 +12,7 @@ import (
 // (github.com/a8m/envsubst) reads them: $NAME and ${NAME...}, names of letters, digits and
 // underscores; $$ is a dollar sign. It only names variables for the lookup and the findings:
 // the substitution itself is the library's.
-var referencePattern = regexp.MustCompile(`\$\$|\$\{?([\p{L}\p{N}_]+)`)
+var referencePattern = regexp.MustCompile(`\$\$|\$\{?([\p{L}\p{Nd}_]+)`)
 
 // envResult is what substituting a text did: the text, the variables it used (set and not
 // empty), those talhelper refuses to run without (unset or empty where the form has no
