@@ -155,6 +155,6 @@ func (im *importer) machineSpec(n *yaml.Node, name string, field func(string) st
 	case scalar(get(n, "talosImageURL")) != "":
 		out.Schematic = im.imageURLSchematic(n, name, field)
 	case s != nil:
-		out.Schematic = im.schematic(s, name)
+		out.Schematic = im.schematic(s, name, field("schematic"))
 	}
 }

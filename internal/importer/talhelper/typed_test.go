@@ -220,3 +220,19 @@ func TestImport_ClusterFieldsDropTheKeysTalhelpersTypesDoNotKnow(t *testing.T) {
 		t.Fatalf("findings: want %v, got %v", want, got)
 	}
 }
+
+// TestImport_SchematicDropsTheKeysTheFactorysTypeDoesNotKnow: talhelper reads a node's
+// schematic into the Image Factory's type; a key it does not know is dropped with a
+// finding, and the schematic file talops reads strictly does not carry it.
+func TestImport_SchematicDropsTheKeysTheFactorysTypeDoesNotKnow(t *testing.T) {
+	res := importText(t, head+"nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n    schematic:\n      customization:\n        systemExtensions:\n          officialExtensions: [siderolabs/iscsi-tools]\n        extensions: [siderolabs/zfs]\n", nil, nil)
+
+	file := written(t, res, "schematics/n1.yaml")
+	if !strings.Contains(file, "siderolabs/iscsi-tools") || strings.Contains(file, "siderolabs/zfs") {
+		t.Fatalf("want iscsi-tools and not the unknown key's zfs:\n%s", file)
+	}
+
+	if got := findingPlaces(res.Findings, talhelper.CodeUnsupported, "schematic"); !slices.Equal(got, []string{"12 nodes[0].schematic.customization.extensions"}) {
+		t.Fatalf("findings: want the unknown key at line 12, got %v", got)
+	}
+}
