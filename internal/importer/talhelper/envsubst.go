@@ -58,10 +58,7 @@ func (im *importer) substituteIn(root *yaml.Node, file string) (changed bool, er
 			}
 
 			seen = append(seen, name)
-			im.res.Findings = append(im.res.Findings, finding.Finding{
-				Severity: finding.Warning, Code: CodeSubstituted, File: file, Line: n.Line, Path: "${" + name + "}",
-				Message: fmt.Sprintf("talops has no environment substitution: the value of %s is written into the imported files (move it to a patch of its own, and keep it out of Git if it is a secret)", name),
-			})
+			im.substituted(file, n.Line, name)
 		}
 
 		for _, name := range res.failed {
@@ -84,4 +81,13 @@ func (im *importer) substituteIn(root *yaml.Node, file string) (changed bool, er
 	})
 
 	return changed, err
+}
+
+// substituted says that a variable's value was written into the imported files, never the
+// value itself.
+func (im *importer) substituted(file string, line int, name string) {
+	im.res.Findings = append(im.res.Findings, finding.Finding{
+		Severity: finding.Warning, Code: CodeSubstituted, File: file, Line: line, Path: "${" + name + "}",
+		Message: fmt.Sprintf("talops has no environment substitution: the value of %s is written into the imported files (move it to a patch of its own, and keep it out of Git if it is a secret)", name),
+	})
 }

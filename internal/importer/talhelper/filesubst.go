@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	yaml3 "go.yaml.in/yaml/v3"
-
-	"github.com/talops/talops/internal/finding"
 )
 
 // substituteFile does to an @file's contents what talhelper does unless skipEnvsubst: it
@@ -37,10 +35,7 @@ func (im *importer) substituteFile(rel string, data []byte) (string, error) {
 	}
 
 	for _, name := range res.used {
-		im.res.Findings = append(im.res.Findings, finding.Finding{
-			Severity: finding.Warning, Code: CodeSubstituted, File: rel, Path: "${" + name + "}",
-			Message: fmt.Sprintf("talops has no environment substitution: the value of %s is written into the imported files (move it to a patch of its own, and keep it out of Git if it is a secret)", name),
-		})
+		im.substituted(rel, 0, name)
 	}
 
 	return res.out, nil
