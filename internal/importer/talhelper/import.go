@@ -206,10 +206,11 @@ func (im *importer) imageFactory(n *yaml.Node) string {
 			if scalar(p.value) != defaultInstallerTmpl {
 				im.unsupported(p.line, "", "imageFactory."+p.key, "talops names installers <factory>/<platform>-installer[-secureboot]/<id>:<version>; this template is not imported")
 			}
-		case "imageURLTmpl":
+		case "ISOURLTmpl":
+			// talhelper's key for its boot image URL template.
 			im.note(p.line, "", "imageFactory."+p.key, "boot image URLs are talops' own (talops schematics lists them); the template is not needed")
 		default:
-			im.unsupported(p.line, "", "imageFactory."+p.key, "unknown to talops; not imported")
+			im.unsupported(p.line, "", "imageFactory."+p.key, "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 

@@ -139,7 +139,7 @@ func (im *importer) machineSpec(n *yaml.Node, name string, field func(string) st
 		case "useUKI", "arch", "bootMethod", "imageSuffix":
 			// They choose boot images and kernel argument handling, not config fields.
 		default:
-			im.unsupported(p.line, name, field("machineSpec."+p.key), "talops has no equivalent; not imported")
+			im.unsupported(p.line, name, field("machineSpec."+p.key), "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 

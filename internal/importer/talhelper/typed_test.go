@@ -236,3 +236,24 @@ func TestImport_SchematicDropsTheKeysTheFactorysTypeDoesNotKnow(t *testing.T) {
 		t.Fatalf("findings: want the unknown key at line 12, got %v", got)
 	}
 }
+
+// TestImport_KeysTalhelperIgnoresAreSaidToBeUnknownToIt: below imageFactory and
+// machineSpec too; imageFactory's ISOURLTmpl is talhelper's, and only a note.
+func TestImport_KeysTalhelperIgnoresAreSaidToBeUnknownToIt(t *testing.T) {
+	res := importText(t, head+"imageFactory:\n  ISOURLTmpl: x\n  imageURLTmpl: y\nnodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n    machineSpec:\n      platform: metal\n", nil, nil)
+
+	var got []string
+
+	for _, f := range res.Findings {
+		got = append(got, string(f.Severity)+" "+f.Path+": "+f.Message)
+	}
+
+	want := []string{
+		"warning imageFactory.imageURLTmpl: unknown to talhelper, which ignores it: not imported",
+		"warning nodes[0].machineSpec.platform: unknown to talhelper, which ignores it: not imported",
+		"info imageFactory.ISOURLTmpl: boot image URLs are talops' own (talops schematics lists them); the template is not needed",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("want %q, got %q", want, got)
+	}
+}
