@@ -13,7 +13,7 @@ import (
 // FuzzImportTalhelper: no talconfig makes the import panic; one it imports starts with
 // talops.yaml, and one it refuses is refused as an input error or with no result.
 func FuzzImportTalhelper(f *testing.F) {
-	for _, dir := range []string{"fields", "documents", "jfroy-flatops", "lukeevans-talos-cluster"} {
+	for _, dir := range []string{"fields", "documents", "shapes", "jfroy-flatops", "lukeevans-talos-cluster"} {
 		data, err := os.ReadFile(filepath.Join("testdata", dir, "talconfig.yaml"))
 		if err != nil {
 			f.Fatal(err)
