@@ -22,10 +22,7 @@ func (im *importer) substituteEnv(root *yaml.Node) error {
 // substituteIn substitutes the scalars of one file. A value talhelper's envsubst cannot
 // read at all (a ${ never closed on its line) is an error at its line: talhelper stops there.
 func (im *importer) substituteIn(root *yaml.Node, file string) (changed bool, err error) {
-	lookup := im.in.Lookup
-	if lookup == nil {
-		lookup = func(string) (string, bool) { return "", false }
-	}
+	lookup := im.lookup()
 
 	var seen []string
 
@@ -90,4 +87,13 @@ func (im *importer) substituted(file string, line int, name string) {
 		Severity: finding.Warning, Code: CodeSubstituted, File: file, Line: line, Path: "${" + name + "}",
 		Message: fmt.Sprintf("talops has no environment substitution: the value of %s is written into the imported files (move it to a patch of its own, and keep it out of Git if it is a secret)", name),
 	})
+}
+
+// lookup is the environment talhelper substitutes from; without one nothing is set.
+func (im *importer) lookup() func(string) (string, bool) {
+	if im.in.Lookup == nil {
+		return func(string) (string, bool) { return "", false }
+	}
+
+	return im.in.Lookup
 }

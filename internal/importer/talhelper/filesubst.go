@@ -20,10 +20,7 @@ func (im *importer) substituteFile(rel string, data []byte) (string, error) {
 		return "", fmt.Errorf("%s is read as YAML by talhelper before it substitutes variables, and is not YAML (set skipEnvsubst: true to take it as it is)", rel)
 	}
 
-	lookup := im.in.Lookup
-	if lookup == nil {
-		lookup = func(string) (string, bool) { return "", false }
-	}
+	lookup := im.lookup()
 
 	res := substitute(string(stripped), lookup)
 	if res.invalid {
