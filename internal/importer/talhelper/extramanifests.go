@@ -27,7 +27,7 @@ func (im *importer) extraManifests(n, role *yaml.Node, name string, field func(s
 		list = append(list, entry{it, field(fmt.Sprintf("extraManifests[%d]", i))})
 	}
 
-	if !boolean(get(n, "overrideExtraManifests")) {
+	if !boolean(get(n, "overrideExtraManifests")) || zero(get(n, "extraManifests"), "extraManifests") {
 		for i, it := range items(get(role, "extraManifests")) {
 			list = append(list, entry{it, fmt.Sprintf("%s.extraManifests[%d]", roleName(n), i)})
 		}

@@ -120,6 +120,7 @@ func (im *importer) run(root *yaml.Node) (*Result, error) {
 
 	global := im.patchList(get(root, "patches"), "global")
 	roles := map[bool]*yaml.Node{true: get(root, "controlPlane"), false: get(root, "worker")}
+	im.groupKeys(root)
 	rolePatches := map[bool][]string{
 		true:  im.patchList(get(roles[true], "patches"), "controlplane"),
 		false: im.patchList(get(roles[false], "patches"), "worker"),

@@ -78,8 +78,10 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 		out.Patches = append(out.Patches, shared.controlPlane)
 	}
 
+	// talhelper appends the group's certSANs, patches and extraManifests unless the node
+	// overrides them, and still takes the group's when the node's own are zero.
 	sans := strs(get(n, "certSANs"))
-	if !boolean(get(n, "overrideMachineCertSANs")) {
+	if !boolean(get(n, "overrideMachineCertSANs")) || zero(get(n, "certSANs"), "certSANs") {
 		sans = append(sans, strs(get(roles[cp], "certSANs"))...)
 	}
 
@@ -97,7 +99,7 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 
 	// Role patches come first (talhelper prepends them to the node's), unless the node
 	// overrides them.
-	if !boolean(get(n, "overridePatches")) {
+	if !boolean(get(n, "overridePatches")) || zero(get(n, "patches"), "patches") {
 		out.Patches = append(out.Patches, rolePatches[cp]...)
 	}
 
@@ -106,23 +108,6 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 	out.Patches = append(out.Patches, im.extraManifests(n, roles[cp], name, field)...)
 
 	return out, nil
-}
-
-// effective is the node with the role section's fields it does not set itself, as
-// talhelper merges them (patches, certSANs and extraManifests are handled on their own).
-func effective(n, role *yaml.Node) *yaml.Node {
-	out := &yaml.Node{Kind: yaml.MappingNode, Line: n.Line}
-	out.Content = append(out.Content, deref(n).Content...)
-
-	for _, p := range pairs(role) {
-		if p.key == "patches" || p.key == "certSANs" || p.key == "extraManifests" || get(n, p.key) != nil {
-			continue
-		}
-
-		out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: p.key, Line: p.line}, p.value)
-	}
-
-	return out
 }
 
 // machineSpec maps the installer flavour: mode is talops' platform (one per cluster),
