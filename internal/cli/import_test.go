@@ -50,6 +50,16 @@ var talhelperCases = []talhelperCase{
 		knownDifferences: map[string][]string{"cp1": {"v1alpha1: differs at line 51 (machine.nodeLabels.templated)"}},
 	},
 	{
+		// Written for the tests: the shapes of issue 25 (no talosVersion, merge keys, YAML 1.1
+		// booleans, envsubst defaults, keys talhelper's types drop, machineDisks,
+		// extraManifests, an inline patch ending in a block scalar), on talhelper's default
+		// release.
+		dir:     "shapes",
+		outputs: map[string]string{"cp1": "shapes-cp1.yaml", "w1": "shapes-w1.yaml"},
+		// The global patch writes machine.files, which Talos deprecates.
+		validateWarnings: []string{"config.warning"},
+	},
+	{
 		dir: "jfroy-flatops",
 		outputs: map[string]string{
 			"kantai1": "kantai-kantai1.yaml", "kantai2": "kantai-kantai2.yaml", "kantai3": "kantai-kantai3.yaml",

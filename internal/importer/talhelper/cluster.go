@@ -3,8 +3,10 @@ package talhelper
 import (
 	"bytes"
 	"fmt"
+	"reflect"
 	"strings"
 
+	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -65,7 +67,7 @@ func (im *importer) clusterPatches(root *yaml.Node) sharedPatches {
 		cpCluster["apiServer"] = map[string]any{"certSANs": v}
 	}
 
-	if scalar(get(root, "allowSchedulingOnControlPlanes")) == "true" || scalar(get(root, "allowSchedulingOnMasters")) == "true" {
+	if boolean(get(root, "allowSchedulingOnControlPlanes")) || boolean(get(root, "allowSchedulingOnMasters")) {
 		cpCluster["allowSchedulingOnControlPlanes"] = true
 	}
 
@@ -88,7 +90,8 @@ func (im *importer) clusterPatches(root *yaml.Node) sharedPatches {
 	return out
 }
 
-// cni maps cniConfig as talhelper sets it before the 1.14 contract: the field itself.
+// cni maps cniConfig as talhelper sets it before the 1.14 contract: the field itself, with
+// the keys Talos' CNIConfig knows.
 func (im *importer) cni(n *yaml.Node) (any, bool) {
 	if im.contract.MultidocKubernetesConfigSupported() {
 		im.unsupported(n.Line, "", "cniConfig", "on the 1.14 contract talhelper rewrites the flannel document; not imported")
@@ -96,27 +99,12 @@ func (im *importer) cni(n *yaml.Node) (any, bool) {
 		return nil, false
 	}
 
-	out := map[string]any{}
-
-	for _, p := range pairs(n) {
-		switch p.key {
-		case "name":
-			out["name"] = scalar(p.value)
-		case "urls":
-			out["urls"] = strs(p.value)
-		default:
-			v, err := plain(p.value)
-			if err != nil {
-				im.unsupported(p.line, "", "cniConfig."+p.key, "not readable; not imported")
-
-				continue
-			}
-
-			out[p.key] = v
-		}
+	v, ok := im.typed(n, "", "cniConfig", reflect.TypeFor[*v1alpha1.CNIConfig]())
+	if !ok {
+		return nil, false
 	}
 
-	return out, true
+	return v, true
 }
 
 // addYAML writes a patch file with a comment line on top.
@@ -169,15 +157,13 @@ func (im *importer) inlineManifests(n *yaml.Node) ([]any, bool) {
 	for i, m := range items(n) {
 		at := fmt.Sprintf("inlineManifests[%d]", i)
 
-		if k := unknownKey(m, []string{"name", "contents", "skipEnvsubst"}); k != "" {
-			im.unsupported(lineOf(m, k), "", at+"."+k, "unknown to talops; inlineManifests not imported")
-
+		if _, ok := im.typed(m, "", at, reflect.TypeFor[inlineManifestEntry]()); !ok {
 			return nil, false
 		}
 
 		contents := scalar(get(m, "contents"))
 		if rel, ok := strings.CutPrefix(contents, "@"); ok {
-			data, err := im.fileContent(rel, scalar(get(m, "skipEnvsubst")) == "true")
+			data, err := im.fileContent(rel, boolean(get(m, "skipEnvsubst")))
 			if err != nil {
 				im.unsupported(lineOf(m, "contents"), "", at+".contents", err.Error()+": inlineManifests not imported")
 

@@ -2,6 +2,8 @@ package talhelper
 
 import (
 	"fmt"
+	"maps"
+	"reflect"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
@@ -17,28 +19,22 @@ func (im *importer) machineFiles(n *yaml.Node, name string, field func(string) s
 
 	for i, f := range items(get(n, "machineFiles")) {
 		at := field(fmt.Sprintf("machineFiles[%d]", i))
-		entry := map[string]any{}
 
-		for _, p := range pairs(f) {
-			switch p.key {
-			case "skipEnvsubst":
-			case "permissions":
-				v, err := plain(p.value)
-				if err != nil {
-					im.unsupported(p.line, name, at+"."+p.key, "not readable; machineFiles not imported")
-
-					return nil, false
-				}
-
-				entry[p.key] = v
-			default:
-				entry[p.key] = scalar(p.value)
-			}
+		val, ok := im.typed(f, name, at, reflect.TypeFor[machineFileEntry]())
+		if !ok {
+			return nil, false
 		}
+
+		entry := map[string]any{}
+		if m, isMap := val.(map[string]any); isMap {
+			maps.Copy(entry, m)
+		}
+
+		delete(entry, "skipEnvsubst")
 
 		content, _ := entry["content"].(string)
 		if rel, ok := strings.CutPrefix(content, "@"); ok {
-			data, err := im.fileContent(rel, scalar(get(f, "skipEnvsubst")) == "true")
+			data, err := im.fileContent(rel, boolean(get(f, "skipEnvsubst")))
 			if err != nil {
 				im.unsupported(lineOf(f, "content"), name, at+".content", err.Error()+": machineFiles not imported")
 
@@ -54,8 +50,8 @@ func (im *importer) machineFiles(n *yaml.Node, name string, field func(string) s
 	return out, true
 }
 
-// fileContent reads a machine file's contents. Substituting variables in them is
-// talhelper's YAML-only substitution, which the import does not reproduce.
+// fileContent reads a machine file's or an inline manifest's contents, substituted as
+// talhelper substitutes them unless skipEnvsubst.
 func (im *importer) fileContent(rel string, skipEnvsubst bool) (string, error) {
 	clean, err := cleanRel(rel)
 	if err != nil {
@@ -75,8 +71,8 @@ func (im *importer) fileContent(rel string, skipEnvsubst bool) (string, error) {
 		return "", fmt.Errorf("%s is SOPS-encrypted: talops would write it in clear", clean)
 	}
 
-	if !skipEnvsubst && strings.Contains(string(data), "$") {
-		return "", fmt.Errorf("%s uses variables talhelper substitutes (set skipEnvsubst: true if it should not)", clean)
+	if !skipEnvsubst {
+		return im.substituteFile(clean, data)
 	}
 
 	return string(data), nil
@@ -88,22 +84,15 @@ func (im *importer) extensionServices(n *yaml.Node, name string, field func(stri
 	var out []any
 
 	for i, s := range items(get(n, "extensionServices")) {
+		val, ok := im.typed(s, name, field(fmt.Sprintf("extensionServices[%d]", i)), reflect.TypeFor[extensionServiceEntry]())
+		if !ok {
+			continue
+		}
+
 		doc := map[string]any{"apiVersion": "v1alpha1", "kind": "ExtensionServiceConfig"}
 
-		for _, p := range pairs(s) {
-			v, err := plain(p.value)
-			if err != nil {
-				im.unsupported(p.line, name, field(fmt.Sprintf("extensionServices[%d].%s", i, p.key)), "not readable; not imported")
-
-				continue
-			}
-
-			switch p.key {
-			case "name", "configFiles", "environment":
-				doc[p.key] = v
-			default:
-				im.unsupported(p.line, name, field(fmt.Sprintf("extensionServices[%d].%s", i, p.key)), "unknown to talops; not imported")
-			}
+		if m, isMap := val.(map[string]any); isMap {
+			maps.Copy(doc, m)
 		}
 
 		out = append(out, doc)

@@ -1,45 +1,42 @@
 package talhelper
 
 import (
-	"fmt"
+	"maps"
+	"reflect"
 
 	"go.yaml.in/yaml/v4"
 )
 
 // firewallDocs are the documents talhelper writes for a node's ingressFirewall: the
 // NetworkDefaultActionConfig (accept when no defaultAction is given, the zero value
-// talhelper encodes), then one NetworkRuleConfig per rule.
+// talhelper encodes), then one NetworkRuleConfig per rule, each with the keys talhelper's
+// types know.
 func (im *importer) firewallDocs(n *yaml.Node, name string, field func(string) string) []any {
 	fw := get(n, "ingressFirewall")
 	if fw == nil {
 		return nil
 	}
 
-	if k := unknownKey(fw, []string{"defaultAction", "rules"}); k != "" {
-		im.unsupported(lineOf(fw, k), name, field("ingressFirewall."+k), "unknown to talops; the firewall is not imported")
-
+	val, ok := im.typed(fw, name, field("ingressFirewall"), reflect.TypeFor[firewallEntry]())
+	if !ok {
 		return nil
 	}
 
-	action := scalar(get(fw, "defaultAction"))
+	m, _ := val.(map[string]any)
+
+	action, _ := m["defaultAction"].(string)
 	if action == "" {
 		action = "accept"
 	}
 
 	docs := []any{map[string]any{"apiVersion": "v1alpha1", "kind": "NetworkDefaultActionConfig", "ingress": action}}
 
-	for i, r := range items(get(fw, "rules")) {
+	rules, _ := m["rules"].([]any)
+	for _, r := range rules {
 		rule := map[string]any{"apiVersion": "v1alpha1", "kind": "NetworkRuleConfig"}
 
-		for _, p := range pairs(r) {
-			v, err := plain(p.value)
-			if err != nil || (p.key != "name" && p.key != "portSelector" && p.key != "ingress") {
-				im.unsupported(p.line, name, field(fmt.Sprintf("ingressFirewall.rules[%d].%s", i, p.key)), "unknown to talops; the firewall is not imported")
-
-				return nil
-			}
-
-			rule[p.key] = v
+		if rm, isMap := r.(map[string]any); isMap {
+			maps.Copy(rule, rm)
 		}
 
 		docs = append(docs, rule)

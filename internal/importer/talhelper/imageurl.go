@@ -60,7 +60,7 @@ func (im *importer) findImageSchematics(nodes *yaml.Node, roles map[bool]*yaml.N
 	if nodes != nil {
 		for _, n := range nodes.Content {
 			n = deref(n)
-			eff := effective(n, roles[scalar(get(n, "controlPlane")) == "true"])
+			eff := effective(n, roles[boolean(get(n, "controlPlane"))])
 
 			ref, err := schematic.ParseInstallerImage(scalar(get(eff, "talosImageURL")))
 			if err != nil || ref.ID == "" {

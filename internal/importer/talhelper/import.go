@@ -52,7 +52,18 @@ func Import(in Input) (*Result, error) {
 	}
 
 	im := &importer{in: in, schematics: map[string]string{}}
-	im.substituteEnv(root)
+	if err := im.substituteEnv(root); err != nil {
+		return nil, err
+	}
+
+	// After the substitution, which would otherwise reach a merged value once per merge.
+	if err := expandMerges(in.File, root); err != nil {
+		return nil, err
+	}
+
+	if err := checkBooleans(in.File, root); err != nil {
+		return nil, err
+	}
 
 	return im.run(root)
 }
@@ -60,7 +71,8 @@ func Import(in Input) (*Result, error) {
 func (im *importer) run(root *yaml.Node) (*Result, error) {
 	for _, p := range pairs(root) {
 		if !slices.Contains(topKeys, p.key) {
-			im.unsupported(p.line, "", p.key, "talops has no equivalent; not imported")
+			// topKeys are every key of talhelper's own config: any other it ignores.
+			im.unsupported(p.line, "", p.key, "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 
@@ -69,6 +81,12 @@ func (im *importer) run(root *yaml.Node) (*Result, error) {
 		TalosVersion:      scaffold.VersionTag(scalar(get(root, "talosVersion"))),
 		KubernetesVersion: scaffold.VersionTag(scalar(get(root, "kubernetesVersion"))),
 		Secrets:           im.in.Secrets,
+	}
+
+	if scalar(get(root, "talosVersion")) == "" {
+		spec.TalosVersion = defaultTalosVersion
+		im.warn(lineOf(root, "talosVersion"), "", "talosVersion",
+			"not set: talhelper v3.1.16 (the release the import reproduces) takes the Talos release it was built with, "+defaultTalosVersion+", and so does talops.yaml: check it is the one your nodes run")
 	}
 
 	for _, req := range []struct{ key, value string }{
@@ -102,6 +120,7 @@ func (im *importer) run(root *yaml.Node) (*Result, error) {
 
 	global := im.patchList(get(root, "patches"), "global")
 	roles := map[bool]*yaml.Node{true: get(root, "controlPlane"), false: get(root, "worker")}
+	im.groupKeys(root)
 	rolePatches := map[bool][]string{
 		true:  im.patchList(get(roles[true], "patches"), "controlplane"),
 		false: im.patchList(get(roles[false], "patches"), "worker"),
@@ -188,10 +207,11 @@ func (im *importer) imageFactory(n *yaml.Node) string {
 			if scalar(p.value) != defaultInstallerTmpl {
 				im.unsupported(p.line, "", "imageFactory."+p.key, "talops names installers <factory>/<platform>-installer[-secureboot]/<id>:<version>; this template is not imported")
 			}
-		case "imageURLTmpl":
+		case "ISOURLTmpl":
+			// talhelper's key for its boot image URL template.
 			im.note(p.line, "", "imageFactory."+p.key, "boot image URLs are talops' own (talops schematics lists them); the template is not needed")
 		default:
-			im.unsupported(p.line, "", "imageFactory."+p.key, "unknown to talops; not imported")
+			im.unsupported(p.line, "", "imageFactory."+p.key, "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 
@@ -201,6 +221,10 @@ func (im *importer) imageFactory(n *yaml.Node) string {
 
 	return protocol + "://" + registry
 }
+
+// defaultTalosVersion is the Talos release talhelper v3.1.16 uses when talosVersion is not
+// set (its LatestTalosVersion): the release the oracle tests build it from.
+const defaultTalosVersion = "v1.13.8"
 
 const defaultInstallerTmpl = "{{.RegistryURL}}/{{.Mode}}-installer{{if .Secureboot}}-secureboot{{end}}/{{.ID}}:{{.Version}}"
 

@@ -41,6 +41,10 @@ func show(res *talhelper.Result) string {
 
 	for _, f := range res.Files {
 		b.WriteString("=== " + f.Path + "\n" + string(f.Data))
+
+		if len(f.Data) > 0 && !strings.HasSuffix(string(f.Data), "\n") {
+			b.WriteString("\n\\ no newline at end of file\n")
+		}
 	}
 
 	b.WriteString("=== findings\n")

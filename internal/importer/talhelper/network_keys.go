@@ -2,7 +2,6 @@ package talhelper
 
 import (
 	"fmt"
-	"slices"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -121,15 +120,4 @@ func with(m, more map[string]*keySchema) map[string]*keySchema {
 	}
 
 	return m
-}
-
-// unknownKey is the first key of a mapping not in known, or "".
-func unknownKey(n *yaml.Node, known []string) string {
-	for _, p := range pairs(n) {
-		if !slices.Contains(known, p.key) {
-			return p.key
-		}
-	}
-
-	return ""
 }

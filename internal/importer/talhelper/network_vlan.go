@@ -16,7 +16,7 @@ func (im *importer) vlanDocs(d *device, name string) []any {
 	vlansNode := get(d.node, "vlans")
 
 	for i, v := range d.DeviceVlans {
-		vn := items(vlansNode)[i]
+		vn := itemAt(vlansNode, i)
 		at := fmt.Sprintf("%s.vlans[%d]", d.field, i)
 
 		if v == nil || v.VlanID == 0 {

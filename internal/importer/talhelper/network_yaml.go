@@ -57,8 +57,8 @@ func variablesAt(data []byte, line int) string {
 
 	var names []string
 
-	for _, m := range envPattern.FindAllSubmatch(lines[line-1], -1) {
-		if name := string(m[1]) + string(m[2]); name != "" {
+	for _, m := range referencePattern.FindAllSubmatch(lines[line-1], -1) {
+		if name := string(m[1]); name != "" {
 			names = append(names, "${"+name+"}")
 		}
 	}

@@ -16,8 +16,12 @@ var nodeKeys = []string{
 	"schematic", "patches", "nodeLabels", "nodeAnnotations", "nodeTaints", "kernelModules", "certSANs",
 	"ignoreHostname", "networkInterfaces", "nameservers", "disableSearchDomain", "overridePatches",
 	"overrideMachineCertSANs", "machineFiles", "extensionServices", "ingressFirewall",
-	"volumes", "userVolumes",
+	"volumes", "userVolumes", "machineDisks", "extraManifests", "overrideExtraManifests",
 }
+
+// talhelperOnlyNodeKeys are the node keys talhelper reads that the import does not: they
+// shape talhelper's own work (schematic validation, output file names), not the config.
+var talhelperOnlyNodeKeys = []string{"noSchematicValidate", "filenameTmpl"}
 
 // op is one RFC 6902 operation of a node's talhelper fields.
 type op struct {
@@ -30,7 +34,7 @@ type op struct {
 // talhelper fields, in talhelper's order (generated fields, role patches, node patches,
 // global patches).
 func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatches map[bool][]string, shared sharedPatches, global []string) (cluster.Node, error) {
-	cp := scalar(get(n, "controlPlane")) == "true"
+	cp := boolean(get(n, "controlPlane"))
 	eff := effective(n, roles[cp])
 	name := scalar(get(n, "hostname"))
 
@@ -44,8 +48,10 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 		switch {
 		case p.key == "imageSchematic":
 			im.note(p.line, name, field(p.key), "it shapes talhelper's boot image URLs only, not the config: talops schematics lists the boot images of the node's schematic")
-		case !slices.Contains(nodeKeys, p.key):
+		case slices.Contains(talhelperOnlyNodeKeys, p.key):
 			im.unsupported(p.line, name, field(p.key), "talops has no equivalent; not imported")
+		case !slices.Contains(nodeKeys, p.key):
+			im.unsupported(p.line, name, field(p.key), "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 
@@ -72,8 +78,10 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 		out.Patches = append(out.Patches, shared.controlPlane)
 	}
 
+	// talhelper appends the group's certSANs, patches and extraManifests unless the node
+	// overrides them, and still takes the group's when the node's own are zero.
 	sans := strs(get(n, "certSANs"))
-	if scalar(get(n, "overrideMachineCertSANs")) != "true" {
+	if !boolean(get(n, "overrideMachineCertSANs")) || zero(get(n, "certSANs"), "certSANs") {
 		sans = append(sans, strs(get(roles[cp], "certSANs"))...)
 	}
 
@@ -91,31 +99,15 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 
 	// Role patches come first (talhelper prepends them to the node's), unless the node
 	// overrides them.
-	if scalar(get(n, "overridePatches")) != "true" {
+	if !boolean(get(n, "overridePatches")) || zero(get(n, "patches"), "patches") {
 		out.Patches = append(out.Patches, rolePatches[cp]...)
 	}
 
 	out.Patches = append(out.Patches, im.patchList(get(n, "patches"), "node-"+name)...)
 	out.Patches = append(out.Patches, global...)
+	out.Patches = append(out.Patches, im.extraManifests(n, roles[cp], name, field)...)
 
 	return out, nil
-}
-
-// effective is the node with the role section's fields it does not set itself, as
-// talhelper merges them (patches and certSANs are handled on their own).
-func effective(n, role *yaml.Node) *yaml.Node {
-	out := &yaml.Node{Kind: yaml.MappingNode, Line: n.Line}
-	out.Content = append(out.Content, deref(n).Content...)
-
-	for _, p := range pairs(role) {
-		if p.key == "patches" || p.key == "certSANs" || get(n, p.key) != nil {
-			continue
-		}
-
-		out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: p.key, Line: p.line}, p.value)
-	}
-
-	return out
 }
 
 // machineSpec maps the installer flavour: mode is talops' platform (one per cluster),
@@ -128,11 +120,11 @@ func (im *importer) machineSpec(n *yaml.Node, name string, field func(string) st
 		case "mode":
 			mode = scalar(p.value)
 		case "secureboot":
-			out.SecureBoot = scalar(p.value) == "true"
+			out.SecureBoot = boolean(p.value)
 		case "useUKI", "arch", "bootMethod", "imageSuffix":
 			// They choose boot images and kernel argument handling, not config fields.
 		default:
-			im.unsupported(p.line, name, field("machineSpec."+p.key), "talops has no equivalent; not imported")
+			im.unsupported(p.line, name, field("machineSpec."+p.key), "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 
@@ -148,6 +140,6 @@ func (im *importer) machineSpec(n *yaml.Node, name string, field func(string) st
 	case scalar(get(n, "talosImageURL")) != "":
 		out.Schematic = im.imageURLSchematic(n, name, field)
 	case s != nil:
-		out.Schematic = im.schematic(s, name)
+		out.Schematic = im.schematic(s, name, field("schematic"))
 	}
 }

@@ -1,8 +1,10 @@
 package talhelper
 
 import (
+	"reflect"
 	"strings"
 
+	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
 	"go.yaml.in/yaml/v4"
 )
 
@@ -36,18 +38,33 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 		}
 
 		set("/machine/network/nameservers", "nameservers")
-		set("/machine/network/disableSearchDomain", "disableSearchDomain")
+		// talhelper sets it only when true.
+		if boolean(get(n, "disableSearchDomain")) {
+			ops = append(ops, op{Op: "add", Path: "/machine/network/disableSearchDomain", Value: true})
+		}
 
-		if scalar(get(n, "ignoreHostname")) != "true" {
+		if !boolean(get(n, "ignoreHostname")) {
 			ops = append(ops, op{Op: "add", Path: "/machine/network/hostname", Value: name})
 		}
 	}
 
-	set("/machine/install/diskSelector", "installDiskSelector")
+	// The fields talhelper reads into Talos types, which drop the keys they do not know.
+	typedSet := func(path, key string, t reflect.Type) {
+		if v := get(n, key); v != nil {
+			if val, ok := im.typed(v, name, field(key), t); ok {
+				ops = append(ops, op{Op: "add", Path: path, Value: val})
+			}
+		}
+	}
 
-	if v := items(get(n, "kernelModules")); len(v) > 0 {
-		mods, err := plain(get(n, "kernelModules"))
-		if err == nil {
+	typedSet("/machine/install/diskSelector", "installDiskSelector", reflect.TypeFor[*v1alpha1.InstallDiskSelector]())
+
+	if len(items(get(n, "machineDisks"))) > 0 {
+		typedSet("/machine/disks", "machineDisks", reflect.TypeFor[[]*v1alpha1.MachineDisk]())
+	}
+
+	if v := get(n, "kernelModules"); len(items(v)) > 0 {
+		if mods, ok := im.typed(v, name, field("kernelModules"), reflect.TypeFor[[]*v1alpha1.KernelModuleConfig]()); ok {
 			ops = append(ops, op{Op: "add", Path: "/machine/kernel", Value: map[string]any{"modules": mods}})
 		}
 	}
@@ -57,6 +74,11 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 	} {
 		v := get(n, k.key)
 		if v == nil {
+			continue
+		}
+
+		// talhelper reads them as a map of strings, and fails on anything else.
+		if _, ok := im.typed(v, name, field(k.key), reflect.TypeFor[map[string]string]()); !ok {
 			continue
 		}
 
@@ -75,14 +97,14 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 		ops = append(ops, op{Op: "add", Path: k.path, Value: m})
 	}
 
-	set("/machine/nodeTaints", "nodeTaints")
+	typedSet("/machine/nodeTaints", "nodeTaints", reflect.TypeFor[map[string]string]())
 
 	if files, ok := im.machineFiles(n, name, field); ok && len(files) > 0 {
 		ops = append(ops, op{Op: "add", Path: "/machine/files", Value: files})
 	}
 
 	if args := strs(get(get(get(n, "schematic"), "customization"), "extraKernelArgs")); len(args) > 0 &&
-		scalar(get(get(n, "machineSpec"), "useUKI")) != "true" && !im.contract.GrubUseUKICmdlineDefault() {
+		!boolean(get(get(n, "machineSpec"), "useUKI")) && !im.contract.GrubUseUKICmdlineDefault() {
 		ops = append(ops, op{Op: "add", Path: "/machine/install/extraKernelArgs", Value: args})
 	}
 
@@ -113,7 +135,7 @@ func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) strin
 	}
 
 	hostname := map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "hostname": name, "auto": "off"}
-	if scalar(get(n, "ignoreHostname")) == "true" {
+	if boolean(get(n, "ignoreHostname")) {
 		hostname = map[string]any{"apiVersion": "v1alpha1", "kind": "HostnameConfig", "auto": "stable"}
 	}
 
@@ -121,7 +143,7 @@ func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) strin
 
 	// talhelper writes a ResolverConfig for nameservers or disableSearchDomain, and then
 	// always says whether the default search domain is disabled.
-	ns, disable := strs(get(n, "nameservers")), scalar(get(n, "disableSearchDomain")) == "true"
+	ns, disable := strs(get(n, "nameservers")), boolean(get(n, "disableSearchDomain"))
 	if len(ns) > 0 || disable {
 		servers := make([]any, 0, len(ns))
 		for _, a := range ns {

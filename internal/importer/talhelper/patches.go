@@ -26,7 +26,9 @@ func (im *importer) patchList(n *yaml.Node, kind string) []string {
 
 		if !strings.HasPrefix(s, "@") {
 			rel := fmt.Sprintf("patches/%s-%02d.yaml", kind, i+1)
-			if err := im.out.Add(rel, []byte(s+"\n")); err != nil {
+			// The text as talhelper hands it to Talos: a newline added after a block scalar
+			// that ends the patch would become part of its value.
+			if err := im.out.Add(rel, []byte(s)); err != nil {
 				im.unsupported(line, "", kind+".patches", err.Error())
 
 				continue
@@ -111,7 +113,12 @@ func (im *importer) patchFile(rel string) ([]byte, error) {
 	changed := false
 
 	for _, d := range docs {
-		changed = im.substituteIn(d, rel) || changed
+		c, err := im.substituteIn(d, rel)
+		if err != nil {
+			return nil, err
+		}
+
+		changed = c || changed
 	}
 
 	if !changed {

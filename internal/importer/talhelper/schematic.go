@@ -1,17 +1,21 @@
 package talhelper
 
 import (
+	"reflect"
+
 	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/schematic"
 )
 
 // schematic writes a node's schematic (talhelper's is the Image Factory's own form) to a
 // schematic file and returns its name; nodes with the same schematic share one file,
 // named after the first of them.
-func (im *importer) schematic(n *yaml.Node, node string) string {
-	v, err := plain(n)
-	if err != nil {
-		im.unsupported(n.Line, node, "schematic", "not readable; not imported")
-
+func (im *importer) schematic(n *yaml.Node, node, at string) string {
+	// talhelper reads it into the factory's schematic type, which drops a key it does not
+	// know; talops' schematic files are read strictly, so the import drops it too.
+	v, ok := im.typed(n, node, at, reflect.TypeFor[schematic.Schematic]())
+	if !ok {
 		return ""
 	}
 

@@ -2,43 +2,37 @@ package talhelper
 
 import (
 	"fmt"
+	"maps"
+	"reflect"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
 )
 
 // volumeDocs are the VolumeConfig documents of a node's volumes and the UserVolumeConfig
-// documents of its userVolumes, as talhelper writes them: the fields as given.
+// documents of its userVolumes, as talhelper writes them: the fields its types know.
 func (im *importer) volumeDocs(n *yaml.Node, name string, field func(string) string) []any {
 	var docs []any
 
 	for _, kind := range []struct {
 		key, doc string
-		fields   []string
+		goType   reflect.Type
 	}{
-		{"volumes", "VolumeConfig", []string{"name", "provisioning", "encryption"}},
-		{"userVolumes", "UserVolumeConfig", []string{"name", "volumeType", "provisioning", "filesystem", "encryption"}},
+		{"volumes", "VolumeConfig", reflect.TypeFor[volumeEntry]()},
+		{"userVolumes", "UserVolumeConfig", reflect.TypeFor[userVolumeEntry]()},
 	} {
 		for i, v := range items(get(n, kind.key)) {
 			at := field(fmt.Sprintf("%s[%d]", kind.key, i))
 
-			if k := unknownKey(v, kind.fields); k != "" {
-				im.unsupported(lineOf(v, k), name, at+"."+k, "unknown to talops; this volume is not imported")
-
+			val, ok := im.typed(v, name, at, kind.goType)
+			if !ok {
 				continue
 			}
 
 			doc := map[string]any{"apiVersion": "v1alpha1", "kind": kind.doc}
 
-			for _, p := range pairs(v) {
-				val, err := plain(p.value)
-				if err != nil {
-					im.unsupported(p.line, name, at+"."+p.key, "not readable; not imported")
-
-					continue
-				}
-
-				doc[p.key] = val
+			if m, isMap := val.(map[string]any); isMap {
+				maps.Copy(doc, m)
 			}
 
 			if enc := get(v, "encryption"); enc != nil && strings.Contains(fmt.Sprint(doc["encryption"]), "passphrase") {

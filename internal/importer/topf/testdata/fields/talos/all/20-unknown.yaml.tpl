@@ -1,3 +1,3 @@
 machine:
   env:
-    HOST: {{ .Node.Host | sha256sum }}
+    BUILT: {{ now | date "2006-01-02" }}

@@ -1,0 +1,40 @@
+package talhelper_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/importer/talhelper"
+)
+
+// TestImport_TalosVersionDefaultsToTalhelpersWithAFinding: talhelper v3.1.16 takes
+// v1.13.8 when talosVersion is not set; the import writes that release and says so.
+func TestImport_TalosVersionDefaultsToTalhelpersWithAFinding(t *testing.T) {
+	res := importText(t, "clusterName: lab\nendpoint: https://10.0.0.10:6443\nkubernetesVersion: v1.35.0\nnodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n", nil, nil)
+
+	if talops := written(t, res, "talops.yaml"); !strings.Contains(talops, "talosVersion: v1.13.8\n") {
+		t.Fatalf("want talosVersion v1.13.8:\n%s", talops)
+	}
+
+	if res.TalosVersion != "v1.13.8" {
+		t.Fatalf("want the result's release v1.13.8, got %q", res.TalosVersion)
+	}
+
+	if got := findingPlaces(res.Findings, talhelper.CodeMapped, "talosVersion"); !slices.Equal(got, []string{"1 talosVersion"}) {
+		t.Fatalf("want a finding at line 1 on talosVersion, got %v", got)
+	}
+}
+
+// TestImport_GivenTalosVersionIsKeptWithoutAFinding: a release given is the one written.
+func TestImport_GivenTalosVersionIsKeptWithoutAFinding(t *testing.T) {
+	res := importText(t, head+"nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n", nil, nil)
+
+	if res.TalosVersion != "v1.12.4" {
+		t.Fatalf("want v1.12.4, got %q", res.TalosVersion)
+	}
+
+	if got := findingPlaces(res.Findings, talhelper.CodeMapped, "talosVersion"); len(got) > 0 {
+		t.Fatalf("want no finding, got %v", got)
+	}
+}

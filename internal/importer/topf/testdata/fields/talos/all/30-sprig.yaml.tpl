@@ -1,0 +1,3 @@
+machine:
+  env:
+    HOST_ID: {{ .Node.Host | sha256sum | trunc 8 | quote }}
