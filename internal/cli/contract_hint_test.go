@@ -99,8 +99,8 @@ func TestVersions_MissingReleaseDataIsUnknownNotNone(t *testing.T) {
 	}
 }
 
-// A repository init wrote before it pinned configVersion, bumped a minor: its
-// patches/all.yaml sets machine.install, which the 1.14 format moved to an
+// A repository an earlier init wrote, before it pinned configVersion, bumped a minor: its
+// patches/all.yaml set machine.install, which the 1.14 format moved to an
 // UnattendedInstallConfig document. validate names the cure next to the error.
 func TestValidate_UnpinnedInitRepositoryBumpedAMinorHintsAtConfigVersion(t *testing.T) {
 	t.Parallel()
@@ -110,6 +110,11 @@ func TestValidate_UnpinnedInitRepositoryBumpedAMinorHintsAtConfigVersion(t *test
 
 	if err := h.run("init", "--dir", repo, "--name", "lab", "--endpoint", "https://10.0.20.100:6443", "--talos-version", "v1.13.9", "--plaintext-secrets"); err != nil {
 		t.Fatalf("init: %v\n%s", err, h.stderr.String())
+	}
+
+	// The patch that earlier init wrote.
+	if err := os.WriteFile(filepath.Join(repo, "patches", "all.yaml"), []byte("machine:\n  install:\n    wipe: false\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 
 	file := filepath.Join(repo, "talops.yaml")
