@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -97,8 +98,10 @@ var commands = map[string]func(*runner, context.Context) (*result, error){
 
 // result is what a command leaves for the runner to write, in this order.
 type result struct {
-	// log is printed to the step's log; summary is appended to the job summary.
-	log, summary string
+	// commands are talops' own workflow commands (annotations), printed first, masked and
+	// live; log is printed to the step's log after them, inert (no line of it is a
+	// command); summary is appended to the job summary.
+	commands, log, summary string
 	// post runs once the summary is written (the pull request's comment).
 	post    func()
 	outputs map[string]string
@@ -110,8 +113,15 @@ type result struct {
 
 // finish writes what a command left: the log, the summary, the comment, the outputs.
 func (a *runner) finish(r *result) error {
+	if r.commands != "" {
+		if err := a.d.CommandsView(func(w io.Writer) error { _, err := io.WriteString(w, r.commands); return err }); err != nil {
+			return err
+		}
+	}
+
 	if r.log != "" {
-		if _, err := a.d.Stdout.Write([]byte(a.d.Masker().String(r.log))); err != nil {
+		// Out masks the log and keeps its content from issuing workflow commands.
+		if err := a.d.Out(r.log); err != nil {
 			return err
 		}
 	}

@@ -33,6 +33,7 @@ const (
 	InputProxmoxReset        = "proxmox-reset"
 	InputProxmoxVMs          = "proxmox-vms"
 	InputAllowRemove         = "allow-remove"
+	InputNoLock              = "no-lock"
 )
 
 // kubeconfigInput names the kubeconfig input as a file to apply: like the talosconfig
@@ -163,10 +164,14 @@ func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 	}
 
 	// Each node's progress folds into a group of the step's log.
-	groups := &nodeGroups{write: func(s string) { _ = a.d.Out(s) }}
+	groups := &nodeGroups{
+		write:    func(s string) { _ = a.d.Out(s) },
+		group:    func(title string) { a.gha.Group(a.d.Masker().String(title)) },
+		endGroup: a.gha.EndGroup,
+	}
 	opts.Progress, opts.ProgressDone = groups.step, groups.end
 
-	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputNoDrain: &opts.NoDrain, InputProxmoxReset: &opts.ProxmoxReset, InputProxmoxVMs: &opts.ProxmoxVMs, InputAllowRemove: &opts.AllowRemove} {
+	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputNoDrain: &opts.NoDrain, InputProxmoxReset: &opts.ProxmoxReset, InputProxmoxVMs: &opts.ProxmoxVMs, InputAllowRemove: &opts.AllowRemove, InputNoLock: &opts.NoLock} {
 		if *dst, err = boolInput(a.gha, name); err != nil {
 			return nil, err
 		}

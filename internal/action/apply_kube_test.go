@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -55,14 +56,27 @@ func (k *actionKube) Nodes(context.Context) ([]string, error) { return labNodes,
 // InternalIPs has nothing to say: every lab node says its own name.
 func (k *actionKube) InternalIPs(context.Context) (map[string][]string, error) { return nil, nil }
 
-func (k *actionKube) Lock(_ context.Context, cluster, holder string) (func(context.Context) error, error) {
-	k.add("lock " + cluster + " for " + holder)
+func (k *actionKube) Lock(_ context.Context, cluster, holder string, _ func(error)) (func(context.Context) error, error) {
+	k.add("lock " + cluster + " for " + withoutNonce(holder))
 
 	return func(context.Context) error {
 		k.add("release " + cluster)
 
 		return nil
 	}, nil
+}
+
+// nonceRe is a lock holder ending in its run's nonce.
+var nonceRe = regexp.MustCompile(`^(.*) #[0-9a-f]{8}$`)
+
+// withoutNonce is holder without the nonce every holder must end in (a holder without one
+// is recorded as such, and fails the comparison).
+func withoutNonce(holder string) string {
+	if m := nonceRe.FindStringSubmatch(holder); m != nil {
+		return m[1]
+	}
+
+	return holder + " (no nonce)"
 }
 
 func TestApply_TheKubeconfigInputLocksTheClusterForTheRunAndEachNodeIsAGroupOfTheLog(t *testing.T) {

@@ -11,8 +11,11 @@ import (
 // "[i/n] node:" prefix: a log searched or copied without its folds still says which node.
 // A group ends when the next node's starts, and at the end of the rollout.
 type nodeGroups struct {
-	// write prints to the step's log (masked).
-	write func(text string)
+	// write prints content to the step's log (masked, inert); group and endGroup are
+	// talops' own workflow commands, written as commands.
+	write    func(text string)
+	group    func(title string)
+	endGroup func()
 
 	mu   sync.Mutex
 	open string
@@ -25,7 +28,7 @@ func (g *nodeGroups) step(p rollout.Progress) {
 
 	if h := p.Heading(); h != g.open {
 		g.endLocked()
-		g.write("::group::" + h + "\n")
+		g.group(h)
 		g.open = h
 	}
 
@@ -42,7 +45,7 @@ func (g *nodeGroups) end() {
 
 func (g *nodeGroups) endLocked() {
 	if g.open != "" {
-		g.write("::endgroup::\n")
+		g.endGroup()
 		g.open = ""
 	}
 }

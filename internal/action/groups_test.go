@@ -10,7 +10,11 @@ import (
 func TestNodeGroups_OneGroupPerNodeClosedWhenTheNextStartsAndAtTheEnd(t *testing.T) {
 	var log strings.Builder
 
-	g := &nodeGroups{write: func(s string) { log.WriteString(s) }}
+	g := &nodeGroups{
+		write:    func(s string) { log.WriteString(s) },
+		group:    func(title string) { log.WriteString("::group::" + title + "\n") },
+		endGroup: func() { log.WriteString("::endgroup::\n") },
+	}
 
 	g.end() // nothing open: nothing to close
 

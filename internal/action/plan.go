@@ -102,9 +102,10 @@ func (a *runner) plan(ctx context.Context) (*result, error) {
 	}
 
 	out := &result{
-		log:     annotations(res.Findings) + report.PlanText(res.Plan, nil, res.Nodes, false),
-		summary: full,
-		outputs: planOutputs(res.Plan),
+		commands: annotations(res.Findings),
+		log:      report.PlanText(res.Plan, nil, res.Nodes, false),
+		summary:  full,
+		outputs:  planOutputs(res.Plan),
 	}
 
 	if comment && ev.PR != nil {

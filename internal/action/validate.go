@@ -31,8 +31,9 @@ func (a *runner) validate(ctx context.Context) (*result, error) {
 	}
 
 	out := &result{
-		log:     annotations(res.Findings) + report.Summary(res.Findings, res.Nodes) + "\n",
-		summary: report.FindingsMarkdown(res.Findings, res.Nodes),
+		commands: annotations(res.Findings),
+		log:      report.Summary(res.Findings, res.Nodes) + "\n",
+		summary:  report.FindingsMarkdown(res.Findings, res.Nodes),
 		outputs: map[string]string{
 			"errors":   strconv.Itoa(errs),
 			"warnings": strconv.Itoa(warns),

@@ -55,7 +55,7 @@ func (a *runner) versions(ctx context.Context) (*result, error) {
 		return nil, err
 	}
 
-	out := &result{log: annotations(b.Findings) + report.VersionsSummary(b) + "\n", summary: md, outputs: outputs}
+	out := &result{commands: annotations(b.Findings), log: report.VersionsSummary(b) + "\n", summary: md, outputs: outputs}
 
 	if finding.HasErrors(b.Findings) {
 		out.failed = "the version bump has errors"

@@ -75,6 +75,9 @@ type ApplyOptions struct {
 	// AllowRemove lets apply remove the nodes the plan removes (drain, reset, delete
 	// their Node objects); without it a plan that removes a node is refused.
 	AllowRemove bool
+	// NoLock lets apply go on without the apply lock when the Kubernetes API of a running
+	// cluster does not answer (the report records it); without it such an apply is refused.
+	NoLock bool
 	// Review, when set, is asked which plan was reviewed for the cluster (by name) before
 	// anything else is read: its hash and the base it was computed against become PlanHash
 	// and ReviewedBase (unless ReviewedAgainst names the base). An empty hash checks none.
@@ -149,7 +152,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
-	k, err := applyKube(ctx, d, opts, dialer, todo)
+	k, lockless, err := applyKube(ctx, d, opts, dialer, todo)
 	if err != nil {
 		return nil, err
 	}
@@ -158,16 +161,19 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 
 	// The lock is taken before anything is prepared: the other apply may be registering
 	// the same schematics.
-	var api rollout.Kube
+	var (
+		api  rollout.Kube
+		lost func() error
+	)
 
 	if k != nil {
-		release, err := lockApply(ctx, d, k, res.Plan.Cluster)
+		release, gone, err := lockApply(ctx, d, k, res.Plan.Cluster)
 		if err != nil {
 			return nil, err
 		}
 		defer release()
 
-		api = k
+		api, lost = k, gone
 	}
 
 	out, err := prepare(ctx, d, opts, st.head.Cluster)
@@ -205,7 +211,9 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		NoDrain:        opts.NoDrain,
 		DrainTimeout:   opts.DrainTimeout,
 		ResetVM:        resetVM,
+		Stop:           lost,
 	})
+	out.Report.NoLock = lockless
 
 	return out, nil
 }

@@ -16,18 +16,20 @@ const noKubeNote = "Kubernetes API not reachable yet: nodes are not drained and 
 // applyKube opens the cluster's Kubernetes API for an apply that changes nodes: with the
 // kubeconfig of --kubeconfig, else the admin kubeconfig read from a running control plane
 // over the Talos API. Its key material is masked at once. It is nil, with a note, where
-// there is none to ask yet: no client to make one with, a new cluster, an API that does
-// not answer (a cluster being bootstrapped). A dry run and an apply with nothing to
-// change need none.
-func applyKube(ctx context.Context, d *Deps, opts ApplyOptions, dialer talos.Dialer, todo []rollout.Step) (Kube, error) {
+// there is none to ask yet: no client to make one with, a new cluster. A running cluster
+// whose API does not answer refuses the apply, fail closed: without the lock another
+// apply may be changing the same nodes (a laptop that reaches the Talos API but not
+// Kubernetes'); with opts.NoLock it goes on, and lockless says why for the report. A dry
+// run and an apply with nothing to change need none.
+func applyKube(ctx context.Context, d *Deps, opts ApplyOptions, dialer talos.Dialer, todo []rollout.Step) (k Kube, lockless string, err error) {
 	if opts.DryRun || !slices.ContainsFunc(todo, changes) {
-		return nil, nil
+		return nil, "", nil
 	}
 
 	if d.Kube == nil {
 		d.note(noKubeNote + " (no Kubernetes client)\n")
 
-		return nil, nil
+		return nil, "", nil
 	}
 
 	var running []rollout.Step
@@ -41,35 +43,46 @@ func applyKube(ctx context.Context, d *Deps, opts ApplyOptions, dialer talos.Dia
 	if len(running) == 0 && opts.Kubeconfig == "" {
 		d.note(noKubeNote + " (a new cluster)\n")
 
-		return nil, nil
+		return nil, "", nil
 	}
 
 	data, why, err := applyKubeconfig(ctx, d, opts.Kubeconfig, dialer, running)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 
 	if why != "" {
-		d.note(noKubeNote + " (" + why + ")\n")
-
-		return nil, nil
+		return noLock(d, opts, why)
 	}
 
-	k, err := d.Kube(data)
+	k, err = d.Kube(data)
 	if err != nil {
-		return nil, &RefusedError{Reasons: []string{"the Kubernetes client could not be made from the kubeconfig:"}, Err: err}
+		return nil, "", &RefusedError{Reasons: []string{"the Kubernetes client could not be made from the kubeconfig:"}, Err: err}
 	}
 
 	pctx, cancel := context.WithTimeout(ctx, orDefault(d.TalosTimeout, talos.DefaultTimeout))
 	defer cancel()
 
 	if _, err := k.Nodes(pctx); err != nil {
-		d.note(noKubeNote + " (" + talos.OneLine(err) + ")\n")
-
-		return nil, nil
+		return noLock(d, opts, talos.OneLine(err))
 	}
 
-	return k, nil
+	return k, "", nil
+}
+
+// noLock is a running cluster whose Kubernetes API does not answer (why): a refusal, or
+// with --no-lock a note and the reason the report records.
+func noLock(d *Deps, opts ApplyOptions, why string) (Kube, string, error) {
+	if !opts.NoLock {
+		return nil, "", &RefusedError{Reasons: []string{
+			"the Kubernetes API of this running cluster does not answer (" + why + "): the apply lock cannot be taken, and another apply may be changing its nodes",
+			"apply --no-lock goes on without the lock and without drains",
+		}}
+	}
+
+	d.note(noKubeNote + " (" + why + "); --no-lock goes on\n")
+
+	return nil, "--no-lock: the Kubernetes API did not answer (" + why + ")", nil
 }
 
 // changes reports whether a step changes its node.

@@ -30,6 +30,8 @@ type fakeKube struct {
 	addresses map[string][]string
 	// releaseCtx is the error of the context the lock was released with, when it was.
 	releaseCtx error
+	// lost is what Lock was told to call when the lock is lost.
+	lost func(error)
 }
 
 func (k *fakeKube) Drain(_ context.Context, node string, _ time.Duration, _ func(string)) error {
@@ -62,8 +64,9 @@ func (k *fakeKube) InternalIPs(context.Context) (map[string][]string, error) {
 	return k.addresses, k.down
 }
 
-func (k *fakeKube) Lock(_ context.Context, cluster, holder string) (func(context.Context) error, error) {
+func (k *fakeKube) Lock(_ context.Context, cluster, holder string, lost func(error)) (func(context.Context) error, error) {
 	k.calls = append(k.calls, "lock "+cluster+" for "+holder)
+	k.lost = lost
 
 	if k.locked != nil {
 		return nil, k.locked
@@ -114,6 +117,7 @@ func newKubeDeps(k *fakeKube, env map[string]string) *kubeDeps {
 	kd.d = &Deps{
 		Getenv:   func(name string) string { return env[name] },
 		Hostname: func() (string, error) { return "build-host", nil },
+		Rand:     nonceReader{},
 		ReadFile: func(name string) ([]byte, error) {
 			if name == "kc.yaml" {
 				return testKubeconfig, nil
@@ -142,29 +146,32 @@ var runningCluster = []rollout.Step{kubeStep("k8s-master", "controlplane", plan.
 
 func TestApplyKube_WhenThereIsNoAPIToAskApplyGoesOnWithANote(t *testing.T) {
 	tests := []struct {
-		name    string
-		k       *fakeKube
-		noKube  bool
-		opts    ApplyOptions
-		dialer  kubeconfigNodes
-		todo    []rollout.Step
-		note    string
-		asked   bool
-		wantAPI bool
+		name     string
+		k        *fakeKube
+		noKube   bool
+		opts     ApplyOptions
+		dialer   kubeconfigNodes
+		todo     []rollout.Step
+		note     string
+		asked    bool
+		wantAPI  bool
+		lockless string
 	}{
 		{
 			name: "TheAdminKubeconfigOfARunningControlPlaneOpensTheAPI",
 			k:    &fakeKube{}, todo: runningCluster, asked: true, wantAPI: true,
 		},
 		{
-			name: "AnAPIThatDoesNotAnswerIsNotReachableYet",
-			k:    &fakeKube{down: errors.New("dial tcp 10.0.20.100:6443: connect: connection refused")}, todo: runningCluster, asked: true,
-			note: "Kubernetes API not reachable yet: nodes are not drained and no apply lock is taken (dial tcp 10.0.20.100:6443: connect: connection refused)\n",
+			name: "WithNoLockARunningClusterWhoseAPIDoesNotAnswerGoesOnAndIsRecorded",
+			k:    &fakeKube{down: errors.New("dial tcp 10.0.20.100:6443: connect: connection refused")}, todo: runningCluster, asked: true, opts: ApplyOptions{NoLock: true},
+			note:     "Kubernetes API not reachable yet: nodes are not drained and no apply lock is taken (dial tcp 10.0.20.100:6443: connect: connection refused); --no-lock goes on\n",
+			lockless: "--no-lock: the Kubernetes API did not answer (dial tcp 10.0.20.100:6443: connect: connection refused)",
 		},
 		{
-			name: "NoControlPlaneGivesItsKubeconfig",
-			k:    &fakeKube{}, todo: runningCluster, dialer: kubeconfigNodes{down: map[string]bool{"k8s-master": true}},
-			note: "Kubernetes API not reachable yet: nodes are not drained and no apply lock is taken (no control plane gave its kubeconfig: k8s-master: connection refused)\n",
+			name: "WithNoLockNoControlPlaneGivingItsKubeconfigGoesOn",
+			k:    &fakeKube{}, todo: runningCluster, dialer: kubeconfigNodes{down: map[string]bool{"k8s-master": true}}, opts: ApplyOptions{NoLock: true},
+			note:     "Kubernetes API not reachable yet: nodes are not drained and no apply lock is taken (no control plane gave its kubeconfig: k8s-master: connection refused); --no-lock goes on\n",
+			lockless: "--no-lock: the Kubernetes API did not answer (no control plane gave its kubeconfig: k8s-master: connection refused)",
 		},
 		{
 			name: "ANewClusterHasNoAPIYet",
@@ -193,9 +200,13 @@ func TestApplyKube_WhenThereIsNoAPIToAskApplyGoesOnWithANote(t *testing.T) {
 				kd.d.Kube = nil
 			}
 
-			got, err := applyKube(context.Background(), kd.d, tt.opts, tt.dialer, tt.todo)
+			got, lockless, err := applyKube(context.Background(), kd.d, tt.opts, tt.dialer, tt.todo)
 			if err != nil {
 				t.Fatal(err)
+			}
+
+			if lockless != tt.lockless {
+				t.Errorf("lockless %q, want %q", lockless, tt.lockless)
 			}
 
 			if (got != nil) != tt.wantAPI {
@@ -217,7 +228,7 @@ func TestApplyKube_KubeconfigKeyIsMaskedBeforeTheClientIsMade(t *testing.T) {
 	for _, opts := range []ApplyOptions{{}, {Kubeconfig: "kc.yaml"}} {
 		kd := newKubeDeps(&fakeKube{}, nil)
 
-		if _, err := applyKube(context.Background(), kd.d, opts, kubeconfigNodes{}, runningCluster); err != nil {
+		if _, _, err := applyKube(context.Background(), kd.d, opts, kubeconfigNodes{}, runningCluster); err != nil {
 			t.Fatal(err)
 		}
 
@@ -237,7 +248,7 @@ func TestApplyKube_KubeconfigKeyIsMaskedBeforeTheClientIsMade(t *testing.T) {
 func TestApplyKube_AKubeconfigFileThatCannotBeReadRefuses(t *testing.T) {
 	kd := newKubeDeps(&fakeKube{}, nil)
 
-	_, err := applyKube(context.Background(), kd.d, ApplyOptions{Kubeconfig: "missing.yaml"}, kubeconfigNodes{}, runningCluster)
+	_, _, err := applyKube(context.Background(), kd.d, ApplyOptions{Kubeconfig: "missing.yaml"}, kubeconfigNodes{}, runningCluster)
 
 	var refused *RefusedError
 	if !errors.As(err, &refused) || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "read missing.yaml") {
@@ -250,7 +261,7 @@ func TestLockApply_AnotherHolderRefusesTheApplyNamingItAndSinceWhen(t *testing.T
 	k := &fakeKube{locked: &kube.LockedError{Cluster: "homelab", Holder: "github-actions lab/infra run 42 (alice)", Since: since, Expires: since.Add(time.Minute)}}
 	kd := newKubeDeps(k, nil)
 
-	release, err := lockApply(context.Background(), kd.d, k, "homelab")
+	release, _, err := lockApply(context.Background(), kd.d, k, "homelab")
 
 	var (
 		refused *RefusedError
@@ -271,7 +282,7 @@ func TestLockApply_AFailingLockRefusesWithTheCause(t *testing.T) {
 	cause := errors.New("leases.coordination.k8s.io is forbidden")
 	k := &fakeKube{locked: cause}
 
-	_, err := lockApply(context.Background(), newKubeDeps(k, nil).d, k, "homelab")
+	_, _, err := lockApply(context.Background(), newKubeDeps(k, nil).d, k, "homelab")
 
 	var refused *RefusedError
 	if !errors.As(err, &refused) || !errors.Is(err, cause) {
@@ -284,7 +295,7 @@ func TestLockApply_ReleaseGivesTheLockBackEvenWhenTheApplyWasInterrupted(t *test
 
 	ctx, cancel := context.WithCancel(context.Background())
 
-	release, err := lockApply(ctx, newKubeDeps(k, map[string]string{"USER": "alice"}).d, k, "homelab")
+	release, _, err := lockApply(ctx, newKubeDeps(k, map[string]string{"USER": "alice"}).d, k, "homelab")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +303,7 @@ func TestLockApply_ReleaseGivesTheLockBackEvenWhenTheApplyWasInterrupted(t *test
 	cancel()
 	release()
 
-	want := []string{"lock homelab for alice@build-host", "release homelab"}
+	want := []string{"lock homelab for alice@build-host #01020304", "release homelab"}
 	if strings.Join(k.calls, "\n") != strings.Join(want, "\n") || k.releaseCtx != nil {
 		t.Errorf("calls %q, release context %v; want %q on a live context", k.calls, k.releaseCtx, want)
 	}
@@ -330,9 +341,86 @@ func TestHolder_NamesTheWorkflowRunOrTheUserAndHost(t *testing.T) {
 				d.Hostname = tt.hostname
 			}
 
-			if got := holder(d); got != tt.want {
-				t.Errorf("holder %q, want %q", got, tt.want)
+			if got, err := holder(d); err != nil || got != tt.want+" #01020304" {
+				t.Errorf("holder %q, %v; want %q and the nonce", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// nonceReader reads 1, 2, 3, 4 and on: every nonce of a test is 01020304.
+type nonceReader struct{}
+
+func (nonceReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(i + 1)
+	}
+
+	return len(p), nil
+}
+
+func TestApplyKube_ARunningClusterWhoseAPIDoesNotAnswerIsRefused(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		k      *fakeKube
+		dialer kubeconfigNodes
+		why    string
+	}{
+		{"TheAPIDoesNotAnswer", &fakeKube{down: errors.New("dial tcp 10.0.20.100:6443: connect: connection refused")}, kubeconfigNodes{}, "dial tcp 10.0.20.100:6443: connect: connection refused"},
+		{"NoControlPlaneGivesItsKubeconfig", &fakeKube{}, kubeconfigNodes{down: map[string]bool{"k8s-master": true}}, "no control plane gave its kubeconfig: k8s-master: connection refused"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			kd := newKubeDeps(tt.k, nil)
+
+			got, _, err := applyKube(context.Background(), kd.d, ApplyOptions{}, tt.dialer, runningCluster)
+
+			var refused *RefusedError
+			if got != nil || !errors.As(err, &refused) {
+				t.Fatalf("API %v, err %v: want a refusal", got, err)
+			}
+
+			for _, want := range []string{"does not answer (" + tt.why + ")", "apply --no-lock goes on without the lock"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("refusal %q lacks %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestHolder_TwoRunsOfOneUserOnOneHostAreTwoHolders(t *testing.T) {
+	d := newKubeDeps(&fakeKube{}, map[string]string{"USER": "bob"}).d
+	d.Rand = nil // crypto/rand, as a real run
+
+	a, errA := holder(d)
+	b, errB := holder(d)
+
+	if errA != nil || errB != nil || a == b || !strings.HasPrefix(a, "bob@build-host #") {
+		t.Errorf("holders %q and %q (%v, %v): want two of bob@build-host", a, b, errA, errB)
+	}
+}
+
+func TestLockApply_ALostLockIsToldOnceAndSaidInANote(t *testing.T) {
+	k := &fakeKube{}
+	kd := newKubeDeps(k, nil)
+
+	release, lost, err := lockApply(context.Background(), kd.d, k, "homelab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+
+	if lost() != nil {
+		t.Fatal("a held lock reads as lost")
+	}
+
+	k.lost(errors.New("the apply lock of cluster homelab could not be renewed since 2026-12-01T12:00:00Z"))
+
+	if err := lost(); err == nil || !strings.Contains(err.Error(), "could not be renewed") {
+		t.Errorf("lost() = %v", err)
+	}
+
+	if !strings.Contains(kd.notes.String(), "the apply lock of homelab was lost (the apply lock of cluster homelab could not be renewed since 2026-12-01T12:00:00Z): the rollout stops before its next node") {
+		t.Errorf("notes %q", kd.notes.String())
 	}
 }

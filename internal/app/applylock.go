@@ -2,8 +2,12 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"sync"
 	"time"
 
 	"github.com/talops/talops/internal/kube"
@@ -17,33 +21,85 @@ const releaseTimeout = 10 * time.Second
 // lockApply takes the cluster's apply lock for this run, so that two applies of one
 // cluster never change nodes at once. Another holder refuses the apply, naming it and
 // since when. The release it returns gives the lock back and never fails the apply: a
-// lock not released lapses once its holder stops renewing it.
-func lockApply(ctx context.Context, d *Deps, k Kube, cluster string) (release func(), err error) {
-	who := holder(d)
+// lock not released lapses once its holder stops renewing it. lost says, once the lock is
+// lost while held (taken over, or lapsed because it could not be renewed), why: the
+// rollout stops before its next node.
+func lockApply(ctx context.Context, d *Deps, k Kube, cluster string) (release func(), lost func() error, err error) {
+	who, err := holder(d)
+	if err != nil {
+		return nil, nil, &RefusedError{Reasons: []string{"the apply lock could not be taken:"}, Err: err}
+	}
 
-	free, err := k.Lock(ctx, cluster, who)
+	var (
+		mu     sync.Mutex
+		gone   error
+		noteIt = func(err error) {
+			mu.Lock()
+			defer mu.Unlock()
+
+			gone = err
+
+			d.note(fmt.Sprintf("the apply lock of %s was lost (%s): the rollout stops before its next node\n", cluster, talos.OneLine(err)))
+		}
+	)
+
+	free, err := k.Lock(ctx, cluster, who, noteIt)
 	if err != nil {
 		var locked *kube.LockedError
 		if errors.As(err, &locked) {
-			return nil, &RefusedError{Reasons: []string{"another apply of this cluster is running:"}, Err: err}
+			return nil, nil, &RefusedError{Reasons: []string{"another apply of this cluster is running:"}, Err: err}
 		}
 
-		return nil, &RefusedError{Reasons: []string{"the apply lock could not be taken:"}, Err: fmt.Errorf("lock cluster %s: %w", cluster, err)}
+		return nil, nil, &RefusedError{Reasons: []string{"the apply lock could not be taken:"}, Err: fmt.Errorf("lock cluster %s: %w", cluster, err)}
 	}
 
-	return func() {
+	release = func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
 		defer cancel()
 
 		if err := free(rctx); err != nil {
 			d.note(fmt.Sprintf("the apply lock of %s was not released (%s): it lapses once it is no longer renewed\n", cluster, talos.OneLine(err)))
 		}
-	}, nil
+	}
+
+	lost = func() error {
+		mu.Lock()
+		defer mu.Unlock()
+
+		return gone
+	}
+
+	return release, lost, nil
 }
 
 // holder names who takes the apply lock: the workflow run in GitHub Actions, the user and
-// host elsewhere.
-func holder(d *Deps) string {
+// host elsewhere, then a nonce of this run, so that two applies of one user on one host
+// (two terminals) are two holders.
+func holder(d *Deps) (string, error) {
+	nonce, err := runNonce(d.Rand)
+	if err != nil {
+		return "", err
+	}
+
+	return holderName(d) + " #" + nonce, nil
+}
+
+// runNonce is 8 random hex digits from r (nil: crypto/rand).
+func runNonce(r io.Reader) (string, error) {
+	if r == nil {
+		r = rand.Reader
+	}
+
+	var b [4]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return "", fmt.Errorf("a nonce for the lock holder: %w", err)
+	}
+
+	return hex.EncodeToString(b[:]), nil
+}
+
+// holderName is who runs this apply.
+func holderName(d *Deps) string {
 	if d.Getenv("GITHUB_ACTIONS") == "true" {
 		return fmt.Sprintf("github-actions %s run %s (%s)", d.Getenv("GITHUB_REPOSITORY"), d.Getenv("GITHUB_RUN_ID"), d.Getenv("GITHUB_ACTOR"))
 	}

@@ -34,7 +34,7 @@ func TestVMResetter_ResetsARunningVMStartsAStoppedOneAndLeavesASuspendedOne(t *t
 
 	var notes []string
 
-	d := deps(t, map[string]string{app.EnvProxmoxTokenID: tok.ID, app.EnvProxmoxTokenSecret: tok.Secret})
+	d := deps(t, map[string]string{app.EnvProxmoxTokenID: tok.ID, app.EnvProxmoxTokenSecret: tok.Secret, app.EnvProxmoxURL: srv.URL()})
 	d.OpenDir = func(string) (cluster.Files, func() error, error) { return files, func() error { return nil }, nil }
 	d.Note = func(text string) { notes = append(notes, text) }
 	d.Proxmox = func(cfg proxmox.Config) (proxmox.API, error) {

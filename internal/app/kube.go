@@ -11,9 +11,10 @@ import (
 type Kube interface {
 	rollout.Kube
 	// Lock takes the cluster's apply lock (a Lease kube-system/talops-apply-<cluster>)
-	// for holder and keeps renewing it until release is called. When another holder has
-	// it, the error is a *kube.LockedError naming it.
-	Lock(ctx context.Context, cluster, holder string) (release func(context.Context) error, err error)
+	// for holder and keeps renewing it until release is called; lost is told at once, with
+	// why, when the lock is lost while held. When another holder has it, the error is a
+	// *kube.LockedError naming it.
+	Lock(ctx context.Context, cluster, holder string, lost func(error)) (release func(context.Context) error, err error)
 	// Nodes lists the names of the cluster's Node objects (to find nodes that run but are
 	// missing from talops.yaml).
 	Nodes(ctx context.Context) ([]string, error)

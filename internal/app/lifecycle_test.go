@@ -63,7 +63,7 @@ func (k *fakeKube) DeleteNode(_ context.Context, node string) error {
 	return nil
 }
 
-func (k *fakeKube) Lock(context.Context, string, string) (func(context.Context) error, error) {
+func (k *fakeKube) Lock(context.Context, string, string, func(error)) (func(context.Context) error, error) {
 	return func(context.Context) error { return nil }, nil
 }
 

@@ -198,7 +198,15 @@ func merge(a, b []finding.Finding) []finding.Finding {
 }
 
 func planState(r *Repo, current bool) (plan.State, error) {
-	s := plan.State{TalosVersion: r.Cluster.Spec.TalosVersion, KubernetesVersion: r.Cluster.Spec.KubernetesVersion, SecretsFingerprint: fingerprint(r.Bundle)}
+	s := plan.State{
+		TalosVersion: r.Cluster.Spec.TalosVersion, KubernetesVersion: r.Cluster.Spec.KubernetesVersion,
+		SecretsFingerprint: fingerprint(r.Bundle), Settings: plan.ClusterSettings(r.Cluster),
+	}
+
+	settings := map[string][]plan.Setting{}
+	for _, n := range r.Cluster.Spec.Nodes {
+		settings[n.Name] = plan.NodeSettings(n)
+	}
 
 	for _, n := range r.Nodes {
 		if n.Err != nil {
@@ -208,7 +216,7 @@ func planState(r *Repo, current bool) (plan.State, error) {
 
 			// A pull request may fix a node the base cannot render: plan it without a comparison.
 			broken, _, _ := strings.Cut(n.Err.Error(), "\n")
-			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "it does not render: " + broken})
+			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "it does not render: " + broken, Settings: settings[n.Name]})
 
 			continue
 		}
@@ -220,6 +228,7 @@ func planState(r *Repo, current bool) (plan.State, error) {
 			Installer: n.Machine.Installer,
 			Config:    n.Machine.Config,
 			Encode:    n.Machine.Bytes,
+			Settings:  settings[n.Name],
 		})
 	}
 

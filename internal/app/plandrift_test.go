@@ -36,7 +36,7 @@ func TestVMFindings_DriftAndMissingVMsAreWarningsAtTheNodesLine(t *testing.T) {
 
 	c := testlab.Load(t, files)
 
-	env := map[string]string{app.EnvProxmoxTokenID: tok.ID, app.EnvProxmoxTokenSecret: tok.Secret}
+	env := map[string]string{app.EnvProxmoxTokenID: tok.ID, app.EnvProxmoxTokenSecret: tok.Secret, app.EnvProxmoxURL: srv.URL()}
 	d := deps(t, env)
 	d.OpenDir = func(string) (cluster.Files, func() error, error) { return files, func() error { return nil }, nil }
 	d.Proxmox = func(cfg proxmox.Config) (proxmox.API, error) {

@@ -52,6 +52,8 @@ func TestApply_ProxmoxVMsCreatesANewNodesVMAndConfiguresItInOneApply(t *testing.
 			return tok.ID
 		case app.EnvProxmoxTokenSecret:
 			return tok.Secret
+		case app.EnvProxmoxURL:
+			return srv.URL()
 		}
 
 		return getenv(k)

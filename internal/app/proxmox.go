@@ -18,8 +18,9 @@ import (
 const (
 	EnvProxmoxTokenID     = "PROXMOX_TOKEN_ID"
 	EnvProxmoxTokenSecret = "PROXMOX_TOKEN_SECRET"
-	// EnvProxmoxURL, when set, pins where the token may go: talops.yaml must name the same
-	// API, so that a change to the repository cannot send the token elsewhere.
+	// EnvProxmoxURL pins where the token may go, and must be set beside it: talops.yaml
+	// must name the same API, so that a change to the repository cannot send the token
+	// elsewhere.
 	EnvProxmoxURL = "PROXMOX_URL"
 )
 
@@ -48,7 +49,13 @@ func proxmoxRepo(d *Deps, dir string) (*cluster.Cluster, proxmox.API, error) {
 
 	p := c.Spec.ProxmoxAPI
 
-	if pinned := d.Getenv(EnvProxmoxURL); pinned != "" && strings.TrimSuffix(pinned, "/") != strings.TrimSuffix(p.URL, "/") {
+	pinned := d.Getenv(EnvProxmoxURL)
+	if pinned == "" {
+		// talops.yaml comes from the repository: it alone never decides where the token goes.
+		return nil, nil, &UsageError{Msg: fmt.Sprintf("%s must name the Proxmox API the token may be sent to (the proxmox.url of talops.yaml) whenever %s is set", EnvProxmoxURL, EnvProxmoxTokenID)}
+	}
+
+	if strings.TrimSuffix(pinned, "/") != strings.TrimSuffix(p.URL, "/") {
 		return nil, nil, &cluster.InputError{File: c.Path(cluster.FileName), Line: c.Line("proxmox.url"), Field: "proxmox.url",
 			Msg: fmt.Sprintf("%s is not %s, the API %s pins the token to: the token is not sent", p.URL, pinned, EnvProxmoxURL)}
 	}

@@ -53,6 +53,11 @@ type Report struct {
 	Mode         Mode         `json:"mode"`
 	DryRun       bool         `json:"dryRun"`
 	Nodes        []NodeResult `json:"nodes"`
+	// Stopped says why the rollout stopped before every node was handled, when no node's
+	// failure stopped it (the apply lock was lost).
+	Stopped string `json:"stopped,omitempty"`
+	// NoLock says why the apply ran without the apply lock (--no-lock).
+	NoLock string `json:"noLock,omitempty"`
 }
 
 // Failed reports whether a node failed.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -60,8 +61,8 @@ func (k *labKube) Nodes(context.Context) ([]string, error) { return labNodes, ni
 // InternalIPs has nothing to say: every lab node says its own name.
 func (k *labKube) InternalIPs(context.Context) (map[string][]string, error) { return nil, nil }
 
-func (k *labKube) Lock(_ context.Context, cluster, holder string) (func(context.Context) error, error) {
-	k.add("lock %s for %s", cluster, holder)
+func (k *labKube) Lock(_ context.Context, cluster, holder string, _ func(error)) (func(context.Context) error, error) {
+	k.add("lock %s for %s", cluster, withoutNonce(holder))
 
 	if k.locked != nil {
 		return nil, k.locked
@@ -72,6 +73,19 @@ func (k *labKube) Lock(_ context.Context, cluster, holder string) (func(context.
 
 		return nil
 	}, nil
+}
+
+// nonceRe is a lock holder ending in its run's nonce.
+var nonceRe = regexp.MustCompile(`^(.*) #[0-9a-f]{8}$`)
+
+// withoutNonce is holder without the nonce every holder must end in (a holder without one
+// is recorded as such, and fails the comparison).
+func withoutNonce(holder string) string {
+	if m := nonceRe.FindStringSubmatch(holder); m != nil {
+		return m[1]
+	}
+
+	return holder + " (no nonce)"
 }
 
 // withKube gives the lab a Kubernetes API, reached with the kubeconfig file it returns.

@@ -20,7 +20,12 @@ import (
 func prepareLab(t *testing.T, srv *proxmoxtest.Server) *applyLab {
 	t.Helper()
 
-	l := newApplyLab(t, map[string]string{cli.EnvProxmoxTokenID: pveToken.ID, cli.EnvProxmoxTokenSecret: pveToken.Secret}, nil)
+	env := map[string]string{cli.EnvProxmoxTokenID: pveToken.ID, cli.EnvProxmoxTokenSecret: pveToken.Secret}
+	if srv != nil {
+		env[cli.EnvProxmoxURL] = srv.URL()
+	}
+
+	l := newApplyLab(t, env, nil)
 	addSysctl(t, l.files)
 
 	if srv != nil {

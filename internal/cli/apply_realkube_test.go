@@ -199,7 +199,7 @@ func TestRealKube_ASecondApplyIsRefusedNamingTheFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	release, err := first.Lock(context.Background(), "homelab", "github-actions lab/infra run 42 (bob)")
+	release, err := first.Lock(context.Background(), "homelab", "github-actions lab/infra run 42 (bob)", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,9 +124,15 @@ func OSDeps() *Deps {
 }
 
 // writeFile writes a file with exactly perm: an existing file's looser mode is tightened
-// before the new contents (a machine config holds secrets) are written into it.
+// before the new contents (a machine config holds secrets) are written into it. A
+// symbolic link in its place is refused, not followed: writing through it would truncate
+// whatever it points at (a link left in render's --out folder, or committed to it).
 func writeFile(name string, data []byte, perm os.FileMode) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, perm)
+	if fi, err := os.Lstat(name); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link: talops does not write through it", name)
+	}
+
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|noFollow, perm)
 	if err != nil {
 		return err
 	}

@@ -91,6 +91,12 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text", InstallTimeout: 10 * time.Minute, DrainTimeout: 5 * time.Minute, AllowRemove: true},
 		},
 		{
+			name:  "apply without the lock when the Kubernetes API does not answer",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
+			args:  []string{"--no-lock"},
+			want:  &ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", Format: "text", InstallTimeout: 10 * time.Minute, DrainTimeout: 5 * time.Minute, NoLock: true},
+		},
+		{
 			name:  "kubeconfig to a file",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(kubeconfigFlags(d, a)) },
 			args:  []string{"--dir", "lab", "--talosconfig", "tc", "--out", "kc"},

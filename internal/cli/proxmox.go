@@ -14,6 +14,8 @@ import (
 const (
 	EnvProxmoxTokenID     = app.EnvProxmoxTokenID
 	EnvProxmoxTokenSecret = app.EnvProxmoxTokenSecret
+	// EnvProxmoxURL pins where the token may be sent; it must be set beside the token.
+	EnvProxmoxURL = app.EnvProxmoxURL
 )
 
 const proxmoxUsage = `Usage: talops proxmox <command> [flags]

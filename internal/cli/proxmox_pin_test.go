@@ -39,3 +39,32 @@ func TestProxmox_TheTokenGoesOnlyWherePROXMOX_URLPinsIt(t *testing.T) {
 		t.Errorf("%d requests reached Proxmox", n)
 	}
 }
+
+// The token is present but nothing pins where it may go: talops.yaml, which a merged pull
+// request may have changed, does not decide alone; no request is made.
+func TestProxmox_ATokenWithoutPROXMOX_URLIsNotSent(t *testing.T) {
+	t.Parallel()
+
+	srv := proxmoxtest.New(t, pveToken)
+
+	h := proxmoxHarness(t, proxmoxLab(t, srv), pveToken)
+	h.deps.Getenv = func(k string) string {
+		switch k {
+		case cli.EnvProxmoxTokenID:
+			return pveToken.ID
+		case cli.EnvProxmoxTokenSecret:
+			return pveToken.Secret
+		}
+
+		return ""
+	}
+
+	err := h.run("proxmox", "vms", "--dir", "examples/homelab")
+	if cli.ExitCode(err) != cli.ExitFailure || !strings.Contains(err.Error(), "PROXMOX_URL must name the Proxmox API the token may be sent to") {
+		t.Errorf("a token without PROXMOX_URL: exit %d, %v", cli.ExitCode(err), err)
+	}
+
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests reached Proxmox", n)
+	}
+}

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -36,7 +37,14 @@ func proxmoxLab(t *testing.T, srv *proxmoxtest.Server) cluster.MapFiles {
 func proxmoxHarness(t *testing.T, files cluster.MapFiles, tok proxmoxtest.Token) *harness {
 	t.Helper()
 
-	h := newHarness(t, files, map[string]string{cli.EnvProxmoxTokenID: tok.ID, cli.EnvProxmoxTokenSecret: tok.Secret})
+	// PROXMOX_URL pins the API talops.yaml names, as the apply workflow sets it (the file
+	// may be one a test breaks on purpose: it is not loaded).
+	pinned := ""
+	if m := regexp.MustCompile(`(?m)^  url: (\S+)$`).FindSubmatch(files["talops.yaml"]); m != nil {
+		pinned = string(m[1])
+	}
+
+	h := newHarness(t, files, map[string]string{cli.EnvProxmoxTokenID: tok.ID, cli.EnvProxmoxTokenSecret: tok.Secret, cli.EnvProxmoxURL: pinned})
 	h.deps.Proxmox = func(cfg proxmox.Config) (proxmox.API, error) {
 		cfg.PollInterval = time.Millisecond
 

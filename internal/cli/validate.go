@@ -73,7 +73,12 @@ func runValidate(ctx context.Context, d *Deps, args []string) error {
 		return err
 	}
 
-	if err := d.View(func(w io.Writer) error { return report.Findings(w, opts.Format, res.Findings, res.Nodes) }); err != nil {
+	view := d.View
+	if opts.Format == report.FormatGitHub {
+		view = d.CommandsView // annotations are talops' own commands
+	}
+
+	if err := view(func(w io.Writer) error { return report.Findings(w, opts.Format, res.Findings, res.Nodes) }); err != nil {
 		return err
 	}
 

@@ -67,6 +67,9 @@ type ApplyOptions struct {
 	KubeconfigOut string
 	// AllowRemove lets apply remove the nodes the plan removes (see app.ApplyOptions).
 	AllowRemove bool
+	// NoLock goes on without the apply lock when a running cluster's Kubernetes API does
+	// not answer (see app.ApplyOptions).
+	NoLock bool
 	// Review, when set, says which plan was reviewed (see app.ApplyOptions.Review).
 	Review func(ctx context.Context, cluster string) (hash, base string, err error)
 }
@@ -93,7 +96,7 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		Kubeconfig: opts.Kubeconfig, NoDrain: opts.NoDrain, DrainTimeout: opts.DrainTimeout,
 		ProxmoxReset: opts.ProxmoxReset, ProxmoxVMs: opts.ProxmoxVMs,
 		Progress:    opts.Progress,
-		AllowRemove: opts.AllowRemove,
+		AllowRemove: opts.AllowRemove, NoLock: opts.NoLock,
 	})
 	if opts.ProgressDone != nil {
 		opts.ProgressDone()
@@ -108,6 +111,8 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 	}
 
 	switch {
+	case out.Report.Stopped != "":
+		return out, errors.New("apply stopped before the next node: " + out.Report.Stopped + "; nodes not attempted were not touched")
 	case out.Report.Failed():
 		return out, errors.New("apply stopped at the first failure; nodes not attempted were not touched")
 	case out.Report.Incomplete():

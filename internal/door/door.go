@@ -231,16 +231,17 @@ func (d *Deps) Color() bool {
 	return d.IsTerminal != nil && d.IsTerminal() && d.Getenv("NO_COLOR") == ""
 }
 
-// Out writes to stdout through the masker.
+// Out writes to stdout through the masker, inert (Inert): in a workflow, stdout is the
+// step's log.
 func (d *Deps) Out(s string) error {
-	_, err := io.WriteString(d.Stdout, d.Masker().String(s))
+	_, err := io.WriteString(d.Stdout, Inert(d.Masker().String(s)))
 
 	return err
 }
 
-// Errf writes a line to stderr through the masker.
+// Errf writes a line to stderr through the masker, inert as Out.
 func (d *Deps) Errf(format string, args ...any) {
-	fmt.Fprint(d.Stderr, d.Masker().String(fmt.Sprintf(format, args...))) //nolint:errcheck
+	fmt.Fprint(d.Stderr, Inert(d.Masker().String(fmt.Sprintf(format, args...)))) //nolint:errcheck
 }
 
 // UsageError is a command line that cannot be run.
@@ -281,6 +282,20 @@ func (d *Deps) View(render func(w io.Writer) error) error {
 	}
 
 	return d.Out(buf.String())
+}
+
+// CommandsView renders talops' own workflow commands (the github format of findings) and
+// prints them masked but not inert: they are meant to reach the runner, and the view
+// escapes the data they carry.
+func (d *Deps) CommandsView(render func(w io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return err
+	}
+
+	_, err := io.WriteString(d.Stdout, d.Masker().String(buf.String()))
+
+	return err
 }
 
 // DevVersion is what a binary reports when nothing says which source it was built from.

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/talops/talops/internal/httpcap"
 )
 
 // PR names a pull request.
@@ -92,7 +94,8 @@ type Client struct {
 // call is retried with a bounded backoff when GitHub answers that it is rate limited or
 // briefly unavailable; httpClient's timeout bounds one attempt.
 func New(httpClient *http.Client, apiURL, token string, opts ...Option) (*Client, error) {
-	c := gh.NewClient(&http.Client{Transport: newRetrier(httpClient, opts)})
+	// go-github decodes a whole answer into memory: one past maxBodyBytes fails.
+	c := gh.NewClient(&http.Client{Transport: httpcap.Transport{Next: newRetrier(httpClient, opts), Limit: maxBodyBytes}})
 	if token != "" {
 		c = c.WithAuthToken(token)
 	}
@@ -110,6 +113,10 @@ func New(httpClient *http.Client, apiURL, token string, opts ...Option) (*Client
 }
 
 const perPage = 100
+
+// maxBodyBytes bounds any answer: a page of 100 comments of GitHub's largest body (65,536
+// characters, 6.5 MB) fits with room for escaping and the comments' metadata.
+const maxBodyBytes = 32 << 20
 
 // ListComments lists every comment of the pull request, following pagination.
 func (c *Client) ListComments(ctx context.Context, pr PR) ([]Comment, error) {

@@ -78,7 +78,7 @@ func TestLock_NoHolderIsRefusedBeforeAnyRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	_, err = c.Lock(context.Background(), "lab", "")
+	_, err = c.Lock(context.Background(), "lab", "", nil)
 
 	var locked *kube.LockedError
 	if err == nil || errors.As(err, &locked) || strings.Contains(err.Error(), "127.0.0.1") {

@@ -26,10 +26,12 @@ const (
 // it, since when and when it lapses. Writes carry the resourceVersion read, so of two
 // applies taking it at once one wins and the other, re-reading, is refused.
 //
-// The lock is renewed every RenewInterval until release is called or ctx ends. release
-// stops the renewal and deletes the Lease if it is still holder's; it reports an error
-// when the lock was taken over while held.
-func (c *Client) Lock(ctx context.Context, cluster, holder string) (release func(context.Context) error, err error) {
+// The lock is renewed every RenewInterval until release is called or ctx ends. When it
+// is lost (taken over, deleted, or not renewed in time for it to stay unexpired) lost,
+// when set, is called once with why, at once: the holder stops before its next change.
+// release stops the renewal and deletes the Lease if it is still holder's; it reports an
+// error when the lock was lost while held.
+func (c *Client) Lock(ctx context.Context, cluster, holder string, lost func(error)) (release func(context.Context) error, err error) {
 	if holder == "" {
 		return nil, errors.New("take the apply lock: no holder named")
 	}
@@ -42,7 +44,7 @@ func (c *Client) Lock(ctx context.Context, cluster, holder string) (release func
 	}
 
 	renewCtx, stop := context.WithCancel(ctx)
-	h := &hold{c: c, cluster: cluster, holder: holder, lease: lease, stop: stop, done: make(chan struct{})}
+	h := &hold{c: c, cluster: cluster, holder: holder, lease: lease, stop: stop, done: make(chan struct{}), onLost: lost}
 
 	go h.renew(renewCtx)
 

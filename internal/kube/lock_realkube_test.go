@@ -27,7 +27,7 @@ func lease(t *testing.T, env *kubetest.Env, cluster string) (*coordinationv1.Lea
 func lock(t *testing.T, c *kube.Client, cluster, holder string) func(context.Context) error {
 	t.Helper()
 
-	release, err := c.Lock(context.Background(), cluster, holder)
+	release, err := c.Lock(context.Background(), cluster, holder, nil)
 	if err != nil {
 		t.Fatalf("Lock(%s, %s): %v", cluster, holder, err)
 	}
@@ -53,7 +53,7 @@ func TestLock_ASecondHolderIsRefusedNamingTheFirstAndSinceWhen(t *testing.T) {
 
 	defer release(t, first)
 
-	_, err := c.Lock(context.Background(), "lock-refused", "apply by laptop")
+	_, err := c.Lock(context.Background(), "lock-refused", "apply by laptop", nil)
 
 	var locked *kube.LockedError
 	if !errors.As(err, &locked) {
@@ -152,7 +152,7 @@ func TestLock_ExpiryIsJudgedByTheInjectedClock(t *testing.T) {
 
 	defer release(t, lock(t, later, "lock-clock", "apply two"))
 
-	_, err := c.Lock(context.Background(), "lock-clock", "apply three")
+	_, err := c.Lock(context.Background(), "lock-clock", "apply three", nil)
 
 	var locked *kube.LockedError
 	if !errors.As(err, &locked) || locked.Holder != "apply two" {
@@ -182,7 +182,7 @@ func TestLock_RenewalKeepsItPastItsDuration(t *testing.T) {
 
 	time.Sleep(2500 * time.Millisecond)
 
-	_, err := c.Lock(context.Background(), "lock-renewed", "apply two")
+	_, err := c.Lock(context.Background(), "lock-renewed", "apply two", nil)
 
 	var locked *kube.LockedError
 	if !errors.As(err, &locked) || locked.Holder != "apply one" {
@@ -268,7 +268,7 @@ func TestLock_OfApplicantsAtOnceExactlyOneWins(t *testing.T) {
 
 	for i := range applicants {
 		wg.Go(func() {
-			rel, err := c.Lock(context.Background(), "lock-race", "apply "+string(rune('a'+i)))
+			rel, err := c.Lock(context.Background(), "lock-race", "apply "+string(rune('a'+i)), nil)
 
 			var locked *kube.LockedError
 

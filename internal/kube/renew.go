@@ -21,6 +21,11 @@ type hold struct {
 	// done is closed, release after.
 	lease *coordinationv1.Lease
 	lost  error
+	// onLost, when set, is told at once when the lock is lost.
+	onLost func(error)
+	// failed is the last error of a renewal that did not reach the API ("": the last one
+	// did), kept to say why the lock lapsed.
+	failed error
 
 	stop context.CancelFunc
 	done chan struct{}
@@ -31,7 +36,8 @@ type hold struct {
 
 // renew rewrites the Lease's renewTime every RenewInterval until ctx ends or the lock
 // is lost. A failed write is tried again at the next tick: one missed renewal is not
-// yet a lost lock.
+// yet a lost lock, but one that leaves the Lease to expire before the next tick is (an
+// expired Lease may be taken by another apply while this one goes on).
 func (h *hold) renew(ctx context.Context) {
 	defer close(h.done)
 
@@ -45,16 +51,46 @@ func (h *hold) renew(ctx context.Context) {
 		case <-tick.C:
 		}
 
-		if err := h.renewOnce(ctx); err != nil {
+		err := h.renewOnce(ctx)
+		if err == nil {
+			err = h.lapsing()
+		}
+
+		if err != nil {
 			h.lost = err
+
+			if h.onLost != nil {
+				h.onLost(err)
+			}
 
 			return
 		}
 	}
 }
 
+// lapsing is the error of a lock whose renewals failed so long that it expires before
+// the next one (nil while it holds).
+func (h *hold) lapsing() error {
+	if h.failed == nil {
+		return nil
+	}
+
+	spec := h.lease.Spec
+	if spec.RenewTime == nil || spec.LeaseDurationSeconds == nil {
+		return nil
+	}
+
+	expires := spec.RenewTime.Add(time.Duration(*spec.LeaseDurationSeconds) * time.Second)
+	if h.c.Now().Add(h.c.renewEvery()).Before(expires) {
+		return nil
+	}
+
+	return fmt.Errorf("the apply lock of cluster %s could not be renewed since %s and lapses at %s (%w)",
+		h.cluster, spec.RenewTime.UTC().Format(time.RFC3339), expires.UTC().Format(time.RFC3339), h.failed)
+}
+
 // renewOnce writes one renewal. The error is only for a lock that is no longer ours;
-// a failure to reach the API is left to the next tick.
+// a failure to reach the API is kept in h.failed and left to the next tick.
 func (h *hold) renewOnce(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, h.c.renewEvery())
 	defer cancel()
@@ -67,12 +103,14 @@ func (h *hold) renewOnce(ctx context.Context) error {
 
 	updated, err := leases.Update(ctx, next, metav1.UpdateOptions{})
 	if err == nil {
-		h.lease = updated
+		h.lease, h.failed = updated, nil
 
 		return nil
 	}
 
 	if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+		h.failed = err
+
 		return nil
 	}
 
@@ -83,6 +121,8 @@ func (h *hold) renewOnce(ctx context.Context) error {
 	}
 
 	if err != nil {
+		h.failed = err
+
 		return nil
 	}
 

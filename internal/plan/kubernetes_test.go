@@ -156,8 +156,10 @@ func TestKubernetesUpgrade_RefusesATalosUpgradeInTheSameApply(t *testing.T) {
 }
 
 func TestKubernetesUpgrade_HashCoversTheSteps(t *testing.T) {
-	a := computeBump(t, "v1.35.2", "v1.36.4")
+	current, desired := k8sBump(t, "v1.35.2", "v1.36.4")
+	a := compute(t, current, desired)
 	b := computeBump(t, "v1.35.2", "v1.36.4")
+	des, _ := state(t, desired)
 
 	if a.Hash != b.Hash {
 		t.Fatalf("the same plan hashes differently: %s %s", a.Hash, b.Hash)
@@ -176,7 +178,11 @@ func TestKubernetesUpgrade_HashCoversTheSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if plan.HashOf(&again) == a.Hash {
+	if plan.HashOf(a, des) != a.Hash {
+		t.Fatal("HashOf does not compute the plan's hash")
+	}
+
+	if plan.HashOf(&again, des) == a.Hash {
 		t.Error("a plan without the manifests step hashes like the whole upgrade")
 	}
 }

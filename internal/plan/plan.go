@@ -76,6 +76,9 @@ type NodeState struct {
 	// KubeNode, for a node read from the cluster, is the name of its Node object in
 	// Kubernetes as the node says it ("": it did not say).
 	KubeNode string
+	// Settings are the node's inputs besides its config (NodeSettings; nil: unknown, as
+	// for a node read from the cluster).
+	Settings []Setting
 }
 
 // State is the cluster in one state.
@@ -89,6 +92,9 @@ type State struct {
 	// EtcdMembers are the hostnames etcd lists, for a state read from the nodes (nil when
 	// unknown).
 	EtcdMembers []string
+	// Settings are the cluster's destinations (ClusterSettings; nil: unknown, as for the
+	// running nodes).
+	Settings []Setting
 }
 
 // InstallerChange describes an installer change (an upgrade).
@@ -115,6 +121,22 @@ type Node struct {
 	// Unreachable is set on a removal of a node that does not answer: apply removes its
 	// etcd member and its Kubernetes Node, without a drain or a reset.
 	Unreachable bool `json:"unreachable,omitempty"`
+	// Settings are the node's settings that change (its address, its VM), each also a
+	// reason; a node whose config is unchanged still shows them.
+	Settings []SettingChange `json:"settings,omitempty"`
+}
+
+// Changes reports whether the node changes: an action, or a setting.
+func (n Node) Changes() bool { return n.Action != Noop || len(n.Settings) > 0 }
+
+// What is the node's action as the views name it: "settings" for a node whose config is
+// unchanged but whose settings are not.
+func (n Node) What() string {
+	if n.Action == Noop && len(n.Settings) > 0 {
+		return "settings"
+	}
+
+	return string(n.Action)
 }
 
 // Plan is the whole cluster's change.
@@ -130,6 +152,8 @@ type Plan struct {
 	Bootstrap string `json:"bootstrap,omitempty"`
 	// Kubernetes is the upgrade of the Kubernetes components, when their images move.
 	Kubernetes *KubernetesUpgrade `json:"kubernetes,omitempty"`
+	// Settings are the cluster's destinations that change (the Proxmox API, the factory).
+	Settings []SettingChange `json:"settings,omitempty"`
 }
 
 // BlockedPlan is the plan of a desired state with errors: there is nothing to apply.
@@ -175,9 +199,10 @@ func Compute(ctx context.Context, cluster string, current, desired State, masker
 	}
 
 	p.Nodes = nodes
+	p.Settings = settingChanges(current.Settings, desired.Settings, current.Settings != nil)
 	p.bootstrap()
 	p.kubernetes(current, desired)
-	p.Hash = hash(p)
+	p.Hash = hash(p, desired)
 
 	return p, nil
 }
@@ -308,9 +333,11 @@ func created(n NodeState, masker *mask.Masker) (Node, error) {
 		return Node{}, err
 	}
 
+	settings := settingChanges(nil, n.Settings, true)
+
 	return Node{
-		Name: n.Name, Role: n.Role, Action: Create, Diff: diff, ConfigChanged: true,
-		Reasons: []string{fmt.Sprintf("new %s node: talops sends its config over the maintenance API once the node waits in maintenance mode", n.Role)},
+		Name: n.Name, Role: n.Role, Action: Create, Diff: diff, ConfigChanged: true, Settings: settings,
+		Reasons: append([]string{fmt.Sprintf("new %s node: talops sends its config over the maintenance API once the node waits in maintenance mode", n.Role)}, settingReasons(settings)...),
 	}, nil
 }
 
@@ -360,6 +387,9 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 	if current.SecretsFingerprint != desired.SecretsFingerprint && current.SecretsFingerprint != "" && desired.SecretsFingerprint != "" {
 		node.Reasons = append(node.Reasons, "cluster secrets changed")
 	}
+
+	node.Settings = settingChanges(c.Settings, n.Settings, c.Settings != nil)
+	node.Reasons = append(node.Reasons, settingReasons(node.Settings)...)
 
 	var changes changes
 
@@ -526,13 +556,28 @@ func redactedYAML(cfg coreconfig.Provider) (string, error) {
 	return string(data), nil
 }
 
-// hash is the SHA-256 of the plan's content: nodes, actions, reasons and diffs.
-func hash(p *Plan) string {
+// hash is the SHA-256 of the plan's content (nodes, actions, reasons and diffs) and of
+// every desired setting apply acts on, changed or not: a plan that changes nothing is
+// still bound to where the merged talops.yaml sends the token and which VM is which.
+func hash(p *Plan, desired State) string {
+	type nodeSettings struct {
+		Name     string
+		Settings []Setting
+	}
+
+	bound := make([]nodeSettings, 0, len(desired.Nodes))
+	for _, n := range desired.Nodes {
+		bound = append(bound, nodeSettings{n.Name, n.Settings})
+	}
+
 	content := struct {
-		Cluster    string
-		Nodes      []Node
-		Kubernetes *KubernetesUpgrade `json:",omitempty"`
-	}{p.Cluster, p.Nodes, p.Kubernetes}
+		Cluster      string
+		Nodes        []Node
+		Kubernetes   *KubernetesUpgrade `json:",omitempty"`
+		Settings     []SettingChange    `json:",omitempty"`
+		Destinations []Setting          `json:",omitempty"`
+		NodeSettings []nodeSettings     `json:",omitempty"`
+	}{p.Cluster, p.Nodes, p.Kubernetes, p.Settings, desired.Settings, bound}
 
 	data, _ := json.Marshal(content) //nolint:errchkjson // plain structs always encode
 
@@ -551,9 +596,12 @@ func (p *Plan) Count() map[Action]int {
 	return out
 }
 
-// HasChanges reports whether applying would change anything that could be read.
+// HasChanges reports whether applying would change anything that could be read, or
+// anything it acts on moves (a setting).
 func (p *Plan) HasChanges() bool {
-	return slices.ContainsFunc(p.Nodes, func(n Node) bool { return n.Action != Noop && n.Action != Unknown })
+	return len(p.Settings) > 0 || slices.ContainsFunc(p.Nodes, func(n Node) bool {
+		return (n.Action != Noop && n.Action != Unknown) || len(n.Settings) > 0
+	})
 }
 
 // Names returns the nodes that take action a.
@@ -578,8 +626,10 @@ func unknownCurrent(c, n NodeState, masker *mask.Masker) (Node, error) {
 		return Node{}, err
 	}
 
+	settings := settingChanges(c.Settings, n.Settings, c.Settings != nil)
+
 	return Node{
-		Name: n.Name, Role: n.Role, Action: Update, Diff: diff, ConfigChanged: true,
-		Reasons: []string{masker.String("the current state of this node is unknown (" + c.Broken + "): its whole config is shown, and whether applying reboots or upgrades it cannot be told")},
+		Name: n.Name, Role: n.Role, Action: Update, Diff: diff, ConfigChanged: true, Settings: settings,
+		Reasons: append([]string{masker.String("the current state of this node is unknown (" + c.Broken + "): its whole config is shown, and whether applying reboots or upgrades it cannot be told")}, settingReasons(settings)...),
 	}, nil
 }

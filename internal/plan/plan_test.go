@@ -30,14 +30,17 @@ func state(t *testing.T, files cluster.MapFiles) (plan.State, *secrets.Bundle) {
 		t.Fatal(err)
 	}
 
-	s := plan.State{TalosVersion: c.Spec.TalosVersion, SecretsFingerprint: "same"}
+	s := plan.State{TalosVersion: c.Spec.TalosVersion, SecretsFingerprint: "same", Settings: plan.ClusterSettings(c)}
 
 	for _, r := range render.All(context.Background(), c, b, render.Options{Installer: render.FactoryInstaller(ids)}) {
 		if r.Err != nil {
 			t.Fatal(r.Err)
 		}
 
-		s.Nodes = append(s.Nodes, plan.NodeState{Name: r.Name, Role: r.Machine.Node.Role, Schematic: r.Machine.Node.Schematic, Installer: r.Machine.Installer, Config: r.Machine.Config})
+		s.Nodes = append(s.Nodes, plan.NodeState{
+			Name: r.Name, Role: r.Machine.Node.Role, Schematic: r.Machine.Node.Schematic, Installer: r.Machine.Installer, Config: r.Machine.Config,
+			Settings: plan.NodeSettings(c.Spec.Nodes[c.NodeIndex(r.Name)]),
+		})
 	}
 
 	return s, b

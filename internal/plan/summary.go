@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -42,7 +43,27 @@ func (p *Plan) Summary() string {
 		parts = []string{"no changes"}
 	}
 
-	return fmt.Sprintf("Plan: %s — %s", Plural(len(p.Nodes), "node"), strings.Join(parts, ", "))
+	return fmt.Sprintf("Plan: %s — %s%s", Plural(len(p.Nodes), "node"), strings.Join(parts, ", "), p.settingsChange())
+}
+
+// settingsChange is "; settings change: 2 nodes and the cluster" when settings move
+// ("" otherwise): a plan whose configs are unchanged never reads "no changes" then.
+func (p *Plan) settingsChange() string {
+	var where []string
+
+	if n := len(slices.DeleteFunc(slices.Clone(p.Nodes), func(n Node) bool { return len(n.Settings) == 0 || n.Action == Create })); n > 0 {
+		where = append(where, Plural(n, "node"))
+	}
+
+	if len(p.Settings) > 0 {
+		where = append(where, "the cluster")
+	}
+
+	if len(where) == 0 {
+		return ""
+	}
+
+	return "; settings change: " + strings.Join(where, " and ")
 }
 
 // Plural counts n of a word that takes an s: "1 reboot", "3 reboots", "0 nodes".

@@ -58,6 +58,10 @@ func (e *APIError) Unreachable() bool { return e.StatusCode == 595 || e.StatusCo
 // maxErrorBody bounds how much of an error answer is read: PVE's are a few hundred bytes.
 const maxErrorBody = 64 << 10
 
+// maxBodyBytes bounds any answer: the largest PVE sends talops (a storage's content, a
+// cluster's resources) are hundreds of kilobytes.
+const maxBodyBytes = 16 << 20
+
 // errorTransport turns every answer outside 2xx but 401 and 403 into an *APIError
 // before go-proxmox reads it: go-proxmox keeps only the status line of a 500 and fails
 // to decode the empty body of a 595 ("unexpected end of JSON input"), losing the cause.

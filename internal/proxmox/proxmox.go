@@ -18,6 +18,8 @@ import (
 	"time"
 
 	goprox "github.com/luthermonson/go-proxmox"
+
+	"github.com/talops/talops/internal/httpcap"
 )
 
 // API is what talops asks of Proxmox.
@@ -146,7 +148,8 @@ func New(cfg Config) (*Client, error) {
 
 	opts := []goprox.Option{
 		goprox.WithHTTPClient(&http.Client{
-			Transport: errorTransport{next: transport},
+			// go-proxmox decodes a whole answer into memory: one past maxBodyBytes fails.
+			Transport: httpcap.Transport{Next: errorTransport{next: transport}, Limit: maxBodyBytes},
 			Timeout:   cfg.RequestTimeout,
 			// The API never redirects; following one could carry the token elsewhere.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },

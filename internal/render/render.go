@@ -235,7 +235,11 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 			return nil, err
 		}
 
-		if cfg, err = p.apply(cfg); err != nil {
+		if cfg, err = p.apply(ctx, cfg); err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("render node %s: %w", n.Name, err)
+			}
+
 			return nil, err
 		}
 

@@ -61,6 +61,10 @@ func ApplyText(r *applied.Report) string {
 		fmt.Fprintf(&b, "etcd snapshot before the first control-plane change: %s\n", oneLine(r.EtcdSnapshot))
 	}
 
+	for _, l := range lockLines(r) {
+		b.WriteString(l + "\n")
+	}
+
 	b.WriteString("\n")
 
 	for _, n := range r.Nodes {
@@ -107,7 +111,27 @@ func ApplyJSON(w io.Writer, r *applied.Report) error {
 		// EtcdSnapshot is where the snapshot taken before the first control-plane change went.
 		EtcdSnapshot string               `json:"etcdSnapshot,omitempty"`
 		Nodes        []applied.NodeResult `json:"nodes"`
-	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes})
+		// Stopped says why the rollout stopped before every node (the lock was lost).
+		Stopped string `json:"stopped,omitempty"`
+		// NoLock says why the apply ran without the apply lock (--no-lock).
+		NoLock string `json:"noLock,omitempty"`
+	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes, r.Stopped, r.NoLock})
+}
+
+// lockLines say what the report records of the apply lock: that the apply ran without it,
+// and that the rollout stopped because it was lost.
+func lockLines(r *applied.Report) []string {
+	var out []string
+
+	if r.NoLock != "" {
+		out = append(out, "no apply lock: "+oneLine(r.NoLock))
+	}
+
+	if r.Stopped != "" {
+		out = append(out, "stopped before the next node: "+oneLine(r.Stopped))
+	}
+
+	return out
 }
 
 type applySummary struct {

@@ -45,11 +45,13 @@ func ApplyMarkdown(r *applied.Report, v ApplyView) string {
 
 	b.WriteString(strings.Join(facts, ", ") + "\n\n")
 
-	for _, n := range v.Notes {
+	notes := append(lockLines(r), v.Notes...)
+
+	for _, n := range notes {
 		b.WriteString("> " + text(oneLine(n)) + "\n")
 	}
 
-	if len(v.Notes) > 0 {
+	if len(notes) > 0 {
 		b.WriteString("\n")
 	}
 

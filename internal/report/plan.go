@@ -103,9 +103,11 @@ func PlanJSON(w io.Writer, p *plan.Plan, fs []finding.Finding) error {
 		Bootstrap string `json:"bootstrap,omitempty"`
 		// Kubernetes is the Kubernetes upgrade, step by step (when component images move).
 		Kubernetes *plan.KubernetesUpgrade `json:"kubernetes,omitempty"`
-		Hash       string                  `json:"hash"`
-		Findings   []finding.Finding       `json:"findings"`
-	}{summary, nodes, p.Bootstrap, p.Kubernetes, p.Hash, fs})
+		// Settings are the cluster's destinations that change.
+		Settings []plan.SettingChange `json:"settings,omitempty"`
+		Hash     string               `json:"hash"`
+		Findings []finding.Finding    `json:"findings"`
+	}{summary, nodes, p.Bootstrap, p.Kubernetes, p.Settings, p.Hash, fs})
 }
 
 // PlanText is the plan for a terminal.
@@ -114,12 +116,22 @@ func PlanText(p *plan.Plan, fs []finding.Finding, nodes int, color bool) string 
 
 	var b strings.Builder
 
+	if len(p.Settings) > 0 {
+		b.WriteString(c.wrap("33", "~") + " cluster settings: where apply sends credentials and fetches images\n")
+
+		for _, s := range p.Settings {
+			fmt.Fprintf(&b, "    %s\n", s)
+		}
+
+		b.WriteString("\n")
+	}
+
 	for _, n := range p.Nodes {
-		if n.Action == plan.Noop {
+		if !n.Changes() {
 			continue
 		}
 
-		fmt.Fprintf(&b, "%s %s (%s): %s\n", c.symbol(n.Action), n.Name, n.Role, n.Action)
+		fmt.Fprintf(&b, "%s %s (%s): %s\n", c.symbol(n.Action), n.Name, n.Role, n.What())
 
 		for _, r := range n.Reasons {
 			fmt.Fprintf(&b, "    %s\n", r)
@@ -322,7 +334,7 @@ func PlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanView) (st
 		sections = append([]string{k}, sections...)
 	}
 
-	sh := shape{keep: -1, findings: len(fs), nodes: len(p.Nodes) - p.Count()[plan.Noop], sections: true}
+	sh := shape{keep: -1, findings: len(fs), nodes: changedNodes(p), sections: true}
 
 	for {
 		s, err := renderPlanMarkdown(p, fs, nodes, v, sections, sh)
@@ -420,7 +432,7 @@ func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanVie
 	groups := map[string]int{}
 
 	for _, n := range p.Nodes {
-		if n.Action == plan.Noop {
+		if !n.Changes() {
 			continue
 		}
 
@@ -475,6 +487,19 @@ func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanVie
 	return b.String(), nil
 }
 
+// changedNodes counts the nodes the plan shows.
+func changedNodes(p *plan.Plan) int {
+	n := 0
+
+	for _, node := range p.Nodes {
+		if node.Changes() {
+			n++
+		}
+	}
+
+	return n
+}
+
 // sameChange is what nodes must share to be shown as one change: role, action, reasons
 // and diff ("" for changes never grouped: new and removed nodes, whose configs differ).
 func sameChange(n plan.Node) string {
@@ -482,7 +507,7 @@ func sameChange(n plan.Node) string {
 		return ""
 	}
 
-	return strings.Join(append([]string{string(n.Role), string(n.Action), n.Diff}, n.Reasons...), "\x00")
+	return strings.Join(append([]string{string(n.Role), n.What(), n.Diff}, n.Reasons...), "\x00")
 }
 
 // cutMiddle keeps the first and last keep/2 lines of a diff.

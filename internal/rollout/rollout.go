@@ -113,6 +113,9 @@ type Options struct {
 	// ResetVM, when set (--proxmox-reset), resets the VM of a node (by its name) that did
 	// not come back healthy after a reboot or an upgrade; the node then gets one more gate.
 	ResetVM func(ctx context.Context, node string) error
+	// Stop, when set, is asked before each node starts: an error stops the rollout there
+	// (the apply lock was lost), the nodes left not attempted and the report saying why.
+	Stop func() error
 }
 
 // oneAtATime serializes say: workers change in parallel, their lines go out one at a time.
@@ -216,6 +219,16 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 			<-slots
 
 			break
+		}
+
+		if o.Stop != nil {
+			if err := o.Stop(); err != nil {
+				<-slots
+
+				r.Stopped = err.Error()
+
+				break
+			}
 		}
 
 		wg.Go(func() {

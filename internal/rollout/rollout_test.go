@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,5 +133,32 @@ func TestRun_APanickingStepFailsItsNodeAndStopsTheRollout(t *testing.T) {
 
 	if rep.Nodes[1].Outcome != rollout.NotAttempted || len(d.applied) != 0 {
 		t.Errorf("b: %+v, applied %v", rep.Nodes[1], d.applied)
+	}
+}
+
+func TestRun_ALostLockStopsTheRolloutBeforeTheNextNodeAndSaysWhy(t *testing.T) {
+	var lost atomic.Value
+
+	d := &healthyNodes{onApply: func(string) { lost.Store(errors.New("the apply lock of cluster lab was taken over by laptop")) }}
+
+	o := options
+	o.Stop = func() error {
+		err, _ := lost.Load().(error)
+
+		return err
+	}
+
+	rep := rollout.Run(context.Background(), d, "lab", "hash", workers("a", "b", "c"), o)
+
+	if len(d.applied) != 1 || d.applied[0] != "a" {
+		t.Fatalf("applied to %v, want only a", d.applied)
+	}
+
+	if rep.Nodes[0].Outcome != rollout.Applied || rep.Nodes[1].Outcome != rollout.NotAttempted || rep.Nodes[2].Outcome != rollout.NotAttempted {
+		t.Errorf("outcomes %+v", rep.Nodes)
+	}
+
+	if rep.Stopped != "the apply lock of cluster lab was taken over by laptop" || !rep.Incomplete() {
+		t.Errorf("stopped %q, incomplete %t", rep.Stopped, rep.Incomplete())
 	}
 }

@@ -1,0 +1,78 @@
+package proxmox_test
+
+import (
+	"context"
+	"encoding/pem"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talops/talops/internal/proxmox"
+)
+
+// endless answers every request with the start of a JSON document that never ends, as a
+// hostile or broken server streaming until the client gives up.
+func endless(prefix string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, prefix)
+
+		chunk := []byte(strings.Repeat("a", 64<<10))
+
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+}
+
+// allocated runs f and says how many bytes it allocated.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// The red team's streaming Proxmox drove talops to 1.27 GB before the request's timeout.
+func TestClient_AnEndlessAnswerFailsAtTheCapWithBoundedMemory(t *testing.T) {
+	srv := httptest.NewTLSServer(endless(`{"data":{"status":"`))
+	defer srv.Close()
+
+	c, err := proxmox.New(proxmox.Config{
+		URL: srv.URL + "/api2/json", TokenID: token.ID, TokenSecret: token.Secret,
+		CAPEM:          pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}),
+		RequestTimeout: 20 * time.Second, PollInterval: time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var callErr error
+
+	start := time.Now()
+	bytes := allocated(func() { _, callErr = c.VM(context.Background(), "pve", 100) })
+
+	if callErr == nil || !strings.Contains(callErr.Error(), "is larger than 16777216 bytes") {
+		t.Errorf("err = %v, want the answer refused at the cap", callErr)
+	}
+
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %s: the cap, not the timeout, must end it", took)
+	}
+
+	if bytes > 256<<20 {
+		t.Errorf("allocated %d MiB reading a capped answer", bytes>>20)
+	}
+
+	t.Logf("allocated %d MiB", bytes>>20)
+}
