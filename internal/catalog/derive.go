@@ -96,29 +96,7 @@ func (c *Catalog) With(r Release) *Catalog {
 // Known returns every release tag the extension data or the facts name, oldest first: the
 // releases this build knows exist, with or without their extensions.
 func (c *Catalog) Known(facts *Facts) []string {
-	seen := map[string]bool{}
-
-	var vs []semver
-
-	for _, tag := range slices.Concat(c.Releases(), facts.Tags()) {
-		if seen[tag] {
-			continue
-		}
-
-		seen[tag] = true
-
-		v, _ := parseTag(tag) // both lists hold checked tags
-		vs = append(vs, v)
-	}
-
-	slices.SortFunc(vs, semver.compare)
-
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.tag()
-	}
-
-	return out
+	return slices.Compact(sortTags(slices.Values(slices.Concat(c.Releases(), facts.Tags()))))
 }
 
 // NewestKnownStable returns the newest final release the extension data or the facts name.

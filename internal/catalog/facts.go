@@ -213,20 +213,7 @@ func (f *Facts) Minor(talos string) (MinorFacts, bool) {
 
 // Tags returns the release tags the facts name, oldest first.
 func (f *Facts) Tags() []string {
-	vs := make([]semver, 0, len(f.releases))
-	for tag := range f.releases {
-		v, _ := parseTag(tag) // checked on the way in
-		vs = append(vs, v)
-	}
-
-	slices.SortFunc(vs, semver.compare)
-
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.tag()
-	}
-
-	return out
+	return sortTags(maps.Keys(f.releases))
 }
 
 // minorTags are the minors the facts keep a compatibility entry for, sorted.

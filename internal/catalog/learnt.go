@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"slices"
 	"time"
 )
 
@@ -98,20 +97,7 @@ func (l *Learnt) Tags() []string {
 		return nil
 	}
 
-	vs := make([]semver, 0, len(l.releases))
-	for tag := range l.releases {
-		v, _ := parseTag(tag)
-		vs = append(vs, v)
-	}
-
-	slices.SortFunc(vs, semver.compare)
-
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.tag()
-	}
-
-	return out
+	return sortTags(maps.Keys(l.releases))
 }
 
 // Encode renders the learnt releases, the same bytes for the same content.

@@ -2,7 +2,9 @@ package catalog
 
 import (
 	"fmt"
+	"iter"
 	"regexp"
+	"slices"
 	"strconv"
 
 	version "github.com/hashicorp/go-version"
@@ -99,6 +101,27 @@ func (s semver) compareCore(o semver) int {
 
 func (s semver) sameMinor(o semver) bool {
 	return s.major == o.major && s.minor == o.minor
+}
+
+// sortTags orders release tags oldest first, as canonical tags. Every tag must have been
+// checked on the way in: one that does not parse is left out.
+func sortTags(tags iter.Seq[string]) []string {
+	var vs []semver
+
+	for tag := range tags {
+		if v, err := parseTag(tag); err == nil {
+			vs = append(vs, v)
+		}
+	}
+
+	slices.SortFunc(vs, semver.compare)
+
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.tag()
+	}
+
+	return out
 }
 
 // NormalizeTag returns the canonical tag for a full Talos release version ("1.13.9" →
