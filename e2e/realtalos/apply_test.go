@@ -56,10 +56,12 @@ type applyReport struct {
 }
 
 // apply runs talops apply on the lab and returns its one node's result and the exit code.
+// The harness's nodes run no Kubernetes API, so the apply lock cannot be taken: --no-lock
+// says to go on without it (a running cluster is refused otherwise).
 func (l *lab) apply(t *testing.T, args ...string) (applyReport, int) {
 	t.Helper()
 
-	r := l.talops(t, append([]string{"apply", "--talosconfig", l.admin, "--format", "json"}, args...)...)
+	r := l.talops(t, append([]string{"apply", "--talosconfig", l.admin, "--format", "json", "--no-lock"}, args...)...)
 
 	var rep applyReport
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
