@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v4"
-
-	"github.com/talops/talops/internal/secrets/sops"
 )
 
 // patchList turns a talhelper patches list into patch files of the new repository, in
@@ -79,17 +77,9 @@ func (im *importer) patchList(n *yaml.Node, kind string) []string {
 // patchFile reads a patch file and substitutes the environment in it, as talhelper does.
 // An encrypted patch is refused: talops would have to write it in clear.
 func (im *importer) patchFile(rel string) ([]byte, error) {
-	if im.in.ReadPatch == nil {
-		return nil, fmt.Errorf("cannot read %s", rel)
-	}
-
-	data, err := im.in.ReadPatch(rel)
+	data, err := im.manifestFile(rel)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", rel, err)
-	}
-
-	if sops.IsEncrypted(data) {
-		return nil, fmt.Errorf("%s is SOPS-encrypted: talops patches are plain files", rel)
+		return nil, err
 	}
 
 	if !strings.Contains(string(data), "$") {
