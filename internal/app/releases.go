@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -74,10 +75,13 @@ type releaseAnswer struct {
 // by derivation, in that order.
 func lookUpRelease(ctx context.Context, d *Deps, c *cluster.Cluster, cat *catalog.Catalog, tag string, offline bool) (*catalog.Catalog, rules.ReleaseLookup) {
 	factoryURL := c.ImageFactory()
+	// The factory is named in reports and in the cache file: never with credentials a
+	// private factory's URL may carry.
+	shown := redactedURL(factoryURL)
 	learnt := d.readLearnt()
 
-	if lr, ok := learnt.Get(tag, factoryURL); ok {
-		return cat.With(lr.Release), rules.ReleaseLookup{Source: rules.SourceCache, Factory: factoryURL, At: lr.At}
+	if lr, ok := learnt.Get(tag, shown); ok {
+		return cat.With(lr.Release), rules.ReleaseLookup{Source: rules.SourceCache, Factory: shown, At: lr.At}
 	}
 
 	var skipped string
@@ -90,7 +94,8 @@ func lookUpRelease(ctx context.Context, d *Deps, c *cluster.Cluster, cat *catalo
 	default:
 		r, lookup, ok := fetchRelease(ctx, d, factoryURL, cat, tag)
 		if ok {
-			d.keepLearnt(learnt, catalog.LearntRelease{Release: r, Factory: factoryURL, At: lookup.At})
+			lookup.Factory = shown
+			d.keepLearnt(learnt, catalog.LearntRelease{Release: r, Factory: shown, At: lookup.At})
 
 			return cat.With(r), lookup
 		}
@@ -137,6 +142,16 @@ func fetchRelease(ctx context.Context, d *Deps, factoryURL string, cat *catalog.
 	r, _ := updated.Release(tag)
 
 	return r, rules.ReleaseLookup{Fetched: true, Source: rules.SourceFactory, Factory: factoryURL, At: d.now()}, true
+}
+
+// redactedURL is a URL with any password replaced, as url.URL.Redacted does.
+func redactedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+
+	return u.Redacted()
 }
 
 // learntFile is the file of learnt releases in the release cache.
