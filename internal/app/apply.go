@@ -78,6 +78,10 @@ type ApplyOptions struct {
 	// NoLock lets apply go on without the apply lock when the Kubernetes API of a running
 	// cluster does not answer (the report records it); without it such an apply is refused.
 	NoLock bool
+	// IgnoreWindow applies outside the cluster's maintenance windows (an emergency; the
+	// report records it); without it such an apply changes nothing and returns an
+	// *OutsideWindowError.
+	IgnoreWindow bool
 	// Review, when set, is asked which plan was reviewed for the cluster (by name) before
 	// anything else is read: its hash and the base it was computed against become PlanHash
 	// and ReviewedBase (unless ReviewedAgainst names the base). An empty hash checks none.
@@ -214,6 +218,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		Stop:           lost,
 	})
 	out.Report.NoLock = lockless
+	out.Report.Window = st.window
 
 	return out, nil
 }
@@ -272,10 +277,18 @@ func livePlan(ctx context.Context, d *Deps, opts *ApplyOptions) (*PlanResult, *p
 		return nil, nil, nil, &RefusedError{Reasons: []string{"apply needs the cluster's real secrets bundle, and only a throwaway one is available (" + head.Bundle.Why + ")"}}
 	}
 
+	// Before any node is read: outside its windows a cluster is left alone.
+	outside, err := maintenanceWindow(d, head.Cluster, opts.IgnoreWindow, opts.DryRun)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
 	res, st, err := planFrom(ctx, d, live, head, dialer)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+
+	st.window = outside
 
 	if err := refuseErrors(d, res, "the desired state has errors (listed above)"); err != nil {
 		return nil, nil, nil, err

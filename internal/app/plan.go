@@ -47,6 +47,8 @@ type PlanResult struct {
 type planned struct {
 	head    *Repo
 	current plan.State
+	// window is what an apply outside the maintenance windows records ("" inside one).
+	window string
 }
 
 // Plan renders both states, validates the desired one and computes the plan.

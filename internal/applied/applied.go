@@ -58,6 +58,9 @@ type Report struct {
 	Stopped string `json:"stopped,omitempty"`
 	// NoLock says why the apply ran without the apply lock (--no-lock).
 	NoLock string `json:"noLock,omitempty"`
+	// Window says that the apply ran outside every maintenance window, and why it could
+	// (--ignore-window, or a dry run).
+	Window string `json:"window,omitempty"`
 }
 
 // Failed reports whether a node failed.

@@ -249,6 +249,7 @@ func (c *Cluster) check() []error {
 	k.nvidia()
 	k.files()
 	k.proxmox()
+	k.maintenance()
 	k.nodes()
 
 	return k.errs

@@ -30,7 +30,24 @@ type Spec struct {
 	// ProxmoxAPI is the Proxmox VE API the nodes' VMs live behind; only the proxmox
 	// commands use it. Credentials never come from this file.
 	ProxmoxAPI *ProxmoxAPI `yaml:"proxmox,omitempty"`
-	Nodes      []Node      `yaml:"nodes"`
+	// Maintenance holds the windows apply may change nodes in (nil: any time).
+	Maintenance *Maintenance `yaml:"maintenance,omitempty"`
+	Nodes       []Node       `yaml:"nodes"`
+}
+
+// Maintenance is the top-level maintenance: section: when apply may change nodes.
+type Maintenance struct {
+	// TimeZone is the IANA zone the windows' times are in ("": UTC).
+	TimeZone string              `yaml:"timeZone,omitempty"`
+	Windows  []MaintenanceWindow `yaml:"windows"`
+}
+
+// MaintenanceWindow opens at Start on each of Days (mon … sun or ranges such as mon-fri;
+// none: every day) and lasts Duration (a Go duration such as 4h).
+type MaintenanceWindow struct {
+	Days     []string `yaml:"days,omitempty"`
+	Start    string   `yaml:"start"`
+	Duration string   `yaml:"duration"`
 }
 
 // ProxmoxAPI is the top-level proxmox: section.

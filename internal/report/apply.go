@@ -115,11 +115,13 @@ func ApplyJSON(w io.Writer, r *applied.Report) error {
 		Stopped string `json:"stopped,omitempty"`
 		// NoLock says why the apply ran without the apply lock (--no-lock).
 		NoLock string `json:"noLock,omitempty"`
-	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes, r.Stopped, r.NoLock})
+		// Window says the apply ran outside every maintenance window, and why it could.
+		Window string `json:"window,omitempty"`
+	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes, r.Stopped, r.NoLock, r.Window})
 }
 
-// lockLines say what the report records of the apply lock: that the apply ran without it,
-// and that the rollout stopped because it was lost.
+// lockLines say what the report records of how the apply was let run: without the apply lock,
+// stopped because the lock was lost, or outside every maintenance window.
 func lockLines(r *applied.Report) []string {
 	var out []string
 
@@ -129,6 +131,10 @@ func lockLines(r *applied.Report) []string {
 
 	if r.Stopped != "" {
 		out = append(out, "stopped before the next node: "+oneLine(r.Stopped))
+	}
+
+	if r.Window != "" {
+		out = append(out, "maintenance window: "+oneLine(r.Window))
 	}
 
 	return out
