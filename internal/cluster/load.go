@@ -250,6 +250,7 @@ func (c *Cluster) check() []error {
 	k.files()
 	k.proxmox()
 	k.maintenance()
+	k.healthChecks()
 	k.nodes()
 
 	return k.errs

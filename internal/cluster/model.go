@@ -32,7 +32,29 @@ type Spec struct {
 	ProxmoxAPI *ProxmoxAPI `yaml:"proxmox,omitempty"`
 	// Maintenance holds the windows apply may change nodes in (nil: any time).
 	Maintenance *Maintenance `yaml:"maintenance,omitempty"`
-	Nodes       []Node       `yaml:"nodes"`
+	// HealthChecks gate a rollout on Kubernetes objects: before the first node, between
+	// nodes and at the end.
+	HealthChecks []HealthCheck `yaml:"healthChecks,omitempty"`
+	Nodes        []Node        `yaml:"nodes"`
+}
+
+// HealthCheck is one entry of healthChecks: a CEL expression over Kubernetes objects of
+// one kind, each of which must satisfy it.
+type HealthCheck struct {
+	// Name names the check in plans and reports.
+	Name       string `yaml:"name"`
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	// Namespace of namespaced objects ("": cluster-scoped, or every namespace).
+	Namespace string `yaml:"namespace,omitempty"`
+	// ObjectName picks one object; Selector, a label selector, picks several; with
+	// neither, every object of the kind (in the namespace) is checked.
+	ObjectName string `yaml:"objectName,omitempty"`
+	Selector   string `yaml:"selector,omitempty"`
+	// Expr is the CEL expression over object, true when it is healthy.
+	Expr string `yaml:"expr"`
+	// Timeout is how long the check may take to become true (a Go duration; "": 5m).
+	Timeout string `yaml:"timeout,omitempty"`
 }
 
 // Maintenance is the top-level maintenance: section: when apply may change nodes.
