@@ -61,6 +61,8 @@ type Report struct {
 	// Window says that the apply ran outside every maintenance window, and why it could
 	// (--ignore-window, or a dry run).
 	Window string `json:"window,omitempty"`
+	// Unhealthy says which health check failed after the last node was applied.
+	Unhealthy string `json:"unhealthy,omitempty"`
 }
 
 // Failed reports whether a node failed.

@@ -115,6 +115,8 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 	switch {
 	case out.Report.Stopped != "":
 		return out, errors.New("apply stopped before the next node: " + out.Report.Stopped + "; nodes not attempted were not touched")
+	case out.Report.Unhealthy != "":
+		return out, errors.New("every node was applied, then " + out.Report.Unhealthy)
 	case out.Report.Failed():
 		return out, errors.New("apply stopped at the first failure; nodes not attempted were not touched")
 	case out.Report.Incomplete():

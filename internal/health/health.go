@@ -238,3 +238,10 @@ func (c Check) Objects() string {
 
 	return s
 }
+
+// Object is one Kubernetes object a check read: its name (namespace/name for namespaced
+// objects) and its content as decoded JSON.
+type Object struct {
+	Name    string
+	Content map[string]any
+}

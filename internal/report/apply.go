@@ -117,7 +117,9 @@ func ApplyJSON(w io.Writer, r *applied.Report) error {
 		NoLock string `json:"noLock,omitempty"`
 		// Window says the apply ran outside every maintenance window, and why it could.
 		Window string `json:"window,omitempty"`
-	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes, r.Stopped, r.NoLock, r.Window})
+		// Unhealthy says which health check failed after the last node.
+		Unhealthy string `json:"unhealthy,omitempty"`
+	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes, r.Stopped, r.NoLock, r.Window, r.Unhealthy})
 }
 
 // lockLines say what the report records of how the apply was let run: without the apply lock,
@@ -131,6 +133,10 @@ func lockLines(r *applied.Report) []string {
 
 	if r.Stopped != "" {
 		out = append(out, "stopped before the next node: "+oneLine(r.Stopped))
+	}
+
+	if r.Unhealthy != "" {
+		out = append(out, "after the last node: "+oneLine(r.Unhealthy))
 	}
 
 	if r.Window != "" {
