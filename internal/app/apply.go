@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/talops/talops/internal/cluster"
@@ -161,6 +162,11 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
+	checks, err := healthChecks(d, st.head.Cluster, k, lockless, !opts.DryRun && slices.ContainsFunc(todo, changes))
+	if err != nil {
+		return nil, err
+	}
+
 	nameKubeNodes(ctx, d, k, todo, st)
 
 	// The lock is taken before anything is prepared: the other apply may be registering
@@ -216,6 +222,8 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		DrainTimeout:   opts.DrainTimeout,
 		ResetVM:        resetVM,
 		Stop:           lost,
+		Health:         checks,
+		HealthReader:   k,
 	})
 	out.Report.NoLock = lockless
 	out.Report.Window = st.window

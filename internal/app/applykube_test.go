@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"github.com/talops/talops/internal/health"
 	"io/fs"
 	"strings"
 	"testing"
@@ -62,6 +63,11 @@ func (k *fakeKube) InternalIPs(context.Context) (map[string][]string, error) {
 	k.calls = append(k.calls, "internal IPs")
 
 	return k.addresses, k.down
+}
+
+// HealthObjects finds no object: no test here has health checks.
+func (k *fakeKube) HealthObjects(context.Context, health.Check) ([]health.Object, error) {
+	return nil, nil
 }
 
 func (k *fakeKube) Lock(_ context.Context, cluster, holder string, lost func(error)) (func(context.Context) error, error) {

@@ -21,4 +21,6 @@ type Kube interface {
 	// InternalIPs maps each Node's name to its InternalIP addresses (to find the Node of
 	// a node that does not say its name).
 	InternalIPs(ctx context.Context) (map[string][]string, error)
+	// HealthObjects reads the objects a health check names.
+	rollout.HealthReader
 }

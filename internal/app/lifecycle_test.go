@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/talops/talops/internal/health"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,6 +80,11 @@ func (k *fakeKube) InternalIPs(context.Context) (map[string][]string, error) {
 	defer k.mu.Unlock()
 
 	return k.addresses, nil
+}
+
+// HealthObjects finds no object: no test here has health checks.
+func (k *fakeKube) HealthObjects(context.Context, health.Check) ([]health.Object, error) {
+	return nil, nil
 }
 
 func (k *fakeKube) recorded() []string {

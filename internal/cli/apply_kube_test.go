@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/talops/talops/internal/health"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,6 +29,8 @@ type labKube struct {
 	mu     sync.Mutex
 	events []string
 	locked error
+	// objects answers health checks (nil: no object exists).
+	objects func(health.Check) ([]health.Object, error)
 }
 
 func (k *labKube) add(format string, args ...any) {
@@ -60,6 +63,17 @@ func (k *labKube) Nodes(context.Context) ([]string, error) { return labNodes, ni
 
 // InternalIPs has nothing to say: every lab node says its own name.
 func (k *labKube) InternalIPs(context.Context) (map[string][]string, error) { return nil, nil }
+
+// HealthObjects reads the cluster's objects through objects (nil: there are none).
+func (k *labKube) HealthObjects(_ context.Context, c health.Check) ([]health.Object, error) {
+	k.add("health %s after %d node calls", c.Name, len(k.l.journal.Entries()))
+
+	if k.objects == nil {
+		return nil, nil
+	}
+
+	return k.objects(c)
+}
 
 func (k *labKube) Lock(_ context.Context, cluster, holder string, _ func(error)) (func(context.Context) error, error) {
 	k.add("lock %s for %s", cluster, withoutNonce(holder))
