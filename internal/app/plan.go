@@ -203,6 +203,7 @@ func planState(r *Repo, current bool) (plan.State, error) {
 	s := plan.State{
 		TalosVersion: r.Cluster.Spec.TalosVersion, KubernetesVersion: r.Cluster.Spec.KubernetesVersion,
 		SecretsFingerprint: fingerprint(r.Bundle), Settings: plan.ClusterSettings(r.Cluster),
+		HealthChecks: plan.HealthChecks(r.Cluster),
 	}
 
 	settings := map[string][]plan.Setting{}

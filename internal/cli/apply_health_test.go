@@ -1,11 +1,14 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/health"
+	"github.com/talops/talops/internal/testlab"
 )
 
 const cephHealthCheck = "healthChecks:\n  - name: ceph\n    apiVersion: ceph.rook.io/v1\n    kind: CephCluster\n    namespace: rook-ceph\n    objectName: rook-ceph\n    expr: object.status.ceph.health == \"HEALTH_OK\"\n    timeout: 1s\n"
@@ -61,5 +64,55 @@ func TestApply_HealthChecksAreReadBeforeTheNodeAndAfterTheLast(t *testing.T) {
 	}
 	if !slices.Equal(k.events, want) {
 		t.Errorf("Kubernetes calls:\n%s\nwant:\n%s", strings.Join(k.events, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// The plan a reviewer reads says what apply will check, and its hash moves with the checks.
+func TestPlan_ShowsTheHealthChecksAndItsHashBindsThem(t *testing.T) {
+	t.Parallel()
+
+	base := testlab.Files(t)
+
+	plan := func(t *testing.T, head cluster.MapFiles, format string) string {
+		t.Helper()
+
+		h := newHarness(t, head, nil)
+		h.dirs["base"] = base
+		_ = h.run("plan", "--dir", "examples/homelab", "--against", "base", "--offline", "--format", format)
+
+		return h.stdout.String()
+	}
+
+	head := testlab.Files(t)
+	head["talops.yaml"] = append(head["talops.yaml"], []byte(cephHealthCheck)...)
+
+	want := `ceph: CephCluster rook-ceph/rook-ceph (ceph.rook.io/v1), object.status.ceph.health == "HEALTH_OK", within 1s`
+
+	text := plan(t, head, "text")
+	if !strings.Contains(text, "health checks, before each node that changes and after the last:\n    "+want+"\n") {
+		t.Errorf("the text plan does not list the check:\n%s", text)
+	}
+
+	md := plan(t, head, "markdown")
+	if !strings.Contains(md, "Health checks, before each node that changes and after the last:\n- "+want) {
+		t.Errorf("the markdown plan does not list the check:\n%s", md)
+	}
+
+	hashOf := func(js string) string {
+		var p struct{ Hash string }
+		if err := json.Unmarshal([]byte(js), &p); err != nil {
+			t.Fatalf("%v\n%s", err, js)
+		}
+
+		return p.Hash
+	}
+
+	with := hashOf(plan(t, head, "json"))
+
+	looser := testlab.Files(t)
+	looser["talops.yaml"] = append(looser["talops.yaml"], []byte(strings.Replace(cephHealthCheck, "timeout: 1s", "timeout: 2h", 1))...)
+
+	if without := hashOf(plan(t, base, "json")); with == without || with == hashOf(plan(t, looser, "json")) {
+		t.Errorf("the hash does not bind the checks: %s", with)
 	}
 }
