@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"github.com/talops/talops/internal/applied"
 	"github.com/talops/talops/internal/health"
 	"regexp"
 	"slices"
@@ -61,6 +62,13 @@ func (k *actionKube) InternalIPs(context.Context) (map[string][]string, error) {
 func (k *actionKube) HealthObjects(context.Context, health.Check) ([]health.Object, error) {
 	return nil, nil
 }
+
+// ReadProgress finds no earlier rollout; WriteProgress keeps nothing.
+func (k *actionKube) ReadProgress(context.Context, string) (*applied.Progress, error) {
+	return nil, nil
+}
+
+func (k *actionKube) WriteProgress(context.Context, string, applied.Progress) error { return nil }
 
 func (k *actionKube) Lock(_ context.Context, cluster, holder string, _ func(error)) (func(context.Context) error, error) {
 	k.add("lock " + cluster + " for " + withoutNonce(holder))

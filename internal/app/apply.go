@@ -205,6 +205,8 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
+	prev, resumed := resume(ctx, d, k, res.Plan.Cluster, opts.PlanHash, todo)
+
 	out.Report = rollout.Run(ctx, dialer, res.Plan.Cluster, res.Plan.Hash, todo, rollout.Options{
 		Mode:           talos.Mode(opts.Mode),
 		DryRun:         opts.DryRun,
@@ -227,6 +229,9 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	})
 	out.Report.NoLock = lockless
 	out.Report.Window = st.window
+	out.Report.Resumed = resumed
+
+	record(ctx, d, k, opts.PlanHash, prev, out.Report, nowOrSystem(d)())
 
 	return out, nil
 }

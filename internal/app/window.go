@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/window"
@@ -29,12 +28,7 @@ func maintenanceWindow(d *Deps, c *cluster.Cluster, ignore, dryRun bool) (string
 		return "", err
 	}
 
-	now := time.Now
-	if d.Now != nil {
-		now = d.Now
-	}
-
-	at := now()
+	at := nowOrSystem(d)()
 
 	st := s.At(at)
 	if st.Open {

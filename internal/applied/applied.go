@@ -63,6 +63,8 @@ type Report struct {
 	Window string `json:"window,omitempty"`
 	// Unhealthy says which health check failed after the last node was applied.
 	Unhealthy string `json:"unhealthy,omitempty"`
+	// Resumed says that the rollout continued one of the same plan that had stopped.
+	Resumed string `json:"resumed,omitempty"`
 }
 
 // Failed reports whether a node failed.

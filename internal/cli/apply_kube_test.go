@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/talops/talops/internal/applied"
 	"github.com/talops/talops/internal/health"
 	"os"
 	"path/filepath"
@@ -31,6 +32,8 @@ type labKube struct {
 	locked error
 	// objects answers health checks (nil: no object exists).
 	objects func(health.Check) ([]health.Object, error)
+	// progress is the rollout's progress the apply kept (nil: none yet).
+	progress *applied.Progress
 }
 
 func (k *labKube) add(format string, args ...any) {
@@ -73,6 +76,23 @@ func (k *labKube) HealthObjects(_ context.Context, c health.Check) ([]health.Obj
 	}
 
 	return k.objects(c)
+}
+
+// ReadProgress gives what the last WriteProgress kept.
+func (k *labKube) ReadProgress(context.Context, string) (*applied.Progress, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+
+	return k.progress, nil
+}
+
+func (k *labKube) WriteProgress(_ context.Context, _ string, p applied.Progress) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+
+	k.progress = &p
+
+	return nil
 }
 
 func (k *labKube) Lock(_ context.Context, cluster, holder string, _ func(error)) (func(context.Context) error, error) {

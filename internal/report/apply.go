@@ -119,7 +119,9 @@ func ApplyJSON(w io.Writer, r *applied.Report) error {
 		Window string `json:"window,omitempty"`
 		// Unhealthy says which health check failed after the last node.
 		Unhealthy string `json:"unhealthy,omitempty"`
-	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes, r.Stopped, r.NoLock, r.Window, r.Unhealthy})
+		// Resumed says the rollout continued one of the same plan that had stopped.
+		Resumed string `json:"resumed,omitempty"`
+	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes, r.Stopped, r.NoLock, r.Window, r.Unhealthy, r.Resumed})
 }
 
 // lockLines say what the report records of how the apply was let run: without the apply lock,
@@ -141,6 +143,10 @@ func lockLines(r *applied.Report) []string {
 
 	if r.Window != "" {
 		out = append(out, "maintenance window: "+oneLine(r.Window))
+	}
+
+	if r.Resumed != "" {
+		out = append(out, oneLine(r.Resumed))
 	}
 
 	return out

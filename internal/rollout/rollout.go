@@ -66,6 +66,9 @@ type Step struct {
 	// KubeNode is the name of the node's Node object in Kubernetes, the one drained
 	// ("": Node.Name).
 	KubeNode string
+	// Regate is set on the node a rollout of the same plan stopped at, when it already
+	// runs its desired config: it is gated again (and uncordoned) instead of skipped.
+	Regate bool
 }
 
 // Target is the image a node is upgraded to and what it must report once it runs it.
@@ -296,5 +299,5 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 
 // changes says whether a step changes its node (health checks come before those only).
 func changes(s Step) bool {
-	return s.Node.Action != plan.Noop && !s.NotSelected && s.DoneBefore == ""
+	return (s.Node.Action != plan.Noop || s.Regate) && !s.NotSelected && s.DoneBefore == ""
 }
