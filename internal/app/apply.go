@@ -301,11 +301,11 @@ func livePlan(ctx context.Context, d *Deps, opts *ApplyOptions) (*PlanResult, *p
 		return nil, nil, nil, err
 	}
 
-	st.window = outside
-
 	if err := refuseErrors(d, res, "the desired state has errors (listed above)"); err != nil {
 		return nil, nil, nil, err
 	}
+
+	st.window = outside
 
 	return res, st, dialer, nil
 }
