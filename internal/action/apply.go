@@ -34,6 +34,7 @@ const (
 	InputProxmoxVMs          = "proxmox-vms"
 	InputAllowRemove         = "allow-remove"
 	InputNoLock              = "no-lock"
+	InputIgnoreWindow        = "ignore-window"
 )
 
 // kubeconfigInput names the kubeconfig input as a file to apply: like the talosconfig
@@ -171,7 +172,7 @@ func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 	}
 	opts.Progress, opts.ProgressDone = groups.step, groups.end
 
-	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputNoDrain: &opts.NoDrain, InputProxmoxReset: &opts.ProxmoxReset, InputProxmoxVMs: &opts.ProxmoxVMs, InputAllowRemove: &opts.AllowRemove, InputNoLock: &opts.NoLock} {
+	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputNoDrain: &opts.NoDrain, InputProxmoxReset: &opts.ProxmoxReset, InputProxmoxVMs: &opts.ProxmoxVMs, InputAllowRemove: &opts.AllowRemove, InputNoLock: &opts.NoLock, InputIgnoreWindow: &opts.IgnoreWindow} {
 		if *dst, err = boolInput(a.gha, name); err != nil {
 			return nil, err
 		}

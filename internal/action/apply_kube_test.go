@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"github.com/talops/talops/internal/applied"
+	"github.com/talops/talops/internal/health"
 	"regexp"
 	"slices"
 	"strings"
@@ -55,6 +57,18 @@ func (k *actionKube) Nodes(context.Context) ([]string, error) { return labNodes,
 
 // InternalIPs has nothing to say: every lab node says its own name.
 func (k *actionKube) InternalIPs(context.Context) (map[string][]string, error) { return nil, nil }
+
+// HealthObjects finds no object: no test here has health checks.
+func (k *actionKube) HealthObjects(context.Context, health.Check) ([]health.Object, error) {
+	return nil, nil
+}
+
+// ReadProgress finds no earlier rollout; WriteProgress keeps nothing.
+func (k *actionKube) ReadProgress(context.Context, string) (*applied.Progress, error) {
+	return nil, nil
+}
+
+func (k *actionKube) WriteProgress(context.Context, string, applied.Progress) error { return nil }
 
 func (k *actionKube) Lock(_ context.Context, cluster, holder string, _ func(error)) (func(context.Context) error, error) {
 	k.add("lock " + cluster + " for " + withoutNonce(holder))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/talops/talops/internal/cluster"
@@ -78,6 +79,10 @@ type ApplyOptions struct {
 	// NoLock lets apply go on without the apply lock when the Kubernetes API of a running
 	// cluster does not answer (the report records it); without it such an apply is refused.
 	NoLock bool
+	// IgnoreWindow applies outside the cluster's maintenance windows (an emergency; the
+	// report records it); without it such an apply changes nothing and returns an
+	// *OutsideWindowError.
+	IgnoreWindow bool
 	// Review, when set, is asked which plan was reviewed for the cluster (by name) before
 	// anything else is read: its hash and the base it was computed against become PlanHash
 	// and ReviewedBase (unless ReviewedAgainst names the base). An empty hash checks none.
@@ -157,6 +162,11 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
+	checks, err := healthChecks(d, st.head.Cluster, k, lockless, !opts.DryRun && slices.ContainsFunc(todo, changes))
+	if err != nil {
+		return nil, err
+	}
+
 	nameKubeNodes(ctx, d, k, todo, st)
 
 	// The lock is taken before anything is prepared: the other apply may be registering
@@ -195,6 +205,8 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
+	prev, resumed := resume(ctx, d, k, res.Plan.Cluster, opts.PlanHash, todo)
+
 	out.Report = rollout.Run(ctx, dialer, res.Plan.Cluster, res.Plan.Hash, todo, rollout.Options{
 		Mode:           talos.Mode(opts.Mode),
 		DryRun:         opts.DryRun,
@@ -212,8 +224,14 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		DrainTimeout:   opts.DrainTimeout,
 		ResetVM:        resetVM,
 		Stop:           lost,
+		Health:         checks,
+		HealthReader:   k,
 	})
 	out.Report.NoLock = lockless
+	out.Report.Window = st.window
+	out.Report.Resumed = resumed
+
+	record(ctx, d, k, opts.PlanHash, prev, out.Report, nowOrSystem(d)())
 
 	return out, nil
 }
@@ -272,6 +290,12 @@ func livePlan(ctx context.Context, d *Deps, opts *ApplyOptions) (*PlanResult, *p
 		return nil, nil, nil, &RefusedError{Reasons: []string{"apply needs the cluster's real secrets bundle, and only a throwaway one is available (" + head.Bundle.Why + ")"}}
 	}
 
+	// Before any node is read: outside its windows a cluster is left alone.
+	outside, err := maintenanceWindow(d, head.Cluster, opts.IgnoreWindow, opts.DryRun)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
 	res, st, err := planFrom(ctx, d, live, head, dialer)
 	if err != nil {
 		return nil, nil, nil, err
@@ -280,6 +304,8 @@ func livePlan(ctx context.Context, d *Deps, opts *ApplyOptions) (*PlanResult, *p
 	if err := refuseErrors(d, res, "the desired state has errors (listed above)"); err != nil {
 		return nil, nil, nil, err
 	}
+
+	st.window = outside
 
 	return res, st, dialer, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"github.com/talops/talops/internal/applied"
+	"github.com/talops/talops/internal/health"
 	"io/fs"
 	"strings"
 	"testing"
@@ -63,6 +65,16 @@ func (k *fakeKube) InternalIPs(context.Context) (map[string][]string, error) {
 
 	return k.addresses, k.down
 }
+
+// HealthObjects finds no object: no test here has health checks.
+func (k *fakeKube) HealthObjects(context.Context, health.Check) ([]health.Object, error) {
+	return nil, nil
+}
+
+// ReadProgress finds no earlier rollout; WriteProgress keeps nothing.
+func (k *fakeKube) ReadProgress(context.Context, string) (*applied.Progress, error) { return nil, nil }
+
+func (k *fakeKube) WriteProgress(context.Context, string, applied.Progress) error { return nil }
 
 func (k *fakeKube) Lock(_ context.Context, cluster, holder string, lost func(error)) (func(context.Context) error, error) {
 	k.calls = append(k.calls, "lock "+cluster+" for "+holder)

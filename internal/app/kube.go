@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/talops/talops/internal/applied"
 	"github.com/talops/talops/internal/rollout"
 )
 
@@ -21,4 +22,10 @@ type Kube interface {
 	// InternalIPs maps each Node's name to its InternalIP addresses (to find the Node of
 	// a node that does not say its name).
 	InternalIPs(ctx context.Context) (map[string][]string, error)
+	// HealthObjects reads the objects a health check names.
+	rollout.HealthReader
+	// ReadProgress and WriteProgress keep what an apply did of its rollout beside the
+	// apply lock, for the next apply of the same plan to resume (nil: none kept).
+	ReadProgress(ctx context.Context, cluster string) (*applied.Progress, error)
+	WriteProgress(ctx context.Context, cluster string, p applied.Progress) error
 }

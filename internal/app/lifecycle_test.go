@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/talops/talops/internal/applied"
+	"github.com/talops/talops/internal/health"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,6 +82,16 @@ func (k *fakeKube) InternalIPs(context.Context) (map[string][]string, error) {
 
 	return k.addresses, nil
 }
+
+// HealthObjects finds no object: no test here has health checks.
+func (k *fakeKube) HealthObjects(context.Context, health.Check) ([]health.Object, error) {
+	return nil, nil
+}
+
+// ReadProgress finds no earlier rollout; WriteProgress keeps nothing.
+func (k *fakeKube) ReadProgress(context.Context, string) (*applied.Progress, error) { return nil, nil }
+
+func (k *fakeKube) WriteProgress(context.Context, string, applied.Progress) error { return nil }
 
 func (k *fakeKube) recorded() []string {
 	k.mu.Lock()

@@ -47,6 +47,8 @@ type PlanResult struct {
 type planned struct {
 	head    *Repo
 	current plan.State
+	// window is what an apply outside the maintenance windows records ("" inside one).
+	window string
 }
 
 // Plan renders both states, validates the desired one and computes the plan.
@@ -201,6 +203,7 @@ func planState(r *Repo, current bool) (plan.State, error) {
 	s := plan.State{
 		TalosVersion: r.Cluster.Spec.TalosVersion, KubernetesVersion: r.Cluster.Spec.KubernetesVersion,
 		SecretsFingerprint: fingerprint(r.Bundle), Settings: plan.ClusterSettings(r.Cluster),
+		HealthChecks: plan.HealthChecks(r.Cluster),
 	}
 
 	settings := map[string][]plan.Setting{}

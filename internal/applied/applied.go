@@ -58,6 +58,13 @@ type Report struct {
 	Stopped string `json:"stopped,omitempty"`
 	// NoLock says why the apply ran without the apply lock (--no-lock).
 	NoLock string `json:"noLock,omitempty"`
+	// Window says that the apply ran outside every maintenance window, and why it could
+	// (--ignore-window, or a dry run).
+	Window string `json:"window,omitempty"`
+	// Unhealthy says which health check failed after the last node was applied.
+	Unhealthy string `json:"unhealthy,omitempty"`
+	// Resumed says that the rollout continued one of the same plan that had stopped.
+	Resumed string `json:"resumed,omitempty"`
 }
 
 // Failed reports whether a node failed.

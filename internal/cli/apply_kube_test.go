@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"github.com/talops/talops/internal/applied"
+	"github.com/talops/talops/internal/health"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,6 +30,10 @@ type labKube struct {
 	mu     sync.Mutex
 	events []string
 	locked error
+	// objects answers health checks (nil: no object exists).
+	objects func(health.Check) ([]health.Object, error)
+	// progress is the rollout's progress the apply kept (nil: none yet).
+	progress *applied.Progress
 }
 
 func (k *labKube) add(format string, args ...any) {
@@ -60,6 +66,34 @@ func (k *labKube) Nodes(context.Context) ([]string, error) { return labNodes, ni
 
 // InternalIPs has nothing to say: every lab node says its own name.
 func (k *labKube) InternalIPs(context.Context) (map[string][]string, error) { return nil, nil }
+
+// HealthObjects reads the cluster's objects through objects (nil: there are none).
+func (k *labKube) HealthObjects(_ context.Context, c health.Check) ([]health.Object, error) {
+	k.add("health %s after %d node calls", c.Name, len(k.l.journal.Entries()))
+
+	if k.objects == nil {
+		return nil, nil
+	}
+
+	return k.objects(c)
+}
+
+// ReadProgress gives what the last WriteProgress kept.
+func (k *labKube) ReadProgress(context.Context, string) (*applied.Progress, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+
+	return k.progress, nil
+}
+
+func (k *labKube) WriteProgress(_ context.Context, _ string, p applied.Progress) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+
+	k.progress = &p
+
+	return nil
+}
 
 func (k *labKube) Lock(_ context.Context, cluster, holder string, _ func(error)) (func(context.Context) error, error) {
 	k.add("lock %s for %s", cluster, withoutNonce(holder))

@@ -43,6 +43,8 @@ const (
 	ExitOK      = door.ExitOK
 	ExitFailure = door.ExitFailure
 	ExitChanges = door.ExitChanges
+	// ExitOutsideWindow: apply changed nothing, no maintenance window is open.
+	ExitOutsideWindow = door.ExitOutsideWindow
 )
 
 // ExitCode maps an error from Run to the process exit code.

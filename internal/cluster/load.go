@@ -249,6 +249,8 @@ func (c *Cluster) check() []error {
 	k.nvidia()
 	k.files()
 	k.proxmox()
+	k.maintenance()
+	k.healthChecks()
 	k.nodes()
 
 	return k.errs

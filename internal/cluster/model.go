@@ -30,7 +30,46 @@ type Spec struct {
 	// ProxmoxAPI is the Proxmox VE API the nodes' VMs live behind; only the proxmox
 	// commands use it. Credentials never come from this file.
 	ProxmoxAPI *ProxmoxAPI `yaml:"proxmox,omitempty"`
-	Nodes      []Node      `yaml:"nodes"`
+	// Maintenance holds the windows apply may change nodes in (nil: any time).
+	Maintenance *Maintenance `yaml:"maintenance,omitempty"`
+	// HealthChecks gate a rollout on Kubernetes objects: before the first node, between
+	// nodes and at the end.
+	HealthChecks []HealthCheck `yaml:"healthChecks,omitempty"`
+	Nodes        []Node        `yaml:"nodes"`
+}
+
+// HealthCheck is one entry of healthChecks: a CEL expression over Kubernetes objects of
+// one kind, each of which must satisfy it.
+type HealthCheck struct {
+	// Name names the check in plans and reports.
+	Name       string `yaml:"name"`
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	// Namespace of namespaced objects ("": cluster-scoped, or every namespace).
+	Namespace string `yaml:"namespace,omitempty"`
+	// ObjectName picks one object; Selector, a label selector, picks several; with
+	// neither, every object of the kind (in the namespace) is checked.
+	ObjectName string `yaml:"objectName,omitempty"`
+	Selector   string `yaml:"selector,omitempty"`
+	// Expr is the CEL expression over object, true when it is healthy.
+	Expr string `yaml:"expr"`
+	// Timeout is how long the check may take to become true (a Go duration; "": 5m).
+	Timeout string `yaml:"timeout,omitempty"`
+}
+
+// Maintenance is the top-level maintenance: section: when apply may change nodes.
+type Maintenance struct {
+	// TimeZone is the IANA zone the windows' times are in ("": UTC).
+	TimeZone string              `yaml:"timeZone,omitempty"`
+	Windows  []MaintenanceWindow `yaml:"windows"`
+}
+
+// MaintenanceWindow opens at Start on each of Days (mon … sun or ranges such as mon-fri;
+// none: every day) and lasts Duration (a Go duration such as 4h).
+type MaintenanceWindow struct {
+	Days     []string `yaml:"days,omitempty"`
+	Start    string   `yaml:"start"`
+	Duration string   `yaml:"duration"`
 }
 
 // ProxmoxAPI is the top-level proxmox: section.

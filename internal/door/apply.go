@@ -70,6 +70,8 @@ type ApplyOptions struct {
 	// NoLock goes on without the apply lock when a running cluster's Kubernetes API does
 	// not answer (see app.ApplyOptions).
 	NoLock bool
+	// IgnoreWindow applies outside the maintenance windows (see app.ApplyOptions).
+	IgnoreWindow bool
 	// Review, when set, says which plan was reviewed (see app.ApplyOptions.Review).
 	Review func(ctx context.Context, cluster string) (hash, base string, err error)
 }
@@ -96,7 +98,7 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		Kubeconfig: opts.Kubeconfig, NoDrain: opts.NoDrain, DrainTimeout: opts.DrainTimeout,
 		ProxmoxReset: opts.ProxmoxReset, ProxmoxVMs: opts.ProxmoxVMs,
 		Progress:    opts.Progress,
-		AllowRemove: opts.AllowRemove, NoLock: opts.NoLock,
+		AllowRemove: opts.AllowRemove, NoLock: opts.NoLock, IgnoreWindow: opts.IgnoreWindow,
 	})
 	if opts.ProgressDone != nil {
 		opts.ProgressDone()
@@ -113,6 +115,8 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 	switch {
 	case out.Report.Stopped != "":
 		return out, errors.New("apply stopped before the next node: " + out.Report.Stopped + "; nodes not attempted were not touched")
+	case out.Report.Unhealthy != "":
+		return out, errors.New("every node was applied, then " + out.Report.Unhealthy)
 	case out.Report.Failed():
 		return out, errors.New("apply stopped at the first failure; nodes not attempted were not touched")
 	case out.Report.Incomplete():

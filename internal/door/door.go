@@ -30,6 +30,8 @@ const (
 	ExitFailure = 1
 	// ExitChanges is only used by plan --detailed-exitcode.
 	ExitChanges = 2
+	// ExitOutsideWindow says apply changed nothing because no maintenance window is open.
+	ExitOutsideWindow = 3
 )
 
 // Deps are the doors to the outside every command goes through.
@@ -262,13 +264,18 @@ func (e *ChangesError) Error() string { return "changes present" }
 
 // ExitCode maps an error from Run to the process exit code.
 func ExitCode(err error) int {
-	var changes *ChangesError
+	var (
+		changes *ChangesError
+		outside *app.OutsideWindowError
+	)
 
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return ExitOK
 	case errors.As(err, &changes):
 		return ExitChanges
+	case errors.As(err, &outside):
+		return ExitOutsideWindow
 	default:
 		return ExitFailure
 	}

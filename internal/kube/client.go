@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -31,6 +34,9 @@ type Client struct {
 	// clientset, and a drain that a PodDisruptionBudget holds up retries its evictions
 	// as fast as the limit allows, which must not delay a renewal.
 	leases kubernetes.Interface
+	// dyn and mapper read the objects of health checks, of any kind the cluster serves.
+	dyn    dynamic.Interface
+	mapper *restmapper.DeferredDiscoveryRESTMapper
 
 	// LeaseDuration is how long the apply lock lasts without renewal (whole seconds, at
 	// least one).
@@ -78,8 +84,18 @@ func NewForConfig(cfg *rest.Config) (*Client, error) {
 		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
 	}
 
-	return &Client{cs: cs, leases: leases, LeaseDuration: DefaultLeaseDuration, RenewInterval: DefaultRenewInterval, Now: time.Now}, nil
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
+	}
+
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cs.Discovery()))
+
+	return &Client{cs: cs, leases: leases, dyn: dyn, mapper: mapper, LeaseDuration: DefaultLeaseDuration, RenewInterval: DefaultRenewInterval, Now: time.Now}, nil
 }
+
+// resetMapper forgets what discovery said, so that a kind installed since is found.
+func (c *Client) resetMapper() { c.mapper.Reset() }
 
 // Reachable asks the API server for its version, briefly: an error means there is no
 // working Kubernetes API yet (a cluster being bootstrapped) or it is down.

@@ -95,6 +95,9 @@ type State struct {
 	// Settings are the cluster's destinations (ClusterSettings; nil: unknown, as for the
 	// running nodes).
 	Settings []Setting
+	// HealthChecks say what apply checks before each node and after the last
+	// (HealthChecks of talops.yaml).
+	HealthChecks []string
 }
 
 // InstallerChange describes an installer change (an upgrade).
@@ -154,6 +157,9 @@ type Plan struct {
 	Kubernetes *KubernetesUpgrade `json:"kubernetes,omitempty"`
 	// Settings are the cluster's destinations that change (the Proxmox API, the factory).
 	Settings []SettingChange `json:"settings,omitempty"`
+	// HealthChecks are what apply checks before each node that changes and after the
+	// last, as talops.yaml says: bound by the hash like everything apply acts on.
+	HealthChecks []string `json:"healthChecks,omitempty"`
 }
 
 // BlockedPlan is the plan of a desired state with errors: there is nothing to apply.
@@ -200,6 +206,7 @@ func Compute(ctx context.Context, cluster string, current, desired State, masker
 
 	p.Nodes = nodes
 	p.Settings = settingChanges(current.Settings, desired.Settings, current.Settings != nil)
+	p.HealthChecks = desired.HealthChecks
 	p.bootstrap()
 	p.kubernetes(current, desired)
 	p.Hash = hash(p, desired)
@@ -577,7 +584,8 @@ func hash(p *Plan, desired State) string {
 		Settings     []SettingChange    `json:",omitempty"`
 		Destinations []Setting          `json:",omitempty"`
 		NodeSettings []nodeSettings     `json:",omitempty"`
-	}{p.Cluster, p.Nodes, p.Kubernetes, p.Settings, desired.Settings, bound}
+		HealthChecks []string           `json:",omitempty"`
+	}{p.Cluster, p.Nodes, p.Kubernetes, p.Settings, desired.Settings, bound, p.HealthChecks}
 
 	data, _ := json.Marshal(content) //nolint:errchkjson // plain structs always encode
 

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/health"
 )
 
 // Setting is one input apply acts on besides a node's machine config: where a node
@@ -144,6 +145,26 @@ func settingReasons(changes []SettingChange) []string {
 		}
 
 		out = append(out, c.String()+why)
+	}
+
+	return out
+}
+
+// HealthChecks describes the cluster's health checks, one line each, as a plan shows
+// them: `ceph: CephCluster rook-ceph/rook-ceph (ceph.rook.io/v1), object.status.ceph.health
+// == "HEALTH_OK", within 10m`.
+func HealthChecks(c *cluster.Cluster) []string {
+	out := make([]string, 0, len(c.Spec.HealthChecks))
+
+	for _, hc := range c.Spec.HealthChecks {
+		what := health.Check{Kind: hc.Kind, Namespace: hc.Namespace, ObjectName: hc.ObjectName, Selector: hc.Selector}.Objects()
+
+		timeout := hc.Timeout
+		if timeout == "" {
+			timeout = cluster.DefaultHealthTimeout.String()
+		}
+
+		out = append(out, fmt.Sprintf("%s: %s (%s), %s, within %s", hc.Name, what, hc.APIVersion, strings.Join(strings.Fields(hc.Expr), " "), timeout))
 	}
 
 	return out

@@ -115,11 +115,17 @@ func ApplyJSON(w io.Writer, r *applied.Report) error {
 		Stopped string `json:"stopped,omitempty"`
 		// NoLock says why the apply ran without the apply lock (--no-lock).
 		NoLock string `json:"noLock,omitempty"`
-	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes, r.Stopped, r.NoLock})
+		// Window says the apply ran outside every maintenance window, and why it could.
+		Window string `json:"window,omitempty"`
+		// Unhealthy says which health check failed after the last node.
+		Unhealthy string `json:"unhealthy,omitempty"`
+		// Resumed says the rollout continued one of the same plan that had stopped.
+		Resumed string `json:"resumed,omitempty"`
+	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes, r.Stopped, r.NoLock, r.Window, r.Unhealthy, r.Resumed})
 }
 
-// lockLines say what the report records of the apply lock: that the apply ran without it,
-// and that the rollout stopped because it was lost.
+// lockLines say what the report records of how the apply was let run: without the apply lock,
+// stopped because the lock was lost, or outside every maintenance window.
 func lockLines(r *applied.Report) []string {
 	var out []string
 
@@ -129,6 +135,18 @@ func lockLines(r *applied.Report) []string {
 
 	if r.Stopped != "" {
 		out = append(out, "stopped before the next node: "+oneLine(r.Stopped))
+	}
+
+	if r.Unhealthy != "" {
+		out = append(out, "after the last node: "+oneLine(r.Unhealthy))
+	}
+
+	if r.Window != "" {
+		out = append(out, "maintenance window: "+oneLine(r.Window))
+	}
+
+	if r.Resumed != "" {
+		out = append(out, oneLine(r.Resumed))
 	}
 
 	return out

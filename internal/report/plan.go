@@ -105,9 +105,11 @@ func PlanJSON(w io.Writer, p *plan.Plan, fs []finding.Finding) error {
 		Kubernetes *plan.KubernetesUpgrade `json:"kubernetes,omitempty"`
 		// Settings are the cluster's destinations that change.
 		Settings []plan.SettingChange `json:"settings,omitempty"`
-		Hash     string               `json:"hash"`
-		Findings []finding.Finding    `json:"findings"`
-	}{summary, nodes, p.Bootstrap, p.Kubernetes, p.Settings, p.Hash, fs})
+		// HealthChecks are what apply checks before each node and after the last.
+		HealthChecks []string          `json:"healthChecks,omitempty"`
+		Hash         string            `json:"hash"`
+		Findings     []finding.Finding `json:"findings"`
+	}{summary, nodes, p.Bootstrap, p.Kubernetes, p.Settings, p.HealthChecks, p.Hash, fs})
 }
 
 // PlanText is the plan for a terminal.
@@ -149,6 +151,16 @@ func PlanText(p *plan.Plan, fs []finding.Finding, nodes int, color bool) string 
 	}
 
 	b.WriteString(kubernetesText(p.Kubernetes, c))
+
+	if len(p.HealthChecks) > 0 {
+		b.WriteString("health checks, before each node that changes and after the last:\n")
+
+		for _, h := range p.HealthChecks {
+			fmt.Fprintf(&b, "    %s\n", h)
+		}
+
+		b.WriteString("\n")
+	}
 
 	if len(fs) > 0 {
 		b.WriteString(findingsBlock(fs, nodes))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/talops/talops/internal/applied"
+	checks "github.com/talops/talops/internal/health"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/talos"
 )
@@ -65,6 +66,9 @@ type Step struct {
 	// KubeNode is the name of the node's Node object in Kubernetes, the one drained
 	// ("": Node.Name).
 	KubeNode string
+	// Regate is set on the node a rollout of the same plan stopped at, when it already
+	// runs its desired config: it is gated again (and uncordoned) instead of skipped.
+	Regate bool
 }
 
 // Target is the image a node is upgraded to and what it must report once it runs it.
@@ -116,6 +120,10 @@ type Options struct {
 	// Stop, when set, is asked before each node starts: an error stops the rollout there
 	// (the apply lock was lost), the nodes left not attempted and the report saying why.
 	Stop func() error
+	// Health, read by HealthReader, must pass before each node that changes and after the
+	// last one: a check that does not pass within its timeout stops the rollout there.
+	Health       []checks.Check
+	HealthReader HealthReader
 }
 
 // oneAtATime serializes say: workers change in parallel, their lines go out one at a time.
@@ -231,6 +239,16 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 			}
 		}
 
+		if changes(s) && !o.DryRun {
+			if err := o.checkHealth(ctx, "before "+s.Node.Name); err != nil {
+				<-slots
+
+				r.Stopped = err.Error()
+
+				break
+			}
+		}
+
 		wg.Go(func() {
 			defer func() { <-slots }()
 
@@ -269,5 +287,17 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 
 	wg.Wait()
 
+	// After the last node: the cluster is left healthy, or the report says it is not.
+	if r.Stopped == "" && !stopped.Load() && ctx.Err() == nil && !o.DryRun && slices.ContainsFunc(steps, changes) {
+		if err := o.checkHealth(ctx, "after the last node"); err != nil {
+			r.Unhealthy = err.Error()
+		}
+	}
+
 	return r
+}
+
+// changes says whether a step changes its node (health checks come before those only).
+func changes(s Step) bool {
+	return (s.Node.Action != plan.Noop || s.Regate) && !s.NotSelected && s.DoneBefore == ""
 }

@@ -35,7 +35,7 @@ type stepper struct {
 func step(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step, res NodeResult, r *Report, say func(string)) NodeResult {
 	st := &stepper{ctx: ctx, d: d, s: s, o: o, members: members, res: res, report: r, say: say}
 
-	if s.Node.Action == plan.Noop || s.NotSelected || s.DoneBefore != "" {
+	if (s.Node.Action == plan.Noop && !s.Regate) || s.NotSelected || s.DoneBefore != "" {
 		return st.run()
 	}
 
@@ -53,6 +53,8 @@ func (st *stepper) run() NodeResult {
 		return st.outcome(Skipped, "not selected (--nodes)")
 	case st.s.DoneBefore != "":
 		return st.outcome(Applied, st.s.DoneBefore)
+	case st.s.Regate && st.s.Node.Action == plan.Noop:
+		return st.regate()
 	case st.s.Node.Action == plan.Noop:
 		return st.outcome(Skipped, "already in the desired state")
 	case st.s.Node.Action == plan.Create:
