@@ -11,6 +11,7 @@ import (
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/schematic"
 )
 
@@ -53,7 +54,7 @@ type imageURLs struct {
 // talosImageURL installers: those named on the command line, then talhelper's
 // schematic.yaml, then (while an ID is still unmatched) the other YAML files beside the
 // talconfig. A named file that is not a schematic is an error; another is skipped.
-func (im *importer) findImageSchematics(nodes *yaml.Node, roles map[bool]*yaml.Node) error {
+func (im *mapping) findImageSchematics(nodes *yaml.Node, roles map[bool]*yaml.Node) error {
 	u := &imageURLs{byID: map[string]*imageSchematic{}, urls: map[string][]string{}}
 	im.images = u
 
@@ -78,7 +79,7 @@ func (im *importer) findImageSchematics(nodes *yaml.Node, roles map[bool]*yaml.N
 	for _, f := range im.in.Schematics {
 		s, err := schematic.Load(f.Data)
 		if err != nil {
-			return &cluster.InputError{File: f.File, Msg: "not an Image Factory schematic: " + oneLine(err)}
+			return &cluster.InputError{File: f.File, Msg: "not an Image Factory schematic: " + importer.OneLine(err)}
 		}
 
 		u.add(f, s, true)
@@ -168,27 +169,27 @@ var nonName = regexp.MustCompile(`[^a-z0-9.-]+`)
 // imageURLSchematic ties a node's talosImageURL to the schematic file of its ID, if one was
 // found, and returns the schematic's name; otherwise it says why the node names none. The
 // node's patch keeps the URL either way, so the render stays talhelper's.
-func (im *importer) imageURLSchematic(n *yaml.Node, node string, field func(string) string) string {
+func (im *mapping) imageURLSchematic(n *yaml.Node, node string, field func(string) string) string {
 	url := scalar(get(n, "talosImageURL"))
 	line := lineOf(n, "talosImageURL")
 
 	ref, err := schematic.ParseInstallerImage(url)
 	if err != nil || ref.ID == "" {
-		im.warn(line, node, field("talosImageURL"),
+		im.repo.Mapped(finding.Warning, line, node, field("talosImageURL"),
 			"not an Image Factory installer, so talops cannot tie it to a schematic: the node keeps it in a patch (talops validate says whether it is the installer the node needs)")
 
 		return ""
 	}
 
 	if ref.ID == schematic.VanillaID {
-		im.note(line, node, field("talosImageURL"), "the image has no extensions (the vanilla schematic): the node needs no schematic; its patch keeps talhelper's installer URL")
+		im.repo.Mapped(finding.Info, line, node, field("talosImageURL"), "the image has no extensions (the vanilla schematic): the node needs no schematic; its patch keeps talhelper's installer URL")
 
 		return ""
 	}
 
 	is, ok := im.images.byID[ref.ID]
 	if !ok {
-		im.warn(line, node, field("talosImageURL"),
+		im.repo.Mapped(finding.Warning, line, node, field("talosImageURL"),
 			"talops has no schematic file for this image (no file beside the talconfig, nor one given with --schematic, has its ID): the node keeps it in a patch, and talops validate reports installer.mismatch until the node gets the schematic of that ID instead")
 
 		return ""
@@ -198,17 +199,16 @@ func (im *importer) imageURLSchematic(n *yaml.Node, node string, field func(stri
 		name := im.schematicName(is.file.File)
 
 		header := fmt.Sprintf("# The Image Factory schematic of talosImageURL's installer (ID %s), from %s.\n", is.id, path.Base(is.file.File))
-		if err := im.out.Add("schematics/"+name+".yaml", append([]byte(header), is.file.Data...)); err != nil {
-			im.unsupported(line, node, field("talosImageURL"), err.Error())
+		if err := im.repo.AddSchematic(name, append([]byte(header), is.file.Data...)); err != nil {
+			im.repo.Unsupported(line, node, field("talosImageURL"), err.Error())
 
 			return ""
 		}
 
 		is.name = name
-		im.schematicOrder = append(im.schematicOrder, name)
 	}
 
-	im.note(line, node, field("talosImageURL"), fmt.Sprintf(
+	im.repo.Mapped(finding.Info, line, node, field("talosImageURL"), fmt.Sprintf(
 		"%s has this image's schematic ID: the node's schematic is %s; its patch keeps talhelper's installer URL, so the render is talhelper's",
 		is.file.File, is.name))
 
@@ -217,7 +217,7 @@ func (im *importer) imageURLSchematic(n *yaml.Node, node string, field func(stri
 
 // schematicName names a schematic after its file, as talops names allow, and apart from
 // the schematics already named.
-func (im *importer) schematicName(file string) string {
+func (im *mapping) schematicName(file string) string {
 	base := strings.TrimSuffix(path.Base(file), path.Ext(file))
 	name := strings.Trim(nonName.ReplaceAllString(strings.ToLower(base), "-"), ".-")
 
@@ -226,7 +226,7 @@ func (im *importer) schematicName(file string) string {
 	}
 
 	for i, n := 2, name; ; i++ {
-		if !slices.Contains(im.schematicOrder, n) {
+		if !im.repo.HasSchematic(n) {
 			return n
 		}
 
@@ -236,7 +236,7 @@ func (im *importer) schematicName(file string) string {
 
 // imageDrift reports the schematic files found that match no talosImageURL: they have
 // drifted from the images the nodes install (or name none), and are not used.
-func (im *importer) imageDrift() {
+func (im *mapping) imageDrift() {
 	u := im.images
 	if u == nil {
 		return
@@ -265,6 +265,6 @@ func (im *importer) imageDrift() {
 			sev = finding.Info
 		}
 
-		im.res.Findings = append(im.res.Findings, finding.Finding{Severity: sev, Code: CodeMapped, File: is.file.File, Message: msg})
+		im.repo.Report(finding.Finding{Severity: sev, Code: CodeMapped, File: is.file.File, Message: msg})
 	}
 }

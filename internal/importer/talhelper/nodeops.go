@@ -6,12 +6,14 @@ import (
 
 	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
 	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/finding"
 )
 
 // nodeOps are the node's talhelper fields as RFC 6902 operations. talhelper sets these
 // fields on the generated config, replacing what the generator wrote (the control
 // planes' default labels, for one), which `add` does and a strategic merge would not.
-func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string, sans []string) []op {
+func (im *mapping) nodeOps(n *yaml.Node, name string, field func(string) string, sans []string) []op {
 	var ops []op
 
 	multidoc := im.contract.MultidocNetworkConfigSupported()
@@ -24,7 +26,7 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 
 		val, err := plain(v)
 		if err != nil {
-			im.unsupported(v.Line, name, field(key), "not readable; not imported")
+			im.repo.Unsupported(v.Line, name, field(key), "not readable; not imported")
 
 			return
 		}
@@ -86,7 +88,7 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 
 		for _, p := range pairs(v) {
 			if strings.Contains(scalar(p.value), "{{") {
-				im.unsupported(p.line, name, field(k.key+"."+p.key), "a talhelper template; talops has none: not imported")
+				im.repo.Unsupported(p.line, name, field(k.key+"."+p.key), "a talhelper template; talops has none: not imported")
 
 				continue
 			}
@@ -118,7 +120,7 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 		ops = append(ops, op{Op: "add", Path: "/machine/install/image", Value: url + ":" + im.talosVersion})
 
 		if get(n, "schematic") != nil {
-			im.note(lineOf(n, "schematic"), name, field("schematic"), "talosImageURL wins over it, as in talhelper: the schematic is not imported")
+			im.repo.Mapped(finding.Info, lineOf(n, "schematic"), name, field("schematic"), "talosImageURL wins over it, as in talhelper: the schematic is not imported")
 		}
 	}
 
@@ -127,7 +129,7 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 
 // nodeDocs are the documents talhelper adds to a node on the 1.12 contract and later: its
 // hostname (or the stable default when it ignores it), then its network documents.
-func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) string) []any {
+func (im *mapping) nodeDocs(n *yaml.Node, name string, field func(string) string) []any {
 	if !im.contract.MultidocNetworkConfigSupported() {
 		docs := append(im.firewallDocs(n, name, field), im.extensionServices(n, name, field)...)
 

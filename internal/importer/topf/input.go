@@ -1,9 +1,6 @@
 package topf
 
-import (
-	"github.com/talops/talops/internal/finding"
-	"github.com/talops/talops/internal/scaffold"
-)
+import "github.com/talops/talops/internal/importer"
 
 // Input is a topf repository as topf would read it.
 type Input struct {
@@ -26,11 +23,4 @@ type Input struct {
 }
 
 // Result is the imported repository.
-type Result struct {
-	// Files are the repository's files but the bundle, paths relative to its directory.
-	Files []scaffold.File
-	// Findings say what was not imported, or imported otherwise, each at its place.
-	Findings []finding.Finding
-	// Cluster and TalosVersion are those of talops.yaml.
-	Cluster, TalosVersion string
-}
+type Result = importer.Result

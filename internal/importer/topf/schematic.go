@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/schematic"
 )
 
@@ -12,7 +13,7 @@ import (
 // for the node when it is a template), the vanilla ID none, another ID a finding, since
 // talops names a schematic by its definition and an ID cannot be turned back into one.
 // It returns the schematic's name ("" for none) and the ID templates see.
-func (im *importer) schematicOf(c *config, n *node, ctx *patchContext) (string, string) {
+func (im *mapping) schematicOf(c *config, n *node, ctx *patchContext) (string, string) {
 	ref := cmp.Or(n.SchematicID, c.SchematicID, schematic.VanillaID)
 	line, where := lineOr(n.lines, "schematicId", 0), n.Host
 
@@ -42,7 +43,7 @@ func (im *importer) schematicOf(c *config, n *node, ctx *patchContext) (string, 
 		ctx.SchematicID = ref
 
 		if raw, err = im.tmpl.render(path.Base(rel), raw, ctx); err != nil {
-			im.unsupportedOnce(rel, 0, n.Host, "", "the schematic template does not render here ("+oneLine(err)+"); not imported")
+			im.unsupportedOnce(rel, 0, n.Host, "", "the schematic template does not render here ("+importer.OneLine(err)+"); not imported")
 
 			return "", ref
 		}
@@ -50,14 +51,14 @@ func (im *importer) schematicOf(c *config, n *node, ctx *patchContext) (string, 
 
 	s, err := schematic.Load(raw)
 	if err != nil {
-		im.unsupportedOnce(rel, 0, n.Host, "", "not a schematic ("+oneLine(err)+"); not imported")
+		im.unsupportedOnce(rel, 0, n.Host, "", "not a schematic ("+importer.OneLine(err)+"); not imported")
 
 		return "", ref
 	}
 
 	id, err := s.ID()
 	if err != nil {
-		im.unsupportedOnce(rel, 0, n.Host, "", "no schematic ID ("+oneLine(err)+"); not imported")
+		im.unsupportedOnce(rel, 0, n.Host, "", "no schematic ID ("+importer.OneLine(err)+"); not imported")
 
 		return "", ref
 	}
@@ -71,7 +72,7 @@ func (im *importer) schematicOf(c *config, n *node, ctx *patchContext) (string, 
 
 // nameSchematic names a schematic after its file; a template that renders differently
 // per node gives name-2, name-3… in the order nodes are listed.
-func (im *importer) nameSchematic(rel string, data []byte) string {
+func (im *mapping) nameSchematic(rel string, data []byte) string {
 	key := string(data)
 	if name, ok := im.schematics[key]; ok {
 		return name
@@ -81,13 +82,12 @@ func (im *importer) nameSchematic(rel string, data []byte) string {
 	base = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
 	name := base
 
-	for i := 2; im.schematicNames[name]; i++ {
+	for i := 2; im.repo.HasSchematic(name); i++ {
 		name = base + "-" + itoa(i)
 	}
 
-	im.schematics[key], im.schematicNames[name] = name, true
-	im.schematicOrder = append(im.schematicOrder, name)
-	_ = im.out.Add("schematics/"+name+".yaml", data)
+	im.schematics[key] = name
+	_ = im.repo.AddSchematic(name, data)
 
 	return name
 }
