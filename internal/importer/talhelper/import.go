@@ -144,6 +144,9 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 	return im.repo.Finish(spec, "talhelper")
 }
 
+// imageFactoryKeys are the keys of talhelper's imageFactory; any other it ignores.
+var imageFactoryKeys = []string{"registryURL", "protocol", "schematicEndpoint", "installerURLTmpl", "ISOURLTmpl"}
+
 // imageFactory maps imageFactory: its registry becomes talops' imageFactory; installer
 // templates other than talhelper's default cannot be expressed.
 func (im *mapping) imageFactory(n *yaml.Node) string {
@@ -154,6 +157,12 @@ func (im *mapping) imageFactory(n *yaml.Node) string {
 	registry, protocol := "", "https"
 
 	for _, p := range pairs(n) {
+		if !slices.Contains(imageFactoryKeys, p.key) {
+			im.repo.Unsupported(p.line, "", "imageFactory."+p.key, "unknown to talhelper, which ignores it: not imported")
+
+			continue
+		}
+
 		switch p.key {
 		case "registryURL":
 			registry = scalar(p.value)
@@ -170,8 +179,6 @@ func (im *mapping) imageFactory(n *yaml.Node) string {
 		case "ISOURLTmpl":
 			// talhelper's key for its boot image URL template.
 			im.repo.Mapped(finding.Info, p.line, "", "imageFactory."+p.key, "boot image URLs are talops' own (talops schematics lists them); the template is not needed")
-		default:
-			im.repo.Unsupported(p.line, "", "imageFactory."+p.key, "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 
