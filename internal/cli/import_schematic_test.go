@@ -61,7 +61,7 @@ func TestImportTalhelper_SchematicFlagTiesTalosImageURLToItsSchematic(t *testing
 	given := filepath.Join(talhelperTestdata(tc.dir), "schematic.yaml")
 	repo, _, out := importAndRender(t, h, src, "--plaintext-secrets", "--schematic", given)
 
-	if !strings.Contains(out, given+" has this image's schematic ID: the node's schematic is schematic;") {
+	if !strings.Contains(out, given+" has this image's schematic ID: the node's schematic is schematic, and talops names its installer") {
 		t.Errorf("import does not say where the schematic came from:\n%s", out)
 	}
 
@@ -112,5 +112,58 @@ func TestImportTalhelper_SchematicFlagRefusals(t *testing.T) {
 				t.Errorf("a refused import wrote %s", out)
 			}
 		})
+	}
+}
+
+// TestImportTalhelper_TalosImageURLInstallerFollowsTalosVersion: the nodes of a talosImageURL
+// whose schematic is known install talops' installer of it, so a bump of talosVersion moves
+// them with it and validate finds no installer.mismatch.
+func TestImportTalhelper_TalosImageURLInstallerFollowsTalosVersion(t *testing.T) {
+	tc := talhelperCaseOf("lukeevans-talos-cluster")
+	h := newDiskHarness(t)
+	maps.Copy(h.env, tc.env)
+
+	repo, _, _ := importAndRender(t, h, talhelperTestdata(tc.dir), "--plaintext-secrets")
+
+	talopsYAML := filepath.Join(repo, "talops.yaml")
+
+	data, err := os.ReadFile(talopsYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	bumped := strings.Replace(string(data), "talosVersion: v1.13.8\n", "talosVersion: v1.13.9\n", 1)
+	if bumped == string(data) {
+		t.Fatalf("talops.yaml has no talosVersion v1.13.8:\n%s", data)
+	}
+
+	if err := os.WriteFile(talopsYAML, []byte(bumped), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	rendered := filepath.Join(t.TempDir(), "rendered")
+	if err := h.run("render", "--dir", repo, "--out", rendered); err != nil {
+		t.Fatalf("render: %v\n%s", err, h.stderr.String())
+	}
+
+	want := "image: factory.talos.dev/metal-installer-secureboot/44186a005dfca322f81df634a457384455475fbfa518777f3ee58d35f173d73b:v1.13.9\n"
+
+	for node := range tc.outputs {
+		cfg, err := os.ReadFile(filepath.Join(rendered, node+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		if !strings.Contains(string(cfg), want) {
+			t.Errorf("%s does not install %s", node, strings.TrimSpace(want))
+		}
+	}
+
+	if err := h.run("validate", "--dir", repo, "--offline", "--format", "json"); err != nil {
+		t.Fatalf("validate: %v\n%s", err, h.stdout.String())
+	}
+
+	if got := codes(t, h.stdout.String(), "error"); len(got) > 0 {
+		t.Errorf("validate after the bump finds %v", got)
 	}
 }

@@ -1,6 +1,7 @@
 package talhelper
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"regexp"
@@ -167,9 +168,11 @@ func (u *imageURLs) matchedAll() bool {
 var nonName = regexp.MustCompile(`[^a-z0-9.-]+`)
 
 // imageURLSchematic ties a node's talosImageURL to the schematic file of its ID, if one was
-// found, and returns the schematic's name; otherwise it says why the node names none. The
-// node's patch keeps the URL either way, so the render stays talhelper's.
-func (im *mapping) imageURLSchematic(n *yaml.Node, node string, field func(string) string) string {
+// found, and returns the schematic's name; otherwise it says why the node names none. own
+// says talops names the node's installer itself, so that it follows talosVersion: the URL is
+// the installer talops would name for the schematic (talOpsInstaller). Otherwise the node's
+// patch keeps the URL, so the render stays talhelper's.
+func (im *mapping) imageURLSchematic(n *yaml.Node, node string, secureBoot bool, field func(string) string) (name string, own bool) {
 	url := scalar(get(n, "talosImageURL"))
 	line := lineOf(n, "talosImageURL")
 
@@ -178,13 +181,20 @@ func (im *mapping) imageURLSchematic(n *yaml.Node, node string, field func(strin
 		im.repo.Mapped(finding.Warning, line, node, field("talosImageURL"),
 			"not an Image Factory installer, so talops cannot tie it to a schematic: the node keeps it in a patch (talops validate says whether it is the installer the node needs)")
 
-		return ""
+		return "", false
 	}
 
-	if ref.ID == schematic.VanillaID {
-		im.repo.Mapped(finding.Info, line, node, field("talosImageURL"), "the image has no extensions (the vanilla schematic): the node needs no schematic; its patch keeps talhelper's installer URL")
+	installer, own := im.talopsInstaller(ref, secureBoot)
 
-		return ""
+	if ref.ID == schematic.VanillaID {
+		msg := "the image has no extensions (the vanilla schematic): the node needs no schematic; its patch keeps talhelper's installer URL"
+		if own {
+			msg = "the image has no extensions (the vanilla schematic): the node needs no schematic, and talops names its installer, " + installer + followsNote(ref)
+		}
+
+		im.repo.Mapped(finding.Info, line, node, field("talosImageURL"), msg)
+
+		return "", own
 	}
 
 	is, ok := im.images.byID[ref.ID]
@@ -192,7 +202,7 @@ func (im *mapping) imageURLSchematic(n *yaml.Node, node string, field func(strin
 		im.repo.Mapped(finding.Warning, line, node, field("talosImageURL"),
 			"talops has no schematic file for this image (no file beside the talconfig, nor one given with --schematic, has its ID): the node keeps it in a patch, and talops validate reports installer.mismatch until the node gets the schematic of that ID instead")
 
-		return ""
+		return "", false
 	}
 
 	if is.name == "" {
@@ -202,17 +212,57 @@ func (im *mapping) imageURLSchematic(n *yaml.Node, node string, field func(strin
 		if err := im.repo.AddSchematic(name, append([]byte(header), is.file.Data...)); err != nil {
 			im.repo.Unsupported(line, node, field("talosImageURL"), err.Error())
 
-			return ""
+			return "", false
 		}
 
 		is.name = name
 	}
 
-	im.repo.Mapped(finding.Info, line, node, field("talosImageURL"), fmt.Sprintf(
-		"%s has this image's schematic ID: the node's schematic is %s; its patch keeps talhelper's installer URL, so the render is talhelper's",
-		is.file.File, is.name))
+	msg := fmt.Sprintf("%s has this image's schematic ID: the node's schematic is %s; its patch keeps talhelper's installer URL, so the render is talhelper's",
+		is.file.File, is.name)
+	if own {
+		msg = fmt.Sprintf("%s has this image's schematic ID: the node's schematic is %s, and talops names its installer, %s%s",
+			is.file.File, is.name, installer, followsNote(ref))
+	}
 
-	return is.name
+	im.repo.Mapped(finding.Info, line, node, field("talosImageURL"), msg)
+
+	return is.name, own
+}
+
+// talopsInstaller is the installer talops names for the URL's schematic on this node, and
+// whether it is the URL's image: the same factory and flavour (the factory's legacy names
+// of the metal installers included), no tag or digest of the URL's own. Then talops.yaml
+// carries the installer (talosVersion, the schematic, the platform), and a bump of
+// talosVersion moves it as it moves every other node's.
+func (im *mapping) talopsInstaller(ref schematic.InstallerRef, secureBoot bool) (string, bool) {
+	installer := schematic.InstallerImage(cmp.Or(im.factory, cluster.DefaultImageFactory), im.platform, ref.ID, im.talosVersion, secureBoot)
+
+	want, err := schematic.ParseInstallerImage(installer)
+	if err != nil || ref.Tag != "" || ref.Digest != "" || ref.Registry != want.Registry {
+		return installer, false
+	}
+
+	return installer, ref.Repository == want.Repository || im.platform == cluster.DefaultPlatform && ref.Repository == legacyRepository(secureBoot)
+}
+
+// legacyRepository is the factory's name, from before the platform-prefixed ones, of its
+// metal installer: the name talhelper's default template writes.
+func legacyRepository(secureBoot bool) string {
+	if secureBoot {
+		return "installer-secureboot"
+	}
+
+	return "installer"
+}
+
+// followsNote ends the note of an installer talops names.
+func followsNote(ref schematic.InstallerRef) string {
+	if ref.Repository == legacyRepository(false) || ref.Repository == legacyRepository(true) {
+		return " (the factory's current name of talhelper's " + ref.Repository + " image): it follows talosVersion"
+	}
+
+	return ": it follows talosVersion"
 }
 
 // schematicName names a schematic after its file, as talops names allow, and apart from

@@ -24,6 +24,8 @@ type mapping struct {
 	platform     string
 	platLine     int
 	talosVersion string
+	// factory is talops.yaml's imageFactory ("" for the public one).
+	factory string
 }
 
 // topKeys are the talconfig keys the import reads; any other is reported.
@@ -106,6 +108,7 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 			"talhelper writes the bundle's aescbcEncryptionSecret into the control planes' configs; talops' generator does not (Kubernetes keeps reading secrets encrypted with it only while the config names it): not imported")
 	}
 	spec.ImageFactory = im.imageFactory(get(root, "imageFactory"))
+	im.factory = spec.ImageFactory
 
 	shared := im.clusterPatches(root)
 

@@ -69,7 +69,7 @@ func (im *mapping) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatc
 
 	out.Address = addr
 
-	im.machineSpec(eff, name, field, &out)
+	ownInstaller := im.machineSpec(eff, name, field, &out)
 
 	if shared.all != "" {
 		out.Patches = append(out.Patches, shared.all)
@@ -86,7 +86,7 @@ func (im *mapping) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatc
 		sans = append(sans, strs(get(roles[cp], "certSANs"))...)
 	}
 
-	if ops := im.nodeOps(eff, name, field, sans); len(ops) > 0 {
+	if ops := im.nodeOps(eff, name, field, sans, ownInstaller); len(ops) > 0 {
 		rel := "nodes/" + name + "-talhelper.yaml"
 		if err := im.repo.AddYAML(rel, "# The node's talhelper fields (labels, taints, disk selector, kernel modules...), as talhelper sets them.", ops); err != nil {
 			im.repo.Unsupported(0, "", rel, err.Error())
@@ -117,7 +117,8 @@ func (im *mapping) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatc
 
 // machineSpec maps the installer flavour: mode is talops' platform (one per cluster),
 // secureboot the node's secureBoot; arch, bootMethod and imageSuffix name boot images only.
-func (im *mapping) machineSpec(n *yaml.Node, name string, field func(string) string, out *cluster.Node) {
+// ownInstaller says talops names the node's installer instead of talosImageURL.
+func (im *mapping) machineSpec(n *yaml.Node, name string, field func(string) string, out *cluster.Node) (ownInstaller bool) {
 	mode := cluster.DefaultPlatform
 
 	for _, p := range pairs(get(n, "machineSpec")) {
@@ -143,8 +144,10 @@ func (im *mapping) machineSpec(n *yaml.Node, name string, field func(string) str
 
 	switch s := get(n, "schematic"); {
 	case scalar(get(n, "talosImageURL")) != "":
-		out.Schematic = im.imageURLSchematic(n, name, field)
+		out.Schematic, ownInstaller = im.imageURLSchematic(n, name, out.SecureBoot, field)
 	case s != nil:
 		out.Schematic = im.schematic(s, name, field("schematic"))
 	}
+
+	return ownInstaller
 }

@@ -13,7 +13,7 @@ import (
 // nodeOps are the node's talhelper fields as RFC 6902 operations. talhelper sets these
 // fields on the generated config, replacing what the generator wrote (the control
 // planes' default labels, for one), which `add` does and a strategic merge would not.
-func (im *mapping) nodeOps(n *yaml.Node, name string, field func(string) string, sans []string) []op {
+func (im *mapping) nodeOps(n *yaml.Node, name string, field func(string) string, sans []string, ownInstaller bool) []op {
 	var ops []op
 
 	multidoc := im.contract.MultidocNetworkConfigSupported()
@@ -115,9 +115,11 @@ func (im *mapping) nodeOps(n *yaml.Node, name string, field func(string) string,
 	}
 
 	if url := scalar(get(n, "talosImageURL")); url != "" {
-		// The URL stays as talhelper writes it, whether or not the node gets the schematic of
-		// its ID (imageURLSchematic), so the render is talhelper's.
-		ops = append(ops, op{Op: "add", Path: "/machine/install/image", Value: url + ":" + im.talosVersion})
+		// An installer talops cannot name stays as talhelper writes it (imageURLSchematic), so
+		// the render is talhelper's; one it names follows talosVersion from talops.yaml.
+		if !ownInstaller {
+			ops = append(ops, op{Op: "add", Path: "/machine/install/image", Value: url + ":" + im.talosVersion})
+		}
 
 		if get(n, "schematic") != nil {
 			im.repo.Mapped(finding.Info, lineOf(n, "schematic"), name, field("schematic"), "talosImageURL wins over it, as in talhelper: the schematic is not imported")
