@@ -39,6 +39,8 @@ type imageSchematic struct {
 	// named says it was given on the command line or has talhelper's name for it: one
 	// that matches no URL is a warning, another file beside the talconfig a note.
 	named bool
+	// recovered says it came from the Image Factory, no file having it.
+	recovered bool
 }
 
 // imageURLs is what the import knows about the talosImageURL installers' schematics.
@@ -49,15 +51,65 @@ type imageURLs struct {
 	// urls are the factory installer IDs the talconfig names, with the nodes naming each.
 	urls  map[string][]string
 	urlID []string
+	// unrecovered are the IDs the factory was asked for and did not give, with why.
+	unrecovered map[string]error
 }
 
 // findImageSchematics reads the schematic files that may match the talconfig's
 // talosImageURL installers: those named on the command line, then talhelper's
 // schematic.yaml, then (while an ID is still unmatched) the other YAML files beside the
-// talconfig. A named file that is not a schematic is an error; another is skipped.
+// talconfig; last, for an ID no file has, the Image Factory (Input.Recover). A named file
+// that is not a schematic is an error; another is skipped.
 func (im *mapping) findImageSchematics(nodes *yaml.Node, roles map[bool]*yaml.Node) error {
-	u := &imageURLs{byID: map[string]*imageSchematic{}, urls: map[string][]string{}}
+	u := &imageURLs{byID: map[string]*imageSchematic{}, urls: map[string][]string{}, unrecovered: map[string]error{}}
 	im.images = u
+
+	if err := im.findFileSchematics(nodes, roles); err != nil {
+		return err
+	}
+
+	im.recoverSchematics()
+
+	return nil
+}
+
+// recoverSchematics asks the Image Factory for the schematic of each ID no file has.
+func (im *mapping) recoverSchematics() {
+	u := im.images
+	if im.in.Recover == nil {
+		return
+	}
+
+	for _, id := range u.urlID {
+		if _, ok := u.byID[id]; ok || id == schematic.VanillaID {
+			continue
+		}
+
+		s, err := im.in.Recover(cmp.Or(im.factory, cluster.DefaultImageFactory), id)
+		if err != nil {
+			u.unrecovered[id] = err
+
+			continue
+		}
+
+		data, err := s.Marshal()
+		if err != nil {
+			u.unrecovered[id] = err
+
+			continue
+		}
+
+		u.add(SchematicFile{File: "the Image Factory (GET /schematics/" + id + ")", Data: data}, s, true)
+
+		if is, ok := u.byID[id]; ok {
+			is.recovered = true
+		}
+	}
+}
+
+// findFileSchematics reads the schematic files that may match the installers.
+func (im *mapping) findFileSchematics(nodes *yaml.Node, roles map[bool]*yaml.Node) error {
+	u := im.images
 
 	if nodes != nil {
 		for _, n := range nodes.Content {
@@ -199,8 +251,14 @@ func (im *mapping) imageURLSchematic(n *yaml.Node, node string, secureBoot bool,
 
 	is, ok := im.images.byID[ref.ID]
 	if !ok {
+		why := "import ran --offline, so the Image Factory was not asked for it"
+		if err, asked := im.images.unrecovered[ref.ID]; asked {
+			why = "the Image Factory did not give it: " + importer.OneLine(err)
+		}
+
 		im.repo.Mapped(finding.Warning, line, node, field("talosImageURL"),
-			"talops has no schematic file for this image (no file beside the talconfig, nor one given with --schematic, has its ID): the node keeps it in a patch, and talops validate reports installer.mismatch until the node gets the schematic of that ID instead")
+			"talops has no schematic file for this image (no file beside the talconfig, nor one given with --schematic, has its ID; "+why+
+				"): the node keeps it in a patch, and talops validate reports installer.mismatch until the node gets the schematic of that ID instead")
 
 		return "", false
 	}
@@ -209,6 +267,10 @@ func (im *mapping) imageURLSchematic(n *yaml.Node, node string, secureBoot bool,
 		name := im.schematicName(is.file.File)
 
 		header := fmt.Sprintf("# The Image Factory schematic of talosImageURL's installer (ID %s), from %s.\n", is.id, path.Base(is.file.File))
+		if is.recovered {
+			name, header = importer.RecoveredName(is.id), importer.RecoveredHeader(is.id)
+		}
+
 		if err := im.repo.AddSchematic(name, append([]byte(header), is.file.Data...)); err != nil {
 			im.repo.Unsupported(line, node, field("talosImageURL"), err.Error())
 

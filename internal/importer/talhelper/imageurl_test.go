@@ -10,6 +10,7 @@ import (
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/importer/talhelper"
+	"github.com/talops/talops/internal/schematic"
 )
 
 // The schematic of the nodes' talosImageURL below, and one an extension away from it.
@@ -309,5 +310,65 @@ func TestImport_TalosImageURLTalopsCannotNameStaysInThePatch(t *testing.T) {
 				t.Errorf("w1's installer (the legacy name of talops' own) is pinned:\n%s", patch)
 			}
 		})
+	}
+}
+
+func TestImport_TalosImageURLWithoutAFileGetsTheFactorysSchematic(t *testing.T) {
+	var asked []string
+
+	fromFactory := func(factory, id string) (*schematic.Schematic, error) {
+		asked = append(asked, factory+" "+id)
+
+		return schematic.Load([]byte(gpuSchematic))
+	}
+
+	res, err := talhelper.Import(talhelper.Input{
+		File: "talconfig.yaml", Data: []byte(imageURLTalconfig), Secrets: "secrets.sops.yaml",
+		Lookup:    func(string) (string, bool) { return "", false },
+		ReadPatch: func(string) ([]byte, error) { return nil, fs.ErrNotExist },
+		Recover:   fromFactory,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if want := []string{"https://factory.talos.dev " + gpuID}; !slices.Equal(asked, want) {
+		t.Errorf("the factory was asked %q, want %q (once per ID)", asked, want)
+	}
+
+	want := "factory-44186a005dfc schematics/factory-44186a005dfc.yaml"
+	if got := nodeSchematics(t, res); got["cp1"] != want || got["w1"] != want {
+		t.Errorf("node schematics = %v, want %q for both", got, want)
+	}
+
+	if data, _ := fileOf(res, "schematics/factory-44186a005dfc.yaml"); !strings.Contains(data, "GET /schematics/"+gpuID) {
+		t.Errorf("the recovered schematic does not say where it came from:\n%s", data)
+	}
+
+	if patch, ok := fileOf(res, "nodes/cp1-talhelper.yaml"); ok && strings.Contains(patch, "/machine/install/image") {
+		t.Errorf("cp1's patch pins the installer:\n%s", patch)
+	}
+}
+
+func TestImport_TalosImageURLTheFactoryDoesNotKnowSaysWhy(t *testing.T) {
+	res, err := talhelper.Import(talhelper.Input{
+		File: "talconfig.yaml", Data: []byte(imageURLTalconfig), Secrets: "secrets.sops.yaml",
+		Lookup:    func(string) (string, bool) { return "", false },
+		ReadPatch: func(string) ([]byte, error) { return nil, fs.ErrNotExist },
+		Recover: func(string, string) (*schematic.Schematic, error) {
+			return nil, errors.New("GET https://factory.talos.dev/schematics/x: 404 Not Found")
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	i := slices.IndexFunc(res.Findings, func(f finding.Finding) bool { return f.Node == "cp1" && f.Code == talhelper.CodeMapped })
+	if i < 0 || res.Findings[i].Severity != finding.Warning || !strings.Contains(res.Findings[i].Message, "the Image Factory did not give it: GET https://factory.talos.dev/schematics/x: 404 Not Found") {
+		t.Fatalf("want a warning saying why the factory did not give the schematic, got %+v", res.Findings)
+	}
+
+	if patch, _ := fileOf(res, "nodes/cp1-talhelper.yaml"); !strings.Contains(patch, "/machine/install/image") {
+		t.Errorf("cp1's patch lost talhelper's installer:\n%s", patch)
 	}
 }

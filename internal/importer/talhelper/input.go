@@ -21,6 +21,9 @@ type Input struct {
 	ListDir func() ([]string, error)
 	// Secrets is the name the imported repository's bundle gets ("" for none).
 	Secrets string
+	// Recover gives the schematic of a talosImageURL's ID that no file has, from the Image
+	// Factory (nil: the import runs offline).
+	Recover importer.Recover
 	// HasAESCBC says the bundle holds an aescbcEncryptionSecret, which talhelper writes
 	// into configs before the 1.14 contract and the talops generator does not.
 	HasAESCBC bool

@@ -18,6 +18,9 @@ type Input struct {
 	ListFiles func(rel string) ([]string, error)
 	// Dir is topf.yaml's directory as findings name the files in it ("": as they are).
 	Dir string
+	// Recover gives the schematic of a raw schematicId, from the Image Factory (nil: the
+	// import runs offline).
+	Recover importer.Recover
 	// Secrets is the name the imported repository's bundle gets ("" for none).
 	Secrets string
 }

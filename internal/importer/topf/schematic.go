@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/schematic"
 )
@@ -22,10 +23,22 @@ func (im *mapping) schematicOf(c *config, n *node, ctx *patchContext) (string, s
 	}
 
 	if !strings.HasPrefix(ref, "@") {
-		if ref != schematic.VanillaID {
-			im.unsupportedOnce(im.in.File, line, where, "schematicId",
-				"talops names a schematic by its definition, which an ID does not give: the node gets the vanilla installer until a schematic file of this ID is named (topf's @file form imports)")
+		if ref == schematic.VanillaID {
+			return "", ref
 		}
+
+		name, why := im.recoverSchematic(cmp.Or(n.Factory, c.Factory, defaultFactory), ref)
+		if name != "" {
+			im.repo.ReportOnce(finding.Finding{
+				Severity: finding.Info, Code: CodeMapped, File: im.in.File, Line: line, Node: where, Path: "schematicId",
+				Message: "the Image Factory gave this ID's schematic (GET /schematics/" + ref + "): it is schematics/" + name + ".yaml, and talops names the installer of it",
+			})
+
+			return name, ref
+		}
+
+		im.unsupportedOnce(im.in.File, line, where, "schematicId",
+			"talops names a schematic by its definition, which an ID does not give ("+why+"): the node gets the vanilla installer until a schematic file of this ID is named (topf's @file form imports)")
 
 		return "", ref
 	}
@@ -68,6 +81,26 @@ func (im *mapping) schematicOf(c *config, n *node, ctx *patchContext) (string, s
 	}
 
 	return im.nameSchematic(rel, raw), id
+}
+
+// recoverSchematic asks the Image Factory at factory (topf's form: an address without a
+// scheme) for the schematic of id and names it; "" and why when it cannot.
+func (im *mapping) recoverSchematic(factory, id string) (name, why string) {
+	if im.in.Recover == nil {
+		return "", "import ran --offline, so the Image Factory was not asked for it"
+	}
+
+	s, err := im.in.Recover("https://"+strings.TrimSuffix(factory, "/"), id)
+	if err != nil {
+		return "", "the Image Factory did not give it: " + importer.OneLine(err)
+	}
+
+	data, err := s.Marshal()
+	if err != nil {
+		return "", "its schematic does not encode: " + importer.OneLine(err)
+	}
+
+	return im.nameSchematic(importer.RecoveredName(id)+".yaml", append([]byte(importer.RecoveredHeader(id)), data...)), ""
 }
 
 // nameSchematic names a schematic after its file; a template that renders differently
