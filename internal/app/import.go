@@ -87,7 +87,7 @@ func ImportTalhelper(ctx context.Context, d *Deps, opts ImportOptions) (*ImportR
 
 	in := talhelper.Input{
 		File: file, Data: data, Lookup: env, Secrets: bundleName, HasAESCBC: src.hasAESCBC(), Schematics: schematics,
-		Recover: schematicRecovery(ctx, d, opts.Offline),
+		Recover:   schematicRecovery(ctx, d, opts.Offline),
 		ReadPatch: func(rel string) ([]byte, error) { return d.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))) },
 	}
 

@@ -8,8 +8,8 @@ import (
 	"go/parser"
 	"go/token"
 	"reflect"
-	"slices"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
