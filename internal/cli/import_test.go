@@ -47,8 +47,6 @@ var talhelperCases = []talhelperCase{
 		// w1's talosImageURL is the vanilla image under the factory's legacy name of the
 		// metal installer, the cluster's platform (cp1's mode); machineFiles are machine.files.
 		validateWarnings: []string{"config.warning"},
-		// The templated label is reported (import.unsupported) and not imported.
-		knownDifferences: map[string][]string{"cp1": {"v1alpha1: differs at line 51 (machine.nodeLabels.templated)"}},
 	},
 	{
 		// Written for the tests: the shapes of issue 25 (no talosVersion, merge keys, YAML 1.1

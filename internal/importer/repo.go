@@ -2,6 +2,7 @@ package importer
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"go.yaml.in/yaml/v4"
@@ -26,6 +27,11 @@ type Repo struct {
 // Add writes a file of the repository; the same path twice with other contents is an error.
 func (r *Repo) Add(rel string, data []byte) error {
 	return r.files.Add(rel, data)
+}
+
+// Files are the files added so far, in order.
+func (r *Repo) Files() []scaffold.File {
+	return r.files.Files()
 }
 
 // AddYAML writes one value as a YAML file (yaml's own indent) under a comment line.
@@ -103,16 +109,26 @@ func (r *Repo) Mapped(sev finding.Severity, line int, node, path, msg string) {
 	r.Report(finding.Finding{Severity: sev, Code: CodeMapped, File: r.Source, Line: line, Node: node, Path: path, Message: msg})
 }
 
-// Finish writes talops.yaml from the spec (its schematics those added, headed by the tool
-// it came from) before the other files, and returns the repository with its findings sorted.
-func (r *Repo) Finish(spec cluster.Spec, from string) (*Result, error) {
-	for _, name := range r.schematics {
+// WithSchematics is the spec with the schematics added named in it.
+func (r *Repo) WithSchematics(spec cluster.Spec) cluster.Spec {
+	if len(r.schematics) > 0 {
+		spec.Schematics = maps.Clone(spec.Schematics)
 		if spec.Schematics == nil {
 			spec.Schematics = map[string]string{}
 		}
+	}
 
+	for _, name := range r.schematics {
 		spec.Schematics[name] = SchematicPath(name)
 	}
+
+	return spec
+}
+
+// Finish writes talops.yaml from the spec (its schematics those added, headed by the tool
+// it came from) before the other files, and returns the repository with its findings sorted.
+func (r *Repo) Finish(spec cluster.Spec, from string) (*Result, error) {
+	spec = r.WithSchematics(spec)
 
 	talops, err := scaffold.ImportedSpec(spec, from)
 	if err != nil {

@@ -26,6 +26,8 @@ type mapping struct {
 	talosVersion string
 	// factory is talops.yaml's imageFactory ("" for the public one).
 	factory string
+	// templates are the templated node labels and annotations, rendered last.
+	templates []templated
 }
 
 // topKeys are the talconfig keys the import reads; any other is reported.
@@ -143,6 +145,8 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 	if im.platform != "" && im.platform != cluster.DefaultPlatform {
 		spec.Platform = im.platform
 	}
+
+	im.renderTemplates(&spec)
 
 	return im.repo.Finish(spec, "talhelper")
 }

@@ -87,8 +87,11 @@ func (im *mapping) nodeOps(n *yaml.Node, name string, field func(string) string,
 		m := map[string]string{}
 
 		for _, p := range pairs(v) {
-			if strings.Contains(scalar(p.value), "{{") {
-				im.repo.Unsupported(p.line, name, field(k.key+"."+p.key), "a talhelper template; talops has none: not imported")
+			if strings.Contains(scalar(p.value), "{{") || strings.Contains(scalar(p.value), "}}") {
+				// Rendered once the node's config is known (renderTemplates).
+				im.templates = append(im.templates, templated{
+					node: name, path: k.path + "/" + pointerEscape(p.key), text: scalar(p.value), line: p.line, field: field(k.key + "." + p.key),
+				})
 
 				continue
 			}
