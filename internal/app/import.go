@@ -27,6 +27,9 @@ type ImportOptions struct {
 	// Schematics are schematic files for the IDs of talosImageURL installers (talhelper
 	// only), beside the ones found in the talconfig's directory.
 	Schematics []string
+	// Offline never asks the Image Factory for the schematic of an installer ID no file
+	// has (talhelper and topf).
+	Offline bool
 }
 
 // ImportResult says what an import wrote and what it could not carry over.
@@ -54,7 +57,7 @@ var (
 // ImportTalhelper writes a talops repository from a talhelper one: talops.yaml, the
 // patches and schematics, and the secrets bundle re-encrypted (or generated, when the
 // source has none). It refuses to write over any file.
-func ImportTalhelper(_ context.Context, d *Deps, opts ImportOptions) (*ImportResult, error) {
+func ImportTalhelper(ctx context.Context, d *Deps, opts ImportOptions) (*ImportResult, error) {
 	file, data, err := readSource(d, opts.From, talconfigNames)
 	if err != nil {
 		return nil, err
@@ -84,6 +87,7 @@ func ImportTalhelper(_ context.Context, d *Deps, opts ImportOptions) (*ImportRes
 
 	in := talhelper.Input{
 		File: file, Data: data, Lookup: env, Secrets: bundleName, HasAESCBC: src.hasAESCBC(), Schematics: schematics,
+		Recover:   schematicRecovery(ctx, d, opts.Offline),
 		ReadPatch: func(rel string) ([]byte, error) { return d.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))) },
 	}
 

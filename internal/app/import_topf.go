@@ -15,7 +15,7 @@ var topfNames = []string{"topf.yaml"}
 // templates rendered per node), the schematics of its @file schematicIds, and the
 // secrets bundle of secretsPath re-encrypted (or generated, when there is none). It
 // refuses to write over any file.
-func ImportTopf(_ context.Context, d *Deps, opts ImportOptions) (*ImportResult, error) {
+func ImportTopf(ctx context.Context, d *Deps, opts ImportOptions) (*ImportResult, error) {
 	file, data, err := readSource(d, opts.From, topfNames)
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func ImportTopf(_ context.Context, d *Deps, opts ImportOptions) (*ImportResult, 
 	}
 
 	res, err := topf.Import(topf.Input{
-		File: file, Data: data, Dir: filepath.ToSlash(dir), Secrets: bundleName,
+		File: file, Data: data, Dir: filepath.ToSlash(dir), Secrets: bundleName, Recover: schematicRecovery(ctx, d, opts.Offline),
 		Lookup: func(name string) (string, bool) {
 			v := d.Getenv(name)
 

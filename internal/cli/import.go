@@ -29,6 +29,8 @@ type ImportOptions struct {
 	Configs []string
 	// Schematics are schematic files for talosImageURL installers (talhelper only).
 	Schematics []string
+	// Offline never asks the Image Factory for a schematic (talhelper and topf).
+	Offline bool
 }
 
 // importSources are the tools import reads, each with its use case.
@@ -46,9 +48,9 @@ const (
 // importSynopses are the usage lines of each source.
 var importSynopses = map[string]string{
 	"import":           importSynopsis,
-	"import talhelper": "import talhelper --from PATH " + importFlagsSyn + " [--schematic FILE ...]",
+	"import talhelper": "import talhelper --from PATH " + importFlagsSyn + " [--schematic FILE ...] [--offline]",
 	"import talosctl":  "import talosctl --from DIR " + importFlagsSyn + " [CONFIG...]",
-	"import topf":      "import topf --from PATH " + importFlagsSyn,
+	"import topf":      "import topf --from PATH " + importFlagsSyn + " [--offline]",
 }
 
 func importFlags(d *Deps, args []string) (*ImportOptions, error) {
@@ -104,6 +106,10 @@ func importFlagSet(d *Deps, opts *ImportOptions, name string) *flag.FlagSet {
 	fs.Var((*listFlag)(&opts.Recipients), "age-recipient", "age recipient (age1...) of the new secrets bundle; repeat for more (default: the recipients of a SOPS-encrypted source)")
 	fs.BoolVar(&opts.Plaintext, "plaintext-secrets", false, "write the secrets bundle in clear ("+scaffold.PlaintextBundle+", mode 0600) instead of encrypting it")
 
+	if name == "import talhelper" || name == "import topf" {
+		fs.BoolVar(&opts.Offline, "offline", false, "never ask the Image Factory for the schematic of an installer ID no file has (GET /schematics/{id}): such a node keeps its installer as the source wrote it, and a finding says so")
+	}
+
 	if name == "import talhelper" {
 		fs.Var((*listFlag)(&opts.Schematics), "schematic", "an Image Factory schematic file (the one talhelper genurl reads): the nodes whose talosImageURL installer has its ID get it as their schematic; repeat for more (schematic.yaml and the other YAML files beside talconfig.yaml are looked at too)")
 	}
@@ -137,7 +143,7 @@ func runImport(ctx context.Context, d *Deps, args []string) error {
 func Import(ctx context.Context, opts *ImportOptions) (*app.ImportResult, error) {
 	return importSources[opts.Source](ctx, opts.Deps.App(), app.ImportOptions{
 		From: opts.From, Out: opts.Out, Recipients: opts.Recipients, Plaintext: opts.Plaintext, Configs: opts.Configs,
-		Schematics: opts.Schematics,
+		Schematics: opts.Schematics, Offline: opts.Offline,
 	})
 }
 

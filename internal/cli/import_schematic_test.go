@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -10,6 +11,10 @@ import (
 	"testing"
 
 	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/factory"
+	"github.com/talops/talops/internal/factory/factorytest"
+	"github.com/talops/talops/internal/schematic"
 )
 
 // copyTree copies a directory but the files skip names.
@@ -61,7 +66,7 @@ func TestImportTalhelper_SchematicFlagTiesTalosImageURLToItsSchematic(t *testing
 	given := filepath.Join(talhelperTestdata(tc.dir), "schematic.yaml")
 	repo, _, out := importAndRender(t, h, src, "--plaintext-secrets", "--schematic", given)
 
-	if !strings.Contains(out, given+" has this image's schematic ID: the node's schematic is schematic;") {
+	if !strings.Contains(out, given+" has this image's schematic ID: the node's schematic is schematic, and talops names its installer") {
 		t.Errorf("import does not say where the schematic came from:\n%s", out)
 	}
 
@@ -110,6 +115,127 @@ func TestImportTalhelper_SchematicFlagRefusals(t *testing.T) {
 
 			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("a refused import wrote %s", out)
+			}
+		})
+	}
+}
+
+// TestImportTalhelper_TalosImageURLInstallerFollowsTalosVersion: the nodes of a talosImageURL
+// whose schematic is known install talops' installer of it, so a bump of talosVersion moves
+// them with it and validate finds no installer.mismatch.
+func TestImportTalhelper_TalosImageURLInstallerFollowsTalosVersion(t *testing.T) {
+	tc := talhelperCaseOf("lukeevans-talos-cluster")
+	h := newDiskHarness(t)
+	maps.Copy(h.env, tc.env)
+
+	repo, _, _ := importAndRender(t, h, talhelperTestdata(tc.dir), "--plaintext-secrets")
+
+	talopsYAML := filepath.Join(repo, "talops.yaml")
+
+	data, err := os.ReadFile(talopsYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	bumped := strings.Replace(string(data), "talosVersion: v1.13.8\n", "talosVersion: v1.13.9\n", 1)
+	if bumped == string(data) {
+		t.Fatalf("talops.yaml has no talosVersion v1.13.8:\n%s", data)
+	}
+
+	if err := os.WriteFile(talopsYAML, []byte(bumped), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	rendered := filepath.Join(t.TempDir(), "rendered")
+	if err := h.run("render", "--dir", repo, "--out", rendered); err != nil {
+		t.Fatalf("render: %v\n%s", err, h.stderr.String())
+	}
+
+	want := "image: factory.talos.dev/metal-installer-secureboot/44186a005dfca322f81df634a457384455475fbfa518777f3ee58d35f173d73b:v1.13.9\n"
+
+	for node := range tc.outputs {
+		cfg, err := os.ReadFile(filepath.Join(rendered, node+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		if !strings.Contains(string(cfg), want) {
+			t.Errorf("%s does not install %s", node, strings.TrimSpace(want))
+		}
+	}
+
+	if err := h.run("validate", "--dir", repo, "--offline", "--format", "json"); err != nil {
+		t.Fatalf("validate: %v\n%s", err, h.stdout.String())
+	}
+
+	if got := codes(t, h.stdout.String(), "error"); len(got) > 0 {
+		t.Errorf("validate after the bump finds %v", got)
+	}
+}
+
+// lukeevansID is the schematic ID of lukeevans-talos-cluster's talosImageURL.
+const lukeevansID = "44186a005dfca322f81df634a457384455475fbfa518777f3ee58d35f173d73b"
+
+// TestImportTalhelper_AnIDNoFileHasIsAskedOfTheFactory: without schematic.yaml, the
+// import asks the factory for the schematic of the nodes' talosImageURL (once), and the
+// nodes get it; with --offline it asks nothing and says so.
+func TestImportTalhelper_AnIDNoFileHasIsAskedOfTheFactory(t *testing.T) {
+	tc := talhelperCaseOf("lukeevans-talos-cluster")
+	given, err := os.ReadFile(filepath.Join(talhelperTestdata(tc.dir), "schematic.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := schematic.Load(given)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	answer, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, offline := range []bool{false, true} {
+		t.Run(fmt.Sprintf("offline=%v", offline), func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "talos")
+			copyTree(t, talhelperTestdata(tc.dir), src, "schematic.yaml")
+
+			h := newDiskHarness(t)
+			maps.Copy(h.env, tc.env)
+
+			fake := factorytest.New(t)
+			if !offline {
+				fake.ExpectSchematic(lukeevansID, string(answer))
+			}
+
+			h.deps.ImageFactory = func(base string) (*factory.Client, error) {
+				if base != cluster.DefaultImageFactory {
+					t.Errorf("factory base URL %q, want %q", base, cluster.DefaultImageFactory)
+				}
+
+				return factory.New(fake.URL(), factory.WithHTTPClient(fake.Client()), factory.WithRetries(0))
+			}
+
+			args := []string{"--plaintext-secrets"}
+			if offline {
+				args = append(args, "--offline")
+			}
+
+			repo, _, out := importAndRender(t, h, src, args...)
+
+			talops, err := os.ReadFile(filepath.Join(repo, "talops.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			recovered := strings.Count(string(talops), "    schematic: factory-44186a005dfc\n")
+
+			switch {
+			case !offline && recovered != 3:
+				t.Errorf("want the 3 nodes on the factory's schematic, got %d:\n%s\n%s", recovered, talops, out)
+			case offline && (recovered != 0 || !strings.Contains(out, "import ran --offline")):
+				t.Errorf("offline, want no recovered schematic and the finding saying why:\n%s\n%s", talops, out)
 			}
 		})
 	}

@@ -22,12 +22,12 @@ var update = flag.Bool("update", false, "rewrite docs/findings.md")
 // what the reference generates.
 func TestFindingCodes_EveryCodeOnceAndTheDocsGenerated(t *testing.T) {
 	var declared []string
-	for _, file := range []string{"../rules/codes.go", "../importer/talhelper/codes.go", "../importer/talosctl/import.go", "../importer/topf/codes.go"} {
+	for _, file := range []string{"../rules/codes.go", "../importer/codes.go"} {
 		declared = append(declared, declaredCodes(t, file)...)
 	}
 
 	slices.Sort(declared)
-	declared = slices.Compact(declared) // both importers report import.unsupported and import.mapped
+	declared = slices.Compact(declared)
 
 	var documented []string
 	for _, c := range rules.Reference() {

@@ -195,6 +195,18 @@ func (s *Server) ExpectExtensions(version string, exts ...Extension) *Stub {
 		})
 }
 
+// ExpectSchematic expects GET /schematics/{id} and answers as the factory does: the
+// schematic's YAML (application/yaml).
+func (s *Server) ExpectSchematic(id, yamlText string) *Stub {
+	return s.add(http.MethodGet, "/schematics/"+id, func(w http.ResponseWriter, _ []byte) bool {
+		w.Header().Set("Content-Type", "application/yaml")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(yamlText))
+
+		return true
+	})
+}
+
 // Assume gives the fake an ID for a schematic whose real factory ID is not known
 // (not in RealIDs). The test states it, and a test that passes on it proves nothing
 // about how the ID is computed.

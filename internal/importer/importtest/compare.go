@@ -1,6 +1,8 @@
 // Package importtest compares machine configs the way the import tests need: two configs
 // are the same when every document of one is in the other and every field of it has the
-// same value, whatever the documents' order, the keys' order, comments or quoting.
+// same value, whatever the documents' order, the keys' order, comments or quoting. It also
+// reads a tool's configuration types and the field table of docs/import.md, so the import
+// tests can hold the table to the tools' fields.
 package importtest
 
 import (

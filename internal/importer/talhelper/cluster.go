@@ -1,7 +1,6 @@
 package talhelper
 
 import (
-	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
@@ -19,7 +18,7 @@ type sharedPatches struct {
 // clusterPatches turns the fields talhelper hands the config generator (pod and service
 // networks, certificate SANs, the CNI, the DNS domain, scheduling on control planes) into
 // strategic-merge patches: applied to talops' generated config they give the same fields.
-func (im *importer) clusterPatches(root *yaml.Node) sharedPatches {
+func (im *mapping) clusterPatches(root *yaml.Node) sharedPatches {
 	all := map[string]any{}
 	cp := map[string]any{}
 
@@ -79,12 +78,16 @@ func (im *importer) clusterPatches(root *yaml.Node) sharedPatches {
 
 	if len(all) > 0 {
 		out.all = "patches/talhelper-cluster.yaml"
-		im.addYAML(out.all, "# talhelper's cluster fields (clusterPodNets, clusterSvcNets, additionalMachineCertSans, cniConfig, domain, inlineManifests).", all)
+		if err := im.repo.AddYAML(out.all, "# talhelper's cluster fields (clusterPodNets, clusterSvcNets, additionalMachineCertSans, cniConfig, domain, inlineManifests).", all); err != nil {
+			im.repo.Unsupported(0, "", out.all, err.Error())
+		}
 	}
 
 	if len(cp) > 0 {
 		out.controlPlane = "patches/talhelper-controlplane.yaml"
-		im.addYAML(out.controlPlane, "# talhelper's control plane fields (additionalApiServerCertSans, allowSchedulingOnControlPlanes).", cp)
+		if err := im.repo.AddYAML(out.controlPlane, "# talhelper's control plane fields (additionalApiServerCertSans, allowSchedulingOnControlPlanes).", cp); err != nil {
+			im.repo.Unsupported(0, "", out.controlPlane, err.Error())
+		}
 	}
 
 	return out
@@ -92,9 +95,9 @@ func (im *importer) clusterPatches(root *yaml.Node) sharedPatches {
 
 // cni maps cniConfig as talhelper sets it before the 1.14 contract: the field itself, with
 // the keys Talos' CNIConfig knows.
-func (im *importer) cni(n *yaml.Node) (any, bool) {
+func (im *mapping) cni(n *yaml.Node) (any, bool) {
 	if im.contract.MultidocKubernetesConfigSupported() {
-		im.unsupported(n.Line, "", "cniConfig", "on the 1.14 contract talhelper rewrites the flannel document; not imported")
+		im.repo.Unsupported(n.Line, "", "cniConfig", "on the 1.14 contract talhelper rewrites the flannel document; not imported")
 
 		return nil, false
 	}
@@ -107,51 +110,9 @@ func (im *importer) cni(n *yaml.Node) (any, bool) {
 	return v, true
 }
 
-// addYAML writes a patch file with a comment line on top.
-func (im *importer) addYAML(rel, comment string, v any) {
-	data, err := yaml.Marshal(v)
-	if err != nil {
-		im.unsupported(0, "", rel, fmt.Sprintf("cannot encode: %v", err))
-
-		return
-	}
-
-	if err := im.out.Add(rel, append([]byte(comment+"\n"), data...)); err != nil {
-		im.unsupported(0, "", rel, err.Error())
-	}
-}
-
-// addDocs writes a multi-document patch file with a comment line on top.
-func (im *importer) addDocs(rel, comment string, docs []any) {
-	var b bytes.Buffer
-
-	b.WriteString(comment + "\n")
-
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-
-	for _, d := range docs {
-		if err := enc.Encode(d); err != nil {
-			im.unsupported(0, "", rel, fmt.Sprintf("cannot encode: %v", err))
-
-			return
-		}
-	}
-
-	if err := enc.Close(); err != nil {
-		im.unsupported(0, "", rel, fmt.Sprintf("cannot encode: %v", err))
-
-		return
-	}
-
-	if err := im.out.Add(rel, b.Bytes()); err != nil {
-		im.unsupported(0, "", rel, err.Error())
-	}
-}
-
 // inlineManifests are the top-level inlineManifests as talhelper sets them on every node, a
 // contents "@file" read from the file; one that cannot be read imports none.
-func (im *importer) inlineManifests(n *yaml.Node) ([]any, bool) {
+func (im *mapping) inlineManifests(n *yaml.Node) ([]any, bool) {
 	var out []any
 
 	for i, m := range items(n) {
@@ -165,7 +126,7 @@ func (im *importer) inlineManifests(n *yaml.Node) ([]any, bool) {
 		if rel, ok := strings.CutPrefix(contents, "@"); ok {
 			data, err := im.fileContent(rel, boolean(get(m, "skipEnvsubst")))
 			if err != nil {
-				im.unsupported(lineOf(m, "contents"), "", at+".contents", err.Error()+": inlineManifests not imported")
+				im.repo.Unsupported(lineOf(m, "contents"), "", at+".contents", err.Error()+": inlineManifests not imported")
 
 				return nil, false
 			}

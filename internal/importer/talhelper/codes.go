@@ -1,15 +1,20 @@
 package talhelper
 
-// Finding codes of an import. They are stable, as the other finding codes are.
+import "github.com/talops/talops/internal/importer"
+
+// Finding codes of an import: the codes every importer shares.
 const (
 	// CodeUnsupported is a talhelper field talops cannot express: it was not imported.
-	CodeUnsupported = "import.unsupported"
+	CodeUnsupported = importer.CodeUnsupported
 	// CodeSubstituted is an environment variable whose value was written into the
 	// imported files (talops has no substitution of its own).
-	CodeSubstituted = "import.env-substituted"
+	CodeSubstituted = importer.CodeSubstituted
 	// CodeUnset is a variable talhelper would refuse to run without.
-	CodeUnset = "import.env-unset"
+	CodeUnset = importer.CodeUnset
 	// CodeMapped says how a talhelper field was expressed in talops, where that differs
 	// from its own key.
-	CodeMapped = "import.mapped"
+	CodeMapped = importer.CodeMapped
 )
+
+// talconfigDir names the directory patch and file paths stay in, in errors.
+const talconfigDir = "the talconfig's directory"

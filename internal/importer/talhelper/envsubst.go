@@ -13,7 +13,7 @@ import (
 // substituteEnv replaces variables in every scalar of the talconfig, as talhelper does
 // before it reads it (comments are left alone, as talhelper strips them first). Each
 // variable used or refused is one finding at its first line; no value is ever quoted.
-func (im *importer) substituteEnv(root *yaml.Node) error {
+func (im *mapping) substituteEnv(root *yaml.Node) error {
 	_, err := im.substituteIn(root, im.in.File)
 
 	return err
@@ -21,7 +21,7 @@ func (im *importer) substituteEnv(root *yaml.Node) error {
 
 // substituteIn substitutes the scalars of one file. A value talhelper's envsubst cannot
 // read at all (a ${ never closed on its line) is an error at its line: talhelper stops there.
-func (im *importer) substituteIn(root *yaml.Node, file string) (changed bool, err error) {
+func (im *mapping) substituteIn(root *yaml.Node, file string) (changed bool, err error) {
 	lookup := im.lookup()
 
 	var seen []string
@@ -70,7 +70,7 @@ func (im *importer) substituteIn(root *yaml.Node, file string) (changed bool, er
 				why = "is empty (talhelper's envsubst refuses an empty variable as well)"
 			}
 
-			im.res.Findings = append(im.res.Findings, finding.Finding{
+			im.repo.Report(finding.Finding{
 				Severity: finding.Error, Code: CodeUnset, File: file, Line: n.Line, Path: "${" + name + "}",
 				Message: fmt.Sprintf("%s %s (talhelper refuses to run without it); it was left empty: set it in talenv.yaml or the environment and import again", name, why),
 			})
@@ -82,15 +82,15 @@ func (im *importer) substituteIn(root *yaml.Node, file string) (changed bool, er
 
 // substituted says that a variable's value was written into the imported files, never the
 // value itself.
-func (im *importer) substituted(file string, line int, name string) {
-	im.res.Findings = append(im.res.Findings, finding.Finding{
+func (im *mapping) substituted(file string, line int, name string) {
+	im.repo.Report(finding.Finding{
 		Severity: finding.Warning, Code: CodeSubstituted, File: file, Line: line, Path: "${" + name + "}",
 		Message: fmt.Sprintf("talops has no environment substitution: the value of %s is written into the imported files (move it to a patch of its own, and keep it out of Git if it is a secret)", name),
 	})
 }
 
 // lookup is the environment talhelper substitutes from; without one nothing is set.
-func (im *importer) lookup() func(string) (string, bool) {
+func (im *mapping) lookup() func(string) (string, bool) {
 	if im.in.Lookup == nil {
 		return func(string) (string, bool) { return "", false }
 	}

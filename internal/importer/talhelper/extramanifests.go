@@ -7,6 +7,8 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/secrets/sops"
 )
 
@@ -15,7 +17,7 @@ import (
 // becomes a patch of its own, last on the node, with its path and its text as written
 // (talhelper substitutes no variable in them); a templated one is imported unrendered and
 // said so, and one that cannot be read is a finding and left out.
-func (im *importer) extraManifests(n, role *yaml.Node, name string, field func(string) string) []string {
+func (im *mapping) extraManifests(n, role *yaml.Node, name string, field func(string) string) []string {
 	type entry struct {
 		item *yaml.Node
 		at   string
@@ -36,32 +38,32 @@ func (im *importer) extraManifests(n, role *yaml.Node, name string, field func(s
 	var out []string
 
 	for _, e := range list {
-		rel, err := cleanRel(strings.TrimPrefix(scalar(e.item), "@"))
+		rel, err := importer.CleanRel(strings.TrimPrefix(scalar(e.item), "@"), talconfigDir)
 		if err != nil || rel == "." {
-			im.unsupported(e.item.Line, name, e.at, "the manifest file is not a path inside the talconfig's directory; not imported")
+			im.repo.Unsupported(e.item.Line, name, e.at, "the manifest file is not a path inside the talconfig's directory; not imported")
 
 			continue
 		}
 
 		data, err := im.manifestFile(rel)
 		if err != nil {
-			im.unsupported(e.item.Line, name, e.at, err.Error()+"; not imported")
+			im.repo.Unsupported(e.item.Line, name, e.at, err.Error()+"; not imported")
 
 			continue
 		}
 
 		if len(bytes.TrimSpace(data)) == 0 {
-			im.note(e.item.Line, name, e.at, rel+" is empty: talhelper appends nothing for it, and talops imports nothing")
+			im.repo.Mapped(finding.Info, e.item.Line, name, e.at, rel+" is empty: talhelper appends nothing for it, and talops imports nothing")
 
 			continue
 		}
 
 		if bytes.Contains(data, []byte("{{")) {
-			im.unsupported(e.item.Line, name, e.at, rel+" uses talhelper templates ({{ }}), which talops has none of; the manifest is imported as written")
+			im.repo.Unsupported(e.item.Line, name, e.at, rel+" uses talhelper templates ({{ }}), which talops has none of; the manifest is imported as written")
 		}
 
-		if err := im.out.Add(rel, data); err != nil {
-			im.unsupported(e.item.Line, name, e.at, err.Error())
+		if err := im.repo.Add(rel, data); err != nil {
+			im.repo.Unsupported(e.item.Line, name, e.at, err.Error())
 
 			continue
 		}
@@ -74,7 +76,7 @@ func (im *importer) extraManifests(n, role *yaml.Node, name string, field func(s
 
 // manifestFile reads an extra manifest as talhelper does: no substitution; an encrypted
 // one is refused, as talops would write it in clear.
-func (im *importer) manifestFile(rel string) ([]byte, error) {
+func (im *mapping) manifestFile(rel string) ([]byte, error) {
 	if im.in.ReadPatch == nil {
 		return nil, fmt.Errorf("cannot read %s", rel)
 	}

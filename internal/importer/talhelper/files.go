@@ -8,13 +8,14 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/secrets/sops"
 )
 
 // machineFiles are the node's machineFiles as talhelper sets them (machine.files, replaced
 // whole); a content "@path" is the file's contents, as talhelper reads it. It reports
 // false when one cannot be imported, and then imports none.
-func (im *importer) machineFiles(n *yaml.Node, name string, field func(string) string) ([]any, bool) {
+func (im *mapping) machineFiles(n *yaml.Node, name string, field func(string) string) ([]any, bool) {
 	var out []any
 
 	for i, f := range items(get(n, "machineFiles")) {
@@ -36,7 +37,7 @@ func (im *importer) machineFiles(n *yaml.Node, name string, field func(string) s
 		if rel, ok := strings.CutPrefix(content, "@"); ok {
 			data, err := im.fileContent(rel, boolean(get(f, "skipEnvsubst")))
 			if err != nil {
-				im.unsupported(lineOf(f, "content"), name, at+".content", err.Error()+": machineFiles not imported")
+				im.repo.Unsupported(lineOf(f, "content"), name, at+".content", err.Error()+": machineFiles not imported")
 
 				return nil, false
 			}
@@ -52,8 +53,8 @@ func (im *importer) machineFiles(n *yaml.Node, name string, field func(string) s
 
 // fileContent reads a machine file's or an inline manifest's contents, substituted as
 // talhelper substitutes them unless skipEnvsubst.
-func (im *importer) fileContent(rel string, skipEnvsubst bool) (string, error) {
-	clean, err := cleanRel(rel)
+func (im *mapping) fileContent(rel string, skipEnvsubst bool) (string, error) {
+	clean, err := importer.CleanRel(rel, talconfigDir)
 	if err != nil {
 		return "", fmt.Errorf("%s is %w", rel, err)
 	}
@@ -80,7 +81,7 @@ func (im *importer) fileContent(rel string, skipEnvsubst bool) (string, error) {
 
 // extensionServices are the ExtensionServiceConfig documents talhelper writes for a
 // node's extensionServices.
-func (im *importer) extensionServices(n *yaml.Node, name string, field func(string) string) []any {
+func (im *mapping) extensionServices(n *yaml.Node, name string, field func(string) string) []any {
 	var out []any
 
 	for i, s := range items(get(n, "extensionServices")) {

@@ -14,7 +14,7 @@ import (
 // reads them as YAML documents with its parser (yaml.v3), writes them back without their
 // comments (indented by two) and runs its envsubst over that text. Contents that are no YAML
 // make talhelper fail, and so does a variable its envsubst refuses; each is an error here.
-func (im *importer) substituteFile(rel string, data []byte) (string, error) {
+func (im *mapping) substituteFile(rel string, data []byte) (string, error) {
 	stripped, err := stripComments(data)
 	if err != nil {
 		return "", fmt.Errorf("%s is read as YAML by talhelper before it substitutes variables, and is not YAML (set skipEnvsubst: true to take it as it is)", rel)

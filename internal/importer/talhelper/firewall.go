@@ -11,7 +11,7 @@ import (
 // NetworkDefaultActionConfig (accept when no defaultAction is given, the zero value
 // talhelper encodes), then one NetworkRuleConfig per rule, each with the keys talhelper's
 // types know.
-func (im *importer) firewallDocs(n *yaml.Node, name string, field func(string) string) []any {
+func (im *mapping) firewallDocs(n *yaml.Node, name string, field func(string) string) []any {
 	fw := get(n, "ingressFirewall")
 	if fw == nil {
 		return nil

@@ -1,6 +1,7 @@
 package talhelper
 
 import (
+	"cmp"
 	"fmt"
 	"path"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/schematic"
 )
 
@@ -37,6 +39,8 @@ type imageSchematic struct {
 	// named says it was given on the command line or has talhelper's name for it: one
 	// that matches no URL is a warning, another file beside the talconfig a note.
 	named bool
+	// recovered says it came from the Image Factory, no file having it.
+	recovered bool
 }
 
 // imageURLs is what the import knows about the talosImageURL installers' schematics.
@@ -47,15 +51,65 @@ type imageURLs struct {
 	// urls are the factory installer IDs the talconfig names, with the nodes naming each.
 	urls  map[string][]string
 	urlID []string
+	// unrecovered are the IDs the factory was asked for and did not give, with why.
+	unrecovered map[string]error
 }
 
 // findImageSchematics reads the schematic files that may match the talconfig's
 // talosImageURL installers: those named on the command line, then talhelper's
 // schematic.yaml, then (while an ID is still unmatched) the other YAML files beside the
-// talconfig. A named file that is not a schematic is an error; another is skipped.
-func (im *importer) findImageSchematics(nodes *yaml.Node, roles map[bool]*yaml.Node) error {
-	u := &imageURLs{byID: map[string]*imageSchematic{}, urls: map[string][]string{}}
+// talconfig; last, for an ID no file has, the Image Factory (Input.Recover). A named file
+// that is not a schematic is an error; another is skipped.
+func (im *mapping) findImageSchematics(nodes *yaml.Node, roles map[bool]*yaml.Node) error {
+	u := &imageURLs{byID: map[string]*imageSchematic{}, urls: map[string][]string{}, unrecovered: map[string]error{}}
 	im.images = u
+
+	if err := im.findFileSchematics(nodes, roles); err != nil {
+		return err
+	}
+
+	im.recoverSchematics()
+
+	return nil
+}
+
+// recoverSchematics asks the Image Factory for the schematic of each ID no file has.
+func (im *mapping) recoverSchematics() {
+	u := im.images
+	if im.in.Recover == nil {
+		return
+	}
+
+	for _, id := range u.urlID {
+		if _, ok := u.byID[id]; ok || id == schematic.VanillaID {
+			continue
+		}
+
+		s, err := im.in.Recover(cmp.Or(im.factory, cluster.DefaultImageFactory), id)
+		if err != nil {
+			u.unrecovered[id] = err
+
+			continue
+		}
+
+		data, err := s.Marshal()
+		if err != nil {
+			u.unrecovered[id] = err
+
+			continue
+		}
+
+		u.add(SchematicFile{File: "the Image Factory (GET /schematics/" + id + ")", Data: data}, s, true)
+
+		if is, ok := u.byID[id]; ok {
+			is.recovered = true
+		}
+	}
+}
+
+// findFileSchematics reads the schematic files that may match the installers.
+func (im *mapping) findFileSchematics(nodes *yaml.Node, roles map[bool]*yaml.Node) error {
+	u := im.images
 
 	if nodes != nil {
 		for _, n := range nodes.Content {
@@ -78,7 +132,7 @@ func (im *importer) findImageSchematics(nodes *yaml.Node, roles map[bool]*yaml.N
 	for _, f := range im.in.Schematics {
 		s, err := schematic.Load(f.Data)
 		if err != nil {
-			return &cluster.InputError{File: f.File, Msg: "not an Image Factory schematic: " + oneLine(err)}
+			return &cluster.InputError{File: f.File, Msg: "not an Image Factory schematic: " + importer.OneLine(err)}
 		}
 
 		u.add(f, s, true)
@@ -166,58 +220,116 @@ func (u *imageURLs) matchedAll() bool {
 var nonName = regexp.MustCompile(`[^a-z0-9.-]+`)
 
 // imageURLSchematic ties a node's talosImageURL to the schematic file of its ID, if one was
-// found, and returns the schematic's name; otherwise it says why the node names none. The
-// node's patch keeps the URL either way, so the render stays talhelper's.
-func (im *importer) imageURLSchematic(n *yaml.Node, node string, field func(string) string) string {
+// found, and returns the schematic's name; otherwise it says why the node names none. own
+// says talops names the node's installer itself, so that it follows talosVersion: the URL is
+// the installer talops would name for the schematic (talOpsInstaller). Otherwise the node's
+// patch keeps the URL, so the render stays talhelper's.
+func (im *mapping) imageURLSchematic(n *yaml.Node, node string, secureBoot bool, field func(string) string) (name string, own bool) {
 	url := scalar(get(n, "talosImageURL"))
 	line := lineOf(n, "talosImageURL")
 
 	ref, err := schematic.ParseInstallerImage(url)
 	if err != nil || ref.ID == "" {
-		im.warn(line, node, field("talosImageURL"),
+		im.repo.Mapped(finding.Warning, line, node, field("talosImageURL"),
 			"not an Image Factory installer, so talops cannot tie it to a schematic: the node keeps it in a patch (talops validate says whether it is the installer the node needs)")
 
-		return ""
+		return "", false
 	}
 
-	if ref.ID == schematic.VanillaID {
-		im.note(line, node, field("talosImageURL"), "the image has no extensions (the vanilla schematic): the node needs no schematic; its patch keeps talhelper's installer URL")
+	installer, own := im.talopsInstaller(ref, secureBoot)
 
-		return ""
+	if ref.ID == schematic.VanillaID {
+		msg := "the image has no extensions (the vanilla schematic): the node needs no schematic; its patch keeps talhelper's installer URL"
+		if own {
+			msg = "the image has no extensions (the vanilla schematic): the node needs no schematic, and talops names its installer, " + installer + followsNote(ref)
+		}
+
+		im.repo.Mapped(finding.Info, line, node, field("talosImageURL"), msg)
+
+		return "", own
 	}
 
 	is, ok := im.images.byID[ref.ID]
 	if !ok {
-		im.warn(line, node, field("talosImageURL"),
-			"talops has no schematic file for this image (no file beside the talconfig, nor one given with --schematic, has its ID): the node keeps it in a patch, and talops validate reports installer.mismatch until the node gets the schematic of that ID instead")
+		why := "import ran --offline, so the Image Factory was not asked for it"
+		if err, asked := im.images.unrecovered[ref.ID]; asked {
+			why = "the Image Factory did not give it: " + importer.OneLine(err)
+		}
 
-		return ""
+		im.repo.Mapped(finding.Warning, line, node, field("talosImageURL"),
+			"talops has no schematic file for this image (no file beside the talconfig, nor one given with --schematic, has its ID; "+why+
+				"): the node keeps it in a patch, and talops validate reports installer.mismatch until the node gets the schematic of that ID instead")
+
+		return "", false
 	}
 
 	if is.name == "" {
 		name := im.schematicName(is.file.File)
 
 		header := fmt.Sprintf("# The Image Factory schematic of talosImageURL's installer (ID %s), from %s.\n", is.id, path.Base(is.file.File))
-		if err := im.out.Add("schematics/"+name+".yaml", append([]byte(header), is.file.Data...)); err != nil {
-			im.unsupported(line, node, field("talosImageURL"), err.Error())
+		if is.recovered {
+			name, header = importer.RecoveredName(is.id), importer.RecoveredHeader(is.id)
+		}
 
-			return ""
+		if err := im.repo.AddSchematic(name, append([]byte(header), is.file.Data...)); err != nil {
+			im.repo.Unsupported(line, node, field("talosImageURL"), err.Error())
+
+			return "", false
 		}
 
 		is.name = name
-		im.schematicOrder = append(im.schematicOrder, name)
 	}
 
-	im.note(line, node, field("talosImageURL"), fmt.Sprintf(
-		"%s has this image's schematic ID: the node's schematic is %s; its patch keeps talhelper's installer URL, so the render is talhelper's",
-		is.file.File, is.name))
+	msg := fmt.Sprintf("%s has this image's schematic ID: the node's schematic is %s; its patch keeps talhelper's installer URL, so the render is talhelper's",
+		is.file.File, is.name)
+	if own {
+		msg = fmt.Sprintf("%s has this image's schematic ID: the node's schematic is %s, and talops names its installer, %s%s",
+			is.file.File, is.name, installer, followsNote(ref))
+	}
 
-	return is.name
+	im.repo.Mapped(finding.Info, line, node, field("talosImageURL"), msg)
+
+	return is.name, own
+}
+
+// talopsInstaller is the installer talops names for the URL's schematic on this node, and
+// whether it is the URL's image: the same factory and flavour (the factory's legacy names
+// of the metal installers included), no tag or digest of the URL's own. Then talops.yaml
+// carries the installer (talosVersion, the schematic, the platform), and a bump of
+// talosVersion moves it as it moves every other node's.
+func (im *mapping) talopsInstaller(ref schematic.InstallerRef, secureBoot bool) (string, bool) {
+	installer := schematic.InstallerImage(cmp.Or(im.factory, cluster.DefaultImageFactory), im.platform, ref.ID, im.talosVersion, secureBoot)
+
+	want, err := schematic.ParseInstallerImage(installer)
+	if err != nil || ref.Tag != "" || ref.Digest != "" || ref.Registry != want.Registry {
+		return installer, false
+	}
+
+	return installer, ref.Repository == want.Repository || im.platform == cluster.DefaultPlatform && ref.Repository == legacyRepository(secureBoot)
+}
+
+// legacyRepository is the factory's name, from before the platform-prefixed ones, of its
+// metal installer: the name talhelper's default template writes.
+func legacyRepository(secureBoot bool) string {
+	if secureBoot {
+		return "installer-secureboot"
+	}
+
+	return "installer"
+}
+
+// followsNote ends the note of an installer talops names.
+func followsNote(ref schematic.InstallerRef) string {
+	if ref.Repository == legacyRepository(false) || ref.Repository == legacyRepository(true) {
+		return " (the factory's current name of talhelper's " + ref.Repository + " image): it follows talosVersion"
+	}
+
+	return ": it follows talosVersion"
 }
 
 // schematicName names a schematic after its file, as talops names allow, and apart from
 // the schematics already named.
-func (im *importer) schematicName(file string) string {
+func (im *mapping) schematicName(file string) string {
 	base := strings.TrimSuffix(path.Base(file), path.Ext(file))
 	name := strings.Trim(nonName.ReplaceAllString(strings.ToLower(base), "-"), ".-")
 
@@ -226,7 +338,7 @@ func (im *importer) schematicName(file string) string {
 	}
 
 	for i, n := 2, name; ; i++ {
-		if !slices.Contains(im.schematicOrder, n) {
+		if !im.repo.HasSchematic(n) {
 			return n
 		}
 
@@ -236,7 +348,7 @@ func (im *importer) schematicName(file string) string {
 
 // imageDrift reports the schematic files found that match no talosImageURL: they have
 // drifted from the images the nodes install (or name none), and are not used.
-func (im *importer) imageDrift() {
+func (im *mapping) imageDrift() {
 	u := im.images
 	if u == nil {
 		return
@@ -265,6 +377,6 @@ func (im *importer) imageDrift() {
 			sev = finding.Info
 		}
 
-		im.res.Findings = append(im.res.Findings, finding.Finding{Severity: sev, Code: CodeMapped, File: is.file.File, Message: msg})
+		im.repo.Report(finding.Finding{Severity: sev, Code: CodeMapped, File: is.file.File, Message: msg})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/importer/talhelper"
+	"github.com/talops/talops/internal/schematic"
 )
 
 // The schematic of the nodes' talosImageURL below, and one an extension away from it.
@@ -157,9 +158,10 @@ func TestImport_TalosImageURLGetsTheSchematicFileOfItsID(t *testing.T) {
 				t.Errorf("schematics/%s.yaml = %q, want the file with its ID in a header", tc.schematic, data)
 			}
 
-			// The patch keeps talhelper's URL: the render stays talhelper's.
-			if patch, _ := fileOf(res, "nodes/cp1-talhelper.yaml"); !strings.Contains(patch, "factory.talos.dev/installer-secureboot/"+gpuID+":v1.13.8") {
-				t.Errorf("cp1's patch lost talhelper's installer:\n%s", patch)
+			// talops names the installer (the same image, under the factory's current name), so
+			// it follows talosVersion: no patch pins it.
+			if patch, ok := fileOf(res, "nodes/cp1-talhelper.yaml"); ok && strings.Contains(patch, "/machine/install/image") {
+				t.Errorf("cp1's patch pins the installer:\n%s", patch)
 			}
 
 			want2 := []string{"info talos/talconfig.yaml cp1 nodes[0].talosImageURL", "info talos/talconfig.yaml w1 nodes[1].talosImageURL"}
@@ -167,9 +169,14 @@ func TestImport_TalosImageURLGetsTheSchematicFileOfItsID(t *testing.T) {
 				t.Errorf("import.mapped findings = %q, want %q", got, want2)
 			}
 
+			installers := map[string]string{"cp1": "metal-installer-secureboot", "w1": "metal-installer"}
 			for _, f := range res.Findings {
 				if f.Code == talhelper.CodeMapped && !strings.Contains(f.Message, tc.from+" has this image's schematic ID") {
 					t.Errorf("the note does not name %s: %s", tc.from, f.Message)
+				}
+
+				if want := "factory.talos.dev/" + installers[f.Node] + "/" + gpuID + ":v1.13.8"; f.Code == talhelper.CodeMapped && !strings.Contains(f.Message, want) {
+					t.Errorf("%s's note does not name its installer %s: %s", f.Node, want, f.Message)
 				}
 			}
 		})
@@ -245,6 +252,19 @@ func TestImport_FilesThatAreNoSchematic(t *testing.T) {
 	})
 }
 
+// importCP1URL imports imageURLTalconfig with cp1's talosImageURL replaced by url, in a
+// directory holding no file, with the given --schematic files.
+func importCP1URL(url string, given ...talhelper.SchematicFile) (*talhelper.Result, error) {
+	talconfig := strings.ReplaceAll(imageURLTalconfig, "factory.talos.dev/installer-secureboot/"+gpuID, url)
+
+	return talhelper.Import(talhelper.Input{
+		File: "talconfig.yaml", Data: []byte(talconfig), Secrets: "secrets.sops.yaml",
+		Lookup:     func(string) (string, bool) { return "", false },
+		ReadPatch:  func(string) ([]byte, error) { return nil, fs.ErrNotExist },
+		Schematics: given,
+	})
+}
+
 func TestImport_TalosImageURLOfNoFactoryOrTheVanillaImageNeedsNoFile(t *testing.T) {
 	for _, tc := range []struct {
 		name, url, severity, says string
@@ -253,13 +273,7 @@ func TestImport_TalosImageURLOfNoFactoryOrTheVanillaImageNeedsNoFile(t *testing.
 		{"the vanilla schematic's installer", "factory.talos.dev/metal-installer/" + vanillaID, "info", "the image has no extensions (the vanilla schematic)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			talconfig := strings.ReplaceAll(imageURLTalconfig, "factory.talos.dev/installer-secureboot/"+gpuID, tc.url)
-
-			res, err := talhelper.Import(talhelper.Input{
-				File: "talconfig.yaml", Data: []byte(talconfig), Secrets: "secrets.sops.yaml",
-				Lookup:    func(string) (string, bool) { return "", false },
-				ReadPatch: func(string) ([]byte, error) { return nil, fs.ErrNotExist },
-			})
+			res, err := importCP1URL(tc.url)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -273,5 +287,88 @@ func TestImport_TalosImageURLOfNoFactoryOrTheVanillaImageNeedsNoFile(t *testing.
 				t.Errorf("cp1's schematic = %q, want none", got)
 			}
 		})
+	}
+}
+
+func TestImport_TalosImageURLTalopsCannotNameStaysInThePatch(t *testing.T) {
+	for _, tc := range []struct{ name, url string }{
+		{"another factory", "factory.example.com/installer-secureboot/" + gpuID},
+		{"another flavour", "factory.talos.dev/nocloud-installer-secureboot/" + gpuID},
+		{"the installer without secure boot on a secure boot node", "factory.talos.dev/installer/" + gpuID},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := importCP1URL(tc.url, talhelper.SchematicFile{File: "gpu.yaml", Data: []byte(gpuSchematic)})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			if patch, _ := fileOf(res, "nodes/cp1-talhelper.yaml"); !strings.Contains(patch, tc.url+":v1.13.8") {
+				t.Errorf("cp1's patch lost talhelper's installer:\n%s", patch)
+			}
+
+			if patch, _ := fileOf(res, "nodes/w1-talhelper.yaml"); strings.Contains(patch, "/machine/install/image") {
+				t.Errorf("w1's installer (the legacy name of talops' own) is pinned:\n%s", patch)
+			}
+		})
+	}
+}
+
+func TestImport_TalosImageURLWithoutAFileGetsTheFactorysSchematic(t *testing.T) {
+	var asked []string
+
+	fromFactory := func(factory, id string) (*schematic.Schematic, error) {
+		asked = append(asked, factory+" "+id)
+
+		return schematic.Load([]byte(gpuSchematic))
+	}
+
+	res, err := talhelper.Import(talhelper.Input{
+		File: "talconfig.yaml", Data: []byte(imageURLTalconfig), Secrets: "secrets.sops.yaml",
+		Lookup:    func(string) (string, bool) { return "", false },
+		ReadPatch: func(string) ([]byte, error) { return nil, fs.ErrNotExist },
+		Recover:   fromFactory,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if want := []string{"https://factory.talos.dev " + gpuID}; !slices.Equal(asked, want) {
+		t.Errorf("the factory was asked %q, want %q (once per ID)", asked, want)
+	}
+
+	want := "factory-44186a005dfc schematics/factory-44186a005dfc.yaml"
+	if got := nodeSchematics(t, res); got["cp1"] != want || got["w1"] != want {
+		t.Errorf("node schematics = %v, want %q for both", got, want)
+	}
+
+	if data, _ := fileOf(res, "schematics/factory-44186a005dfc.yaml"); !strings.Contains(data, "GET /schematics/"+gpuID) {
+		t.Errorf("the recovered schematic does not say where it came from:\n%s", data)
+	}
+
+	if patch, ok := fileOf(res, "nodes/cp1-talhelper.yaml"); ok && strings.Contains(patch, "/machine/install/image") {
+		t.Errorf("cp1's patch pins the installer:\n%s", patch)
+	}
+}
+
+func TestImport_TalosImageURLTheFactoryDoesNotKnowSaysWhy(t *testing.T) {
+	res, err := talhelper.Import(talhelper.Input{
+		File: "talconfig.yaml", Data: []byte(imageURLTalconfig), Secrets: "secrets.sops.yaml",
+		Lookup:    func(string) (string, bool) { return "", false },
+		ReadPatch: func(string) ([]byte, error) { return nil, fs.ErrNotExist },
+		Recover: func(string, string) (*schematic.Schematic, error) {
+			return nil, errors.New("GET https://factory.talos.dev/schematics/x: 404 Not Found")
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	i := slices.IndexFunc(res.Findings, func(f finding.Finding) bool { return f.Node == "cp1" && f.Code == talhelper.CodeMapped })
+	if i < 0 || res.Findings[i].Severity != finding.Warning || !strings.Contains(res.Findings[i].Message, "the Image Factory did not give it: GET https://factory.talos.dev/schematics/x: 404 Not Found") {
+		t.Fatalf("want a warning saying why the factory did not give the schematic, got %+v", res.Findings)
+	}
+
+	if patch, _ := fileOf(res, "nodes/cp1-talhelper.yaml"); !strings.Contains(patch, "/machine/install/image") {
+		t.Errorf("cp1's patch lost talhelper's installer:\n%s", patch)
 	}
 }

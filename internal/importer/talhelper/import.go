@@ -1,33 +1,33 @@
 package talhelper
 
 import (
-	"errors"
-	"path"
 	"slices"
-	"strings"
 
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
 	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/scaffold"
 )
 
-// importer holds the state of one import.
-type importer struct {
+// mapping holds the state of one import.
+type mapping struct {
 	in       Input
-	res      Result
-	out      scaffold.FileSet
+	repo     importer.Repo
 	contract *coreconfig.VersionContract
 	// schematics maps a schematic's encoding to its name.
-	schematics     map[string]string
-	schematicOrder []string
+	schematics map[string]string
 	// images are the schematic files of the talosImageURL installers.
 	images       *imageURLs
 	platform     string
 	platLine     int
 	talosVersion string
+	// factory is talops.yaml's imageFactory ("" for the public one).
+	factory string
+	// templates are the templated node labels and annotations, rendered last.
+	templates []templated
 }
 
 // topKeys are the talconfig keys the import reads; any other is reported.
@@ -43,7 +43,7 @@ var topKeys = []string{
 func Import(in Input) (*Result, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(in.Data, &doc); err != nil {
-		return nil, &cluster.InputError{File: in.File, Msg: "not YAML: " + oneLine(err)}
+		return nil, &cluster.InputError{File: in.File, Msg: "not YAML: " + importer.OneLine(err)}
 	}
 
 	root := deref(&doc)
@@ -51,7 +51,7 @@ func Import(in Input) (*Result, error) {
 		return nil, &cluster.InputError{File: in.File, Line: 1, Msg: "a talconfig is a mapping"}
 	}
 
-	im := &importer{in: in, schematics: map[string]string{}}
+	im := &mapping{in: in, repo: importer.Repo{Source: in.File}, schematics: map[string]string{}}
 	if err := im.substituteEnv(root); err != nil {
 		return nil, err
 	}
@@ -68,11 +68,11 @@ func Import(in Input) (*Result, error) {
 	return im.run(root)
 }
 
-func (im *importer) run(root *yaml.Node) (*Result, error) {
+func (im *mapping) run(root *yaml.Node) (*Result, error) {
 	for _, p := range pairs(root) {
 		if !slices.Contains(topKeys, p.key) {
 			// topKeys are every key of talhelper's own config: any other it ignores.
-			im.unsupported(p.line, "", p.key, "unknown to talhelper, which ignores it: not imported")
+			im.repo.Unsupported(p.line, "", p.key, "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 
@@ -85,7 +85,7 @@ func (im *importer) run(root *yaml.Node) (*Result, error) {
 
 	if scalar(get(root, "talosVersion")) == "" {
 		spec.TalosVersion = defaultTalosVersion
-		im.warn(lineOf(root, "talosVersion"), "", "talosVersion",
+		im.repo.Mapped(finding.Warning, lineOf(root, "talosVersion"), "", "talosVersion",
 			"not set: talhelper v3.1.16 (the release the import reproduces) takes the Talos release it was built with, "+defaultTalosVersion+", and so does talops.yaml: check it is the one your nodes run")
 	}
 
@@ -100,16 +100,17 @@ func (im *importer) run(root *yaml.Node) (*Result, error) {
 
 	contract, err := coreconfig.ParseContractFromVersion(spec.TalosVersion)
 	if err != nil {
-		return nil, &cluster.InputError{File: im.in.File, Line: lineOf(root, "talosVersion"), Field: "talosVersion", Msg: oneLine(err)}
+		return nil, &cluster.InputError{File: im.in.File, Line: lineOf(root, "talosVersion"), Field: "talosVersion", Msg: importer.OneLine(err)}
 	}
 
 	im.contract, im.talosVersion = contract, spec.TalosVersion
 
 	if im.in.HasAESCBC && contract.SecretboxEncryptionSupported() && !contract.MultidocKubernetesConfigSupported() {
-		im.unsupported(0, "", "secrets.aescbcencryptionsecret",
+		im.repo.Unsupported(0, "", "secrets.aescbcencryptionsecret",
 			"talhelper writes the bundle's aescbcEncryptionSecret into the control planes' configs; talops' generator does not (Kubernetes keeps reading secrets encrypted with it only while the config names it): not imported")
 	}
 	spec.ImageFactory = im.imageFactory(get(root, "imageFactory"))
+	im.factory = spec.ImageFactory
 
 	shared := im.clusterPatches(root)
 
@@ -145,48 +146,17 @@ func (im *importer) run(root *yaml.Node) (*Result, error) {
 		spec.Platform = im.platform
 	}
 
-	for _, name := range im.schematicOrder {
-		if spec.Schematics == nil {
-			spec.Schematics = map[string]string{}
-		}
+	im.renderTemplates(&spec)
 
-		spec.Schematics[name] = "schematics/" + name + ".yaml"
-	}
-
-	talops, err := scaffold.ImportedSpec(spec, "talhelper")
-	if err != nil {
-		return nil, err
-	}
-
-	im.res.Files = append([]scaffold.File{{Path: cluster.FileName, Data: talops}}, im.out.Files()...)
-	im.res.Cluster, im.res.TalosVersion = spec.Cluster.Name, spec.TalosVersion
-	finding.Sort(im.res.Findings)
-
-	return &im.res, nil
+	return im.repo.Finish(spec, "talhelper")
 }
 
-func (im *importer) unsupported(line int, node, field, msg string) {
-	im.res.Findings = append(im.res.Findings, finding.Finding{
-		Severity: finding.Warning, Code: CodeUnsupported, File: im.in.File, Line: line, Node: node, Path: field,
-		Message: msg,
-	})
-}
-
-func (im *importer) warn(line int, node, field, msg string) {
-	im.res.Findings = append(im.res.Findings, finding.Finding{
-		Severity: finding.Warning, Code: CodeMapped, File: im.in.File, Line: line, Node: node, Path: field, Message: msg,
-	})
-}
-
-func (im *importer) note(line int, node, field, msg string) {
-	im.res.Findings = append(im.res.Findings, finding.Finding{
-		Severity: finding.Info, Code: CodeMapped, File: im.in.File, Line: line, Node: node, Path: field, Message: msg,
-	})
-}
+// imageFactoryKeys are the keys of talhelper's imageFactory; any other it ignores.
+var imageFactoryKeys = []string{"registryURL", "protocol", "schematicEndpoint", "installerURLTmpl", "ISOURLTmpl"}
 
 // imageFactory maps imageFactory: its registry becomes talops' imageFactory; installer
 // templates other than talhelper's default cannot be expressed.
-func (im *importer) imageFactory(n *yaml.Node) string {
+func (im *mapping) imageFactory(n *yaml.Node) string {
 	if n == nil {
 		return ""
 	}
@@ -194,6 +164,12 @@ func (im *importer) imageFactory(n *yaml.Node) string {
 	registry, protocol := "", "https"
 
 	for _, p := range pairs(n) {
+		if !slices.Contains(imageFactoryKeys, p.key) {
+			im.repo.Unsupported(p.line, "", "imageFactory."+p.key, "unknown to talhelper, which ignores it: not imported")
+
+			continue
+		}
+
 		switch p.key {
 		case "registryURL":
 			registry = scalar(p.value)
@@ -201,17 +177,15 @@ func (im *importer) imageFactory(n *yaml.Node) string {
 			protocol = scalar(p.value)
 		case "schematicEndpoint":
 			if scalar(p.value) != "/schematics" {
-				im.unsupported(p.line, "", "imageFactory."+p.key, "talops posts schematics to /schematics; not imported")
+				im.repo.Unsupported(p.line, "", "imageFactory."+p.key, "talops posts schematics to /schematics; not imported")
 			}
 		case "installerURLTmpl":
 			if scalar(p.value) != defaultInstallerTmpl {
-				im.unsupported(p.line, "", "imageFactory."+p.key, "talops names installers <factory>/<platform>-installer[-secureboot]/<id>:<version>; this template is not imported")
+				im.repo.Unsupported(p.line, "", "imageFactory."+p.key, "talops names installers <factory>/<platform>-installer[-secureboot]/<id>:<version>; this template is not imported")
 			}
 		case "ISOURLTmpl":
 			// talhelper's key for its boot image URL template.
-			im.note(p.line, "", "imageFactory."+p.key, "boot image URLs are talops' own (talops schematics lists them); the template is not needed")
-		default:
-			im.unsupported(p.line, "", "imageFactory."+p.key, "unknown to talhelper, which ignores it: not imported")
+			im.repo.Mapped(finding.Info, p.line, "", "imageFactory."+p.key, "boot image URLs are talops' own (talops schematics lists them); the template is not needed")
 		}
 	}
 
@@ -240,18 +214,4 @@ func lineOf(n *yaml.Node, key string) int {
 	}
 
 	return 0
-}
-
-func oneLine(err error) string {
-	return strings.ReplaceAll(err.Error(), "\n", "; ")
-}
-
-// cleanRel checks that a patch file's path stays inside the talconfig's directory.
-func cleanRel(p string) (string, error) {
-	c := path.Clean(strings.TrimPrefix(p, "./"))
-	if path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../") {
-		return "", errors.New("outside the talconfig's directory")
-	}
-
-	return c, nil
 }

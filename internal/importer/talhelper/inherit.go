@@ -103,13 +103,13 @@ func effective(n, role *yaml.Node) *yaml.Node {
 
 // groupKeys reports a controlPlane or worker key that is no node group field: talhelper
 // reads the sections as node groups and ignores it.
-func (im *importer) groupKeys(root *yaml.Node) {
+func (im *mapping) groupKeys(root *yaml.Node) {
 	fields := groupFields()
 
 	for _, section := range []string{"controlPlane", "worker"} {
 		for _, p := range pairs(get(root, section)) {
 			if _, ok := fields[p.key]; !ok {
-				im.unsupported(p.line, "", section+"."+p.key, "not a node group field: talhelper ignores it here (set it on the nodes): not imported")
+				im.repo.Unsupported(p.line, "", section+"."+p.key, "not a node group field: talhelper ignores it here (set it on the nodes): not imported")
 			}
 		}
 	}

@@ -1,9 +1,6 @@
 package talhelper
 
-import (
-	"github.com/talops/talops/internal/finding"
-	"github.com/talops/talops/internal/scaffold"
-)
+import "github.com/talops/talops/internal/importer"
 
 // Input is a talhelper repository as talhelper would read it.
 type Input struct {
@@ -24,17 +21,13 @@ type Input struct {
 	ListDir func() ([]string, error)
 	// Secrets is the name the imported repository's bundle gets ("" for none).
 	Secrets string
+	// Recover gives the schematic of a talosImageURL's ID that no file has, from the Image
+	// Factory (nil: the import runs offline).
+	Recover importer.Recover
 	// HasAESCBC says the bundle holds an aescbcEncryptionSecret, which talhelper writes
 	// into configs before the 1.14 contract and the talops generator does not.
 	HasAESCBC bool
 }
 
 // Result is the imported repository.
-type Result struct {
-	// Files are the repository's files but the bundle, paths relative to its directory.
-	Files []scaffold.File
-	// Findings say what was not imported, or imported otherwise, each at its place.
-	Findings []finding.Finding
-	// Cluster and TalosVersion are those of talops.yaml.
-	Cluster, TalosVersion string
-}
+type Result = importer.Result

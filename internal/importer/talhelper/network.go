@@ -53,7 +53,7 @@ const (
 // Layer2VIPConfigs, LinkConfigs, VLANConfigs (each with its DHCP and VIP documents),
 // WireguardConfigs, BridgeConfigs. What talhelper writes nothing for is a finding; an
 // entry talhelper would fail on is a finding and is not imported.
-func (im *importer) networkDocs(n *yaml.Node, name string, field func(string) string) []any {
+func (im *mapping) networkDocs(n *yaml.Node, name string, field func(string) string) []any {
 	var devs []*device
 
 	schema := deviceSchema()
@@ -63,7 +63,7 @@ func (im *importer) networkDocs(n *yaml.Node, name string, field func(string) st
 		im.checkKeys(dn, name, d.field, schema)
 
 		if err := dn.Decode(d.Device); err != nil {
-			im.unsupported(decodeLine(err, dn), name, d.field, "a value of a type talhelper cannot read; this interface is not imported")
+			im.repo.Unsupported(decodeLine(err, dn), name, d.field, "a value of a type talhelper cannot read; this interface is not imported")
 
 			continue
 		}
@@ -80,14 +80,14 @@ func (im *importer) networkDocs(n *yaml.Node, name string, field func(string) st
 
 		var ee *entryError
 		if errors.As(err, &ee) {
-			im.unsupported(ee.line, name, d.field, ee.msg+": talhelper fails on it; this interface is not imported")
+			im.repo.Unsupported(ee.line, name, d.field, ee.msg+": talhelper fails on it; this interface is not imported")
 
 			continue
 		}
 
 		if err != nil {
 			// The cause is left out: it could quote a value of the entry, a key among them.
-			im.unsupported(d.node.Line, name, d.field, "its documents cannot be encoded; this interface is not imported")
+			im.repo.Unsupported(d.node.Line, name, d.field, "its documents cannot be encoded; this interface is not imported")
 
 			continue
 		}
@@ -111,7 +111,7 @@ func (im *importer) networkDocs(n *yaml.Node, name string, field func(string) st
 }
 
 // deviceDocs are one entry's documents, by stage, as plain YAML.
-func (im *importer) deviceDocs(d *device, name string) ([stageCount][]any, error) {
+func (im *mapping) deviceDocs(d *device, name string) ([stageCount][]any, error) {
 	var out [stageCount][]any
 
 	gens := [stageCount]func() ([]any, error){

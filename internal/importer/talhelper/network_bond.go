@@ -12,7 +12,7 @@ import (
 // interfaces, then <bond>-m<i> for each device selector), each option it sets (a name
 // Talos does not know for an option is reported and left out, as talhelper leaves it out; a zero
 // number is left out), and the entry's addresses, routes and MTU.
-func (im *importer) bondDocs(d *device, name string) ([]any, error) {
+func (im *mapping) bondDocs(d *device, name string) ([]any, error) {
 	b := d.DeviceBond
 	if b == nil {
 		return nil, nil
@@ -34,7 +34,7 @@ func (im *importer) bondDocs(d *device, name string) ([]any, error) {
 		}
 
 		if set(value) != nil {
-			im.unsupported(lineOf(bn, key), name, d.field+".bond."+key, fmt.Sprintf("%q is no value Talos knows for it: talhelper's validation refuses it; the import leaves it out", value))
+			im.repo.Unsupported(lineOf(bn, key), name, d.field+".bond."+key, fmt.Sprintf("%q is no value Talos knows for it: talhelper's validation refuses it; the import leaves it out", value))
 		}
 	}
 

@@ -74,7 +74,7 @@ func deviceSchema() *keySchema {
 
 // checkKeys reports every key of a mapping (and of the mappings below it) talhelper
 // writes nothing for, at its line, naming its config path.
-func (im *importer) checkKeys(n *yaml.Node, name, path string, s *keySchema) {
+func (im *mapping) checkKeys(n *yaml.Node, name, path string, s *keySchema) {
 	for _, p := range pairs(n) {
 		at := path + "." + p.key
 
@@ -85,15 +85,15 @@ func (im *importer) checkKeys(n *yaml.Node, name, path string, s *keySchema) {
 			im.checkBelow(p.value, name, at, sub)
 		case written:
 		case s.ignored[p.key] != "":
-			im.unsupported(p.line, name, at, s.ignored[p.key]+": not imported")
+			im.repo.Unsupported(p.line, name, at, s.ignored[p.key]+": not imported")
 		default:
-			im.unsupported(p.line, name, at, "unknown to talhelper, which ignores it: not imported")
+			im.repo.Unsupported(p.line, name, at, "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 }
 
 // checkBelow checks a value that is a mapping or a list of mappings.
-func (im *importer) checkBelow(v *yaml.Node, name, path string, s *keySchema) {
+func (im *mapping) checkBelow(v *yaml.Node, name, path string, s *keySchema) {
 	if v.Kind == yaml.SequenceNode {
 		for i, it := range items(v) {
 			im.checkKeys(it, name, fmt.Sprintf("%s[%d]", path, i), s)

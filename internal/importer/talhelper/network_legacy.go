@@ -12,7 +12,7 @@ import (
 // them into. A key those devices do not have is reported and left out, as talhelper drops
 // it; an entry it cannot read is reported and left out. It reports false when there is
 // nothing to write (talhelper writes no empty list).
-func (im *importer) legacyInterfaces(n *yaml.Node, name string, field func(string) string) ([]any, bool) {
+func (im *mapping) legacyInterfaces(n *yaml.Node, name string, field func(string) string) ([]any, bool) {
 	schema := legacySchema(deviceSchema())
 
 	var out []any
@@ -23,14 +23,14 @@ func (im *importer) legacyInterfaces(n *yaml.Node, name string, field func(strin
 
 		var d v1alpha1.Device
 		if err := dn.Decode(&d); err != nil {
-			im.unsupported(decodeLine(err, dn), name, at, "a value of a type talhelper cannot read; this interface is not imported")
+			im.repo.Unsupported(decodeLine(err, dn), name, at, "a value of a type talhelper cannot read; this interface is not imported")
 
 			continue
 		}
 
 		doc, err := plainDoc(&d)
 		if err != nil || len(doc.Content) != 1 {
-			im.unsupported(dn.Line, name, at, "it cannot be encoded; this interface is not imported")
+			im.repo.Unsupported(dn.Line, name, at, "it cannot be encoded; this interface is not imported")
 
 			continue
 		}

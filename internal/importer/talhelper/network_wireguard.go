@@ -7,13 +7,15 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/config/types/meta"
 	"github.com/siderolabs/talos/pkg/machinery/config/types/network"
 	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/finding"
 )
 
 // wireguardDocs is the WireguardConfig talhelper writes for an entry's wireguard: its
 // private key, listen port and firewall mark, its peers, and the entry's addresses,
 // routes and MTU. talhelper leaves out, without a word, a peer endpoint that is not an
 // address:port (a host name) and an allowed IP that is not a prefix: each is a finding.
-func (im *importer) wireguardDocs(d *device, name string) ([]any, error) {
+func (im *mapping) wireguardDocs(d *device, name string) ([]any, error) {
 	w := d.DeviceWireguardConfig
 	if w == nil {
 		return nil, nil
@@ -36,7 +38,7 @@ func (im *importer) wireguardDocs(d *device, name string) ([]any, error) {
 		if p.WireguardEndpoint != "" {
 			ap, err := netip.ParseAddrPort(p.WireguardEndpoint)
 			if err != nil {
-				im.unsupported(lineOf(pn, "endpoint"), name, at+".endpoint", "not an address:port (a host name?): talhelper writes no endpoint for it, and neither does the import")
+				im.repo.Unsupported(lineOf(pn, "endpoint"), name, at+".endpoint", "not an address:port (a host name?): talhelper writes no endpoint for it, and neither does the import")
 			} else {
 				peer.WireguardEndpoint = meta.AddrPort{AddrPort: ap}
 			}
@@ -45,7 +47,7 @@ func (im *importer) wireguardDocs(d *device, name string) ([]any, error) {
 		for j, a := range p.WireguardAllowedIPs {
 			pf, err := netip.ParsePrefix(a)
 			if err != nil {
-				im.unsupported(itemLine(get(pn, "allowedIPs"), j), name, fmt.Sprintf("%s.allowedIPs[%d]", at, j), "not a prefix: talhelper leaves it out, and so does the import")
+				im.repo.Unsupported(itemLine(get(pn, "allowedIPs"), j), name, fmt.Sprintf("%s.allowedIPs[%d]", at, j), "not a prefix: talhelper leaves it out, and so does the import")
 
 				continue
 			}
@@ -66,16 +68,16 @@ func (im *importer) wireguardDocs(d *device, name string) ([]any, error) {
 // privateKeyNote says where a WireGuard private key went: into a patch in clear, which
 // is a secret in Git. One that came from a variable (talenv.sops.yaml, the environment)
 // was kept out of the talconfig: that is a warning, naming the variable, never the key.
-func (im *importer) privateKeyNote(wg *yaml.Node, name, path, rel string) {
+func (im *mapping) privateKeyNote(wg *yaml.Node, name, path, rel string) {
 	line := lineOf(wg, "privateKey")
 	path += ".privateKey"
 
 	if vars := variablesAt(im.in.Data, line); len(vars) > 0 {
-		im.warn(line, name, path, fmt.Sprintf(
+		im.repo.Mapped(finding.Warning, line, name, path, fmt.Sprintf(
 			"a secret: its value (from %s, talenv.sops.yaml or the environment) is written in clear into %s, which would put it in Git: keep that file out of Git or encrypt it before committing", vars, rel))
 
 		return
 	}
 
-	im.note(line, name, path, fmt.Sprintf("a secret, in clear in the talconfig already: it is written in clear into %s", rel))
+	im.repo.Mapped(finding.Info, line, name, path, fmt.Sprintf("a secret, in clear in the talconfig already: it is written in clear into %s", rel))
 }

@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
 )
 
 // nodeKeys are the node keys the import reads; any other is reported.
@@ -33,7 +34,7 @@ type op struct {
 // node maps one node: its talops.yaml entry and the patches that stand for its
 // talhelper fields, in talhelper's order (generated fields, role patches, node patches,
 // global patches).
-func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatches map[bool][]string, shared sharedPatches, global []string) (cluster.Node, error) {
+func (im *mapping) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatches map[bool][]string, shared sharedPatches, global []string) (cluster.Node, error) {
 	cp := boolean(get(n, "controlPlane"))
 	eff := effective(n, roles[cp])
 	name := scalar(get(n, "hostname"))
@@ -47,11 +48,11 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 	for _, p := range pairs(eff) {
 		switch {
 		case p.key == "imageSchematic":
-			im.note(p.line, name, field(p.key), "it shapes talhelper's boot image URLs only, not the config: talops schematics lists the boot images of the node's schematic")
+			im.repo.Mapped(finding.Info, p.line, name, field(p.key), "it shapes talhelper's boot image URLs only, not the config: talops schematics lists the boot images of the node's schematic")
 		case slices.Contains(talhelperOnlyNodeKeys, p.key):
-			im.unsupported(p.line, name, field(p.key), "talops has no equivalent; not imported")
+			im.repo.Unsupported(p.line, name, field(p.key), "talops has no equivalent; not imported")
 		case !slices.Contains(nodeKeys, p.key):
-			im.unsupported(p.line, name, field(p.key), "unknown to talhelper, which ignores it: not imported")
+			im.repo.Unsupported(p.line, name, field(p.key), "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 
@@ -62,13 +63,13 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 
 	addr := scalar(get(eff, "ipAddress"))
 	if first, _, more := strings.Cut(addr, ","); more {
-		im.note(lineOf(eff, "ipAddress"), name, field("ipAddress"), "talops knows one address per node: the first is used")
+		im.repo.Mapped(finding.Info, lineOf(eff, "ipAddress"), name, field("ipAddress"), "talops knows one address per node: the first is used")
 		addr = strings.TrimSpace(first)
 	}
 
 	out.Address = addr
 
-	im.machineSpec(eff, name, field, &out)
+	ownInstaller := im.machineSpec(eff, name, field, &out)
 
 	if shared.all != "" {
 		out.Patches = append(out.Patches, shared.all)
@@ -85,15 +86,19 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 		sans = append(sans, strs(get(roles[cp], "certSANs"))...)
 	}
 
-	if ops := im.nodeOps(eff, name, field, sans); len(ops) > 0 {
+	if ops := im.nodeOps(eff, name, field, sans, ownInstaller); len(ops) > 0 {
 		rel := "nodes/" + name + "-talhelper.yaml"
-		im.addYAML(rel, "# The node's talhelper fields (labels, taints, disk selector, kernel modules...), as talhelper sets them.", ops)
+		if err := im.repo.AddYAML(rel, "# The node's talhelper fields (labels, taints, disk selector, kernel modules...), as talhelper sets them.", ops); err != nil {
+			im.repo.Unsupported(0, "", rel, err.Error())
+		}
 		out.Patches = append(out.Patches, rel)
 	}
 
 	if docs := im.nodeDocs(eff, name, field); len(docs) > 0 {
 		rel := "nodes/" + name + "-documents.yaml"
-		im.addDocs(rel, "# The documents talhelper adds to the node: its hostname, its extension services, its network interfaces.", docs)
+		if err := im.repo.AddDocs(rel, "# The documents talhelper adds to the node: its hostname, its extension services, its network interfaces.", docs); err != nil {
+			im.repo.Unsupported(0, "", rel, err.Error())
+		}
 		out.Patches = append(out.Patches, rel)
 	}
 
@@ -112,7 +117,8 @@ func (im *importer) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePat
 
 // machineSpec maps the installer flavour: mode is talops' platform (one per cluster),
 // secureboot the node's secureBoot; arch, bootMethod and imageSuffix name boot images only.
-func (im *importer) machineSpec(n *yaml.Node, name string, field func(string) string, out *cluster.Node) {
+// ownInstaller says talops names the node's installer instead of talosImageURL.
+func (im *mapping) machineSpec(n *yaml.Node, name string, field func(string) string, out *cluster.Node) (ownInstaller bool) {
 	mode := cluster.DefaultPlatform
 
 	for _, p := range pairs(get(n, "machineSpec")) {
@@ -124,7 +130,7 @@ func (im *importer) machineSpec(n *yaml.Node, name string, field func(string) st
 		case "useUKI", "arch", "bootMethod", "imageSuffix":
 			// They choose boot images and kernel argument handling, not config fields.
 		default:
-			im.unsupported(p.line, name, field("machineSpec."+p.key), "unknown to talhelper, which ignores it: not imported")
+			im.repo.Unsupported(p.line, name, field("machineSpec."+p.key), "unknown to talhelper, which ignores it: not imported")
 		}
 	}
 
@@ -132,14 +138,16 @@ func (im *importer) machineSpec(n *yaml.Node, name string, field func(string) st
 	case im.platform == "":
 		im.platform, im.platLine = mode, n.Line
 	case im.platform != mode:
-		im.unsupported(lineOf(get(n, "machineSpec"), "mode"), name, field("machineSpec.mode"),
+		im.repo.Unsupported(lineOf(get(n, "machineSpec"), "mode"), name, field("machineSpec.mode"),
 			fmt.Sprintf("talops has one platform per cluster (%s, from line %d): this node's installer will be the %s one", im.platform, im.platLine, im.platform))
 	}
 
 	switch s := get(n, "schematic"); {
 	case scalar(get(n, "talosImageURL")) != "":
-		out.Schematic = im.imageURLSchematic(n, name, field)
+		out.Schematic, ownInstaller = im.imageURLSchematic(n, name, out.SecureBoot, field)
 	case s != nil:
 		out.Schematic = im.schematic(s, name, field("schematic"))
 	}
+
+	return ownInstaller
 }

@@ -6,12 +6,14 @@ import (
 
 	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
 	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/finding"
 )
 
 // nodeOps are the node's talhelper fields as RFC 6902 operations. talhelper sets these
 // fields on the generated config, replacing what the generator wrote (the control
 // planes' default labels, for one), which `add` does and a strategic merge would not.
-func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string, sans []string) []op {
+func (im *mapping) nodeOps(n *yaml.Node, name string, field func(string) string, sans []string, ownInstaller bool) []op {
 	var ops []op
 
 	multidoc := im.contract.MultidocNetworkConfigSupported()
@@ -24,7 +26,7 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 
 		val, err := plain(v)
 		if err != nil {
-			im.unsupported(v.Line, name, field(key), "not readable; not imported")
+			im.repo.Unsupported(v.Line, name, field(key), "not readable; not imported")
 
 			return
 		}
@@ -85,8 +87,11 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 		m := map[string]string{}
 
 		for _, p := range pairs(v) {
-			if strings.Contains(scalar(p.value), "{{") {
-				im.unsupported(p.line, name, field(k.key+"."+p.key), "a talhelper template; talops has none: not imported")
+			if strings.Contains(scalar(p.value), "{{") || strings.Contains(scalar(p.value), "}}") {
+				// Rendered once the node's config is known (renderTemplates).
+				im.templates = append(im.templates, templated{
+					node: name, path: k.path + "/" + pointerEscape(p.key), text: scalar(p.value), line: p.line, field: field(k.key + "." + p.key),
+				})
 
 				continue
 			}
@@ -113,12 +118,14 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 	}
 
 	if url := scalar(get(n, "talosImageURL")); url != "" {
-		// The URL stays as talhelper writes it, whether or not the node gets the schematic of
-		// its ID (imageURLSchematic), so the render is talhelper's.
-		ops = append(ops, op{Op: "add", Path: "/machine/install/image", Value: url + ":" + im.talosVersion})
+		// An installer talops cannot name stays as talhelper writes it (imageURLSchematic), so
+		// the render is talhelper's; one it names follows talosVersion from talops.yaml.
+		if !ownInstaller {
+			ops = append(ops, op{Op: "add", Path: "/machine/install/image", Value: url + ":" + im.talosVersion})
+		}
 
 		if get(n, "schematic") != nil {
-			im.note(lineOf(n, "schematic"), name, field("schematic"), "talosImageURL wins over it, as in talhelper: the schematic is not imported")
+			im.repo.Mapped(finding.Info, lineOf(n, "schematic"), name, field("schematic"), "talosImageURL wins over it, as in talhelper: the schematic is not imported")
 		}
 	}
 
@@ -127,7 +134,7 @@ func (im *importer) nodeOps(n *yaml.Node, name string, field func(string) string
 
 // nodeDocs are the documents talhelper adds to a node on the 1.12 contract and later: its
 // hostname (or the stable default when it ignores it), then its network documents.
-func (im *importer) nodeDocs(n *yaml.Node, name string, field func(string) string) []any {
+func (im *mapping) nodeDocs(n *yaml.Node, name string, field func(string) string) []any {
 	if !im.contract.MultidocNetworkConfigSupported() {
 		docs := append(im.firewallDocs(n, name, field), im.extensionServices(n, name, field)...)
 

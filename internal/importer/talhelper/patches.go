@@ -6,12 +6,15 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/importer"
 )
 
 // patchList turns a talhelper patches list into patch files of the new repository, in
 // order: an @file patch keeps its path, an inline one gets a file named after where it
 // was written (kind-NN.yaml).
-func (im *importer) patchList(n *yaml.Node, kind string) []string {
+func (im *mapping) patchList(n *yaml.Node, kind string) []string {
 	var out []string
 
 	for i, item := range items(n) {
@@ -19,15 +22,15 @@ func (im *importer) patchList(n *yaml.Node, kind string) []string {
 		line := item.Line
 
 		if strings.Contains(s, "{{") {
-			im.unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), "talhelper templates ({{ }}) have no talops equivalent; the patch is imported as written")
+			im.repo.Unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), "talhelper templates ({{ }}) have no talops equivalent; the patch is imported as written")
 		}
 
 		if !strings.HasPrefix(s, "@") {
 			rel := fmt.Sprintf("patches/%s-%02d.yaml", kind, i+1)
 			// The text as talhelper hands it to Talos: a newline added after a block scalar
 			// that ends the patch would become part of its value.
-			if err := im.out.Add(rel, []byte(s)); err != nil {
-				im.unsupported(line, "", kind+".patches", err.Error())
+			if err := im.repo.Add(rel, []byte(s)); err != nil {
+				im.repo.Unsupported(line, "", kind+".patches", err.Error())
 
 				continue
 			}
@@ -37,33 +40,33 @@ func (im *importer) patchList(n *yaml.Node, kind string) []string {
 			continue
 		}
 
-		rel, err := cleanRel(strings.TrimPrefix(s, "@"))
+		rel, err := importer.CleanRel(strings.TrimPrefix(s, "@"), talconfigDir)
 		if err != nil {
-			im.unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), "the patch file is "+err.Error()+"; not imported")
+			im.repo.Unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), "the patch file is "+err.Error()+"; not imported")
 
 			continue
 		}
 
 		data, err := im.patchFile(rel)
 		if err != nil {
-			im.unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), err.Error()+"; not imported")
+			im.repo.Unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), err.Error()+"; not imported")
 
 			continue
 		}
 
 		if strings.Contains(string(data), "{{") {
-			im.unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), rel+" uses talhelper templates ({{ }}), which talops has none of; the patch is imported as written")
+			im.repo.Unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), rel+" uses talhelper templates ({{ }}), which talops has none of; the patch is imported as written")
 		}
 
 		if len(bytes.TrimSpace(data)) == 0 {
 			// talhelper skips an empty patch file; so does the import.
-			im.note(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), rel+" is empty: talhelper skips it, and so does talops")
+			im.repo.Mapped(finding.Info, line, "", fmt.Sprintf("%s.patches[%d]", kind, i), rel+" is empty: talhelper skips it, and so does talops")
 
 			continue
 		}
 
-		if err := im.out.Add(rel, data); err != nil {
-			im.unsupported(line, "", kind+".patches", err.Error())
+		if err := im.repo.Add(rel, data); err != nil {
+			im.repo.Unsupported(line, "", kind+".patches", err.Error())
 
 			continue
 		}
@@ -76,7 +79,7 @@ func (im *importer) patchList(n *yaml.Node, kind string) []string {
 
 // patchFile reads a patch file and substitutes the environment in it, as talhelper does.
 // An encrypted patch is refused: talops would have to write it in clear.
-func (im *importer) patchFile(rel string) ([]byte, error) {
+func (im *mapping) patchFile(rel string) ([]byte, error) {
 	data, err := im.manifestFile(rel)
 	if err != nil {
 		return nil, err
@@ -115,16 +118,10 @@ func (im *importer) patchFile(rel string) ([]byte, error) {
 		return data, nil
 	}
 
-	var b bytes.Buffer
-
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-
-	for _, d := range docs {
-		if err := enc.Encode(d); err != nil {
-			return nil, fmt.Errorf("re-encode %s: %w", rel, err)
-		}
+	out, err := importer.EncodeNodes(docs)
+	if err != nil {
+		return nil, fmt.Errorf("re-encode %s: %w", rel, err)
 	}
 
-	return b.Bytes(), enc.Close()
+	return out, nil
 }

@@ -11,7 +11,7 @@ import (
 // schematic writes a node's schematic (talhelper's is the Image Factory's own form) to a
 // schematic file and returns its name; nodes with the same schematic share one file,
 // named after the first of them.
-func (im *importer) schematic(n *yaml.Node, node, at string) string {
+func (im *mapping) schematic(n *yaml.Node, node, at string) string {
 	// talhelper reads it into the factory's schematic type, which drops a key it does not
 	// know; talops' schematic files are read strictly, so the import drops it too.
 	v, ok := im.typed(n, node, at, reflect.TypeFor[schematic.Schematic]())
@@ -21,7 +21,7 @@ func (im *importer) schematic(n *yaml.Node, node, at string) string {
 
 	data, err := yaml.Marshal(v)
 	if err != nil {
-		im.unsupported(n.Line, node, "schematic", "cannot encode; not imported")
+		im.repo.Unsupported(n.Line, node, "schematic", "cannot encode; not imported")
 
 		return ""
 	}
@@ -31,10 +31,9 @@ func (im *importer) schematic(n *yaml.Node, node, at string) string {
 	}
 
 	im.schematics[string(data)] = node
-	im.schematicOrder = append(im.schematicOrder, node)
 
-	if err := im.out.Add("schematics/"+node+".yaml", append([]byte("# The Image Factory schematic of "+node+", from talconfig.yaml.\n"), data...)); err != nil {
-		im.unsupported(n.Line, node, "schematic", err.Error())
+	if err := im.repo.AddSchematic(node, append([]byte("# The Image Factory schematic of "+node+", from talconfig.yaml.\n"), data...)); err != nil {
+		im.repo.Unsupported(n.Line, node, "schematic", err.Error())
 	}
 
 	return node

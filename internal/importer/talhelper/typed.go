@@ -12,18 +12,18 @@ import (
 // type does not know is dropped (talhelper's parser ignores it) and each is a finding at its
 // line naming it. It returns the value without them, as plain YAML for a patch, and false
 // when the rest is not of the type (talhelper fails on it), which is a finding too.
-func (im *importer) typed(n *yaml.Node, node, at string, goType reflect.Type) (any, bool) {
+func (im *mapping) typed(n *yaml.Node, node, at string, goType reflect.Type) (any, bool) {
 	kept := im.known(n, node, at, goType)
 
 	if err := kept.Decode(reflect.New(goType).Interface()); err != nil {
-		im.unsupported(decodeLine(err, n), node, at, "a value of a type talhelper cannot read (it fails on it): not imported")
+		im.repo.Unsupported(decodeLine(err, n), node, at, "a value of a type talhelper cannot read (it fails on it): not imported")
 
 		return nil, false
 	}
 
 	v, err := plain(kept)
 	if err != nil {
-		im.unsupported(n.Line, node, at, "not readable; not imported")
+		im.repo.Unsupported(n.Line, node, at, "not readable; not imported")
 
 		return nil, false
 	}
@@ -33,7 +33,7 @@ func (im *importer) typed(n *yaml.Node, node, at string, goType reflect.Type) (a
 
 // known is a copy of a value without the keys its Go type does not know; each left out is
 // reported. Values of a type that reads itself (a YAML or text unmarshaler) are kept whole.
-func (im *importer) known(n *yaml.Node, node, at string, t reflect.Type) *yaml.Node {
+func (im *mapping) known(n *yaml.Node, node, at string, t reflect.Type) *yaml.Node {
 	n = deref(n)
 	if n == nil {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
@@ -81,7 +81,7 @@ func (im *importer) known(n *yaml.Node, node, at string, t reflect.Type) *yaml.N
 			case open:
 				out.Content = append(out.Content, k, v)
 			default:
-				im.unsupported(k.Line, node, at+"."+k.Value, "unknown to talhelper, which drops it: not imported")
+				im.repo.Unsupported(k.Line, node, at+"."+k.Value, "unknown to talhelper, which drops it: not imported")
 			}
 		}
 

@@ -7,11 +7,13 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/finding"
 )
 
 // volumeDocs are the VolumeConfig documents of a node's volumes and the UserVolumeConfig
 // documents of its userVolumes, as talhelper writes them: the fields its types know.
-func (im *importer) volumeDocs(n *yaml.Node, name string, field func(string) string) []any {
+func (im *mapping) volumeDocs(n *yaml.Node, name string, field func(string) string) []any {
 	var docs []any
 
 	for _, kind := range []struct {
@@ -36,7 +38,7 @@ func (im *importer) volumeDocs(n *yaml.Node, name string, field func(string) str
 			}
 
 			if enc := get(v, "encryption"); enc != nil && strings.Contains(fmt.Sprint(doc["encryption"]), "passphrase") {
-				im.warn(enc.Line, name, at+".encryption", "a static passphrase is now in the node's documents file in clear: keep it out of Git or use a TPM or KMS key")
+				im.repo.Mapped(finding.Warning, enc.Line, name, at+".encryption", "a static passphrase is now in the node's documents file in clear: keep it out of Git or use a TPM or KMS key")
 			}
 
 			docs = append(docs, doc)

@@ -17,15 +17,15 @@ import (
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/render"
-	"github.com/talops/talops/internal/scaffold"
 )
 
 // CodeUnsupported is a part of a config talops cannot reproduce: not imported.
-const CodeUnsupported = "import.unsupported"
+const CodeUnsupported = importer.CodeUnsupported
 
 // CodeMapped says how a config's part was expressed, where the user should look.
-const CodeMapped = "import.mapped"
+const CodeMapped = importer.CodeMapped
 
 // Source is one complete machine config: its file name and contents.
 type Source struct {
@@ -40,15 +40,11 @@ type Input struct {
 	Secrets string
 }
 
-// Result is the imported repository.
+// Result is the imported repository (its talosVersion read from the installer image) and
+// the secrets the configs share.
 type Result struct {
-	// Files are the repository's files but the bundle; Bundle the secrets the configs share.
-	Files    []scaffold.File
-	Bundle   *gensecrets.Bundle
-	Findings []finding.Finding
-	Cluster  string
-	// TalosVersion and KubernetesVersion are read from the installer and kubelet images.
-	TalosVersion string
+	importer.Result
+	Bundle *gensecrets.Bundle
 }
 
 type node struct {
@@ -64,7 +60,7 @@ func Import(in Input) (*Result, error) {
 		return nil, &cluster.InputError{Msg: "no machine configs"}
 	}
 
-	res := &Result{}
+	repo := &importer.Repo{}
 
 	var (
 		nodes []*node
@@ -98,10 +94,8 @@ func Import(in Input) (*Result, error) {
 
 	b, err := gensecrets.NewBundleFromConfig(gensecrets.NewFixedClock(time.Time{}), cfgs[lead])
 	if err != nil {
-		return nil, &cluster.InputError{File: in.Configs[lead].Name, Msg: "its secrets cannot be read: " + oneLine(err)}
+		return nil, &cluster.InputError{File: in.Configs[lead].Name, Msg: "its secrets cannot be read: " + importer.OneLine(err)}
 	}
-
-	res.Bundle = b
 
 	if spec, err = clusterSpec(in.Configs[lead].Name, cfgs[lead]); err != nil {
 		return nil, err
@@ -114,13 +108,12 @@ func Import(in Input) (*Result, error) {
 			return nil, &cluster.InputError{File: src.Name, Msg: fmt.Sprintf("%v than %s: the configs are of two clusters", err, in.Configs[lead].Name)}
 		}
 
-		n := &node{src: src, cfg: cfgs[i], spec: nodeSpec(src.Name, cfgs[i], i, res)}
+		n := &node{src: src, cfg: cfgs[i], spec: nodeSpec(src.Name, cfgs[i], i, repo)}
 		nodes = append(nodes, n)
 		spec.Nodes = append(spec.Nodes, n.spec)
 	}
 
-	files, err := patches(spec, res, nodes)
-	if err != nil {
+	if err := patches(spec, b, repo, nodes); err != nil {
 		return nil, err
 	}
 
@@ -128,16 +121,12 @@ func Import(in Input) (*Result, error) {
 		spec.Nodes[i].Patches = n.spec.Patches
 	}
 
-	talops, err := scaffold.ImportedSpec(spec, "machine configs")
+	res, err := repo.Finish(spec, "machine configs")
 	if err != nil {
 		return nil, err
 	}
 
-	res.Files = append([]scaffold.File{{Path: cluster.FileName, Data: talops}}, files...)
-	res.Cluster, res.TalosVersion = spec.Cluster.Name, spec.TalosVersion
-	finding.Sort(res.Findings)
-
-	return res, nil
+	return &Result{Result: *res, Bundle: b}, nil
 }
 
 var tagPattern = regexp.MustCompile(`:(v\d+\.\d+\.\d+[^@]*)(@|$)`)
@@ -222,7 +211,7 @@ func installDisk(cfg coreconfig.Provider) string {
 // nodeSpec names a node after its hostname, else its file; its address is the file's
 // name when that is an IP address (talosctl users often name configs so), else a
 // placeholder to edit.
-func nodeSpec(file string, cfg coreconfig.Provider, i int, res *Result) cluster.Node {
+func nodeSpec(file string, cfg coreconfig.Provider, i int, repo *importer.Repo) cluster.Node {
 	stem := strings.TrimSuffix(strings.TrimSuffix(path.Base(file), ".yaml"), ".yml")
 
 	name := hostname(cfg)
@@ -239,7 +228,7 @@ func nodeSpec(file string, cfg coreconfig.Provider, i int, res *Result) cluster.
 		n.Address = stem
 	} else {
 		n.Address = fmt.Sprintf("192.0.2.%d", 10+i)
-		res.Findings = append(res.Findings, finding.Finding{
+		repo.Report(finding.Finding{
 			Severity: finding.Warning, Code: CodeMapped, File: file, Node: name, Path: "address",
 			Message: "a config does not say where its node is: talops.yaml has a placeholder address (a documentation address) to edit",
 		})
@@ -280,10 +269,6 @@ func toMap(doc config.Document) (map[string]any, error) {
 	var m map[string]any
 
 	return m, yaml.Unmarshal(data, &m)
-}
-
-func oneLine(err error) string {
-	return strings.ReplaceAll(err.Error(), "\n", "; ")
 }
 
 // sameCluster checks that a config is of the bundle's cluster: the same cluster ID and the

@@ -1,14 +1,14 @@
 package talosctl
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/siderolabs/talos/pkg/machinery/config/config"
-	"go.yaml.in/yaml/v4"
+	gensecrets "github.com/siderolabs/talos/pkg/machinery/config/generate/secrets"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/render"
 	"github.com/talops/talops/internal/scaffold"
 	"github.com/talops/talops/internal/secrets"
@@ -18,36 +18,34 @@ import (
 // writes what its config differs by: RFC 6902 operations on the v1alpha1 document
 // (nodes/<node>.yaml) and the documents talops does not generate
 // (nodes/<node>-documents.yaml).
-func patches(spec cluster.Spec, res *Result, nodes []*node) ([]scaffold.File, error) {
+func patches(spec cluster.Spec, bundle *gensecrets.Bundle, repo *importer.Repo, nodes []*node) error {
 	talops, err := scaffold.ImportedSpec(spec, "machine configs")
 	if err != nil {
-		return nil, err
+		return err
 	}
 
 	// The secrets file is never read: the bundle is handed to the renderer.
 	c, err := cluster.Load("import", cluster.MapFiles{cluster.FileName: talops, spec.Secrets: []byte("{}\n")})
 	if err != nil {
-		return nil, fmt.Errorf("import: the talops.yaml made does not load: %w", err)
+		return fmt.Errorf("import: the talops.yaml made does not load: %w", err)
 	}
 
-	b := &secrets.Bundle{Bundle: res.Bundle}
-
-	var files []scaffold.File
+	b := &secrets.Bundle{Bundle: bundle}
 
 	for i, n := range nodes {
 		m, err := render.One(c, b, c.Spec.Nodes[i], render.Options{Installer: render.FactoryInstaller(nil)})
 		if err != nil {
-			return nil, fmt.Errorf("import: render node %s as talops generates it: %w", n.spec.Name, err)
+			return fmt.Errorf("import: render node %s as talops generates it: %w", n.spec.Name, err)
 		}
 
-		ops, docs, err := nodeDiff(m, n, res)
+		ops, docs, err := nodeDiff(m, n, repo)
 		if err != nil {
-			return nil, err
+			return err
 		}
 
 		for _, o := range ops {
 			for _, p := range secretPaths(o) {
-				res.Findings = append(res.Findings, finding.Finding{
+				repo.Report(finding.Finding{
 					Severity: finding.Warning, Code: CodeMapped, File: n.src.Name, Node: n.spec.Name, Path: p,
 					Message: "looks like a secret outside the bundle: it is now in nodes/" + n.spec.Name + ".yaml in clear; keep that file out of Git or move the value out",
 				})
@@ -55,31 +53,29 @@ func patches(spec cluster.Spec, res *Result, nodes []*node) ([]scaffold.File, er
 		}
 
 		if len(ops) > 0 {
-			f, err := yamlFile("nodes/"+n.spec.Name+".yaml", "# What "+n.src.Name+" differs by from the config talops generates for the node.", []any{ops})
-			if err != nil {
-				return nil, err
+			rel := "nodes/" + n.spec.Name + ".yaml"
+			if err := repo.AddDocs(rel, "# What "+n.src.Name+" differs by from the config talops generates for the node.", []any{ops}); err != nil {
+				return fmt.Errorf("import: %w", err)
 			}
 
-			files = append(files, f)
-			n.spec.Patches = append(n.spec.Patches, f.Path)
+			n.spec.Patches = append(n.spec.Patches, rel)
 		}
 
 		if len(docs) > 0 {
-			f, err := yamlFile("nodes/"+n.spec.Name+"-documents.yaml", "# The documents of "+n.src.Name+" talops does not generate.", docs)
-			if err != nil {
-				return nil, err
+			rel := "nodes/" + n.spec.Name + "-documents.yaml"
+			if err := repo.AddDocs(rel, "# The documents of "+n.src.Name+" talops does not generate.", docs); err != nil {
+				return fmt.Errorf("import: %w", err)
 			}
 
-			files = append(files, f)
-			n.spec.Patches = append(n.spec.Patches, f.Path)
+			n.spec.Patches = append(n.spec.Patches, rel)
 		}
 	}
 
-	return files, nil
+	return nil
 }
 
 // nodeDiff compares talops' generated config of a node with its source config.
-func nodeDiff(m *render.Machine, n *node, res *Result) ([]op, []any, error) {
+func nodeDiff(m *render.Machine, n *node, repo *importer.Repo) ([]op, []any, error) {
 	base, err := docMaps(m.Config.Documents())
 	if err != nil {
 		return nil, nil, err
@@ -114,7 +110,7 @@ func nodeDiff(m *render.Machine, n *node, res *Result) ([]op, []any, error) {
 				// Merged into talops' document, the config's own gives exactly it.
 				docs = append(docs, t)
 			default:
-				res.Findings = append(res.Findings, finding.Finding{
+				repo.Report(finding.Finding{
 					Severity: finding.Warning, Code: CodeUnsupported, File: n.src.Name, Node: n.spec.Name, Path: k,
 					Message: "differs from the document talops generates by a removed field or a list, which a merge patch cannot express: not imported (write the difference as a patch)",
 				})
@@ -124,7 +120,7 @@ func nodeDiff(m *render.Machine, n *node, res *Result) ([]op, []any, error) {
 
 	for _, k := range base.order {
 		if _, ok := target.docs[k]; !ok {
-			res.Findings = append(res.Findings, finding.Finding{
+			repo.Report(finding.Finding{
 				Severity: finding.Warning, Code: CodeUnsupported, File: n.src.Name, Node: n.spec.Name, Path: k,
 				Message: "talops generates this document and the config has none: the imported node keeps it",
 			})
@@ -164,23 +160,6 @@ func docMaps(docs []config.Document) (docSet, error) {
 	}
 
 	return set, nil
-}
-
-func yamlFile(rel, comment string, docs []any) (scaffold.File, error) {
-	var b bytes.Buffer
-
-	b.WriteString(comment + "\n")
-
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-
-	for _, d := range docs {
-		if err := enc.Encode(d); err != nil {
-			return scaffold.File{}, fmt.Errorf("import: encode %s: %w", rel, err)
-		}
-	}
-
-	return scaffold.File{Path: rel, Data: b.Bytes()}, enc.Close()
 }
 
 // mergeable says a strategic merge of the new document into the generated one gives the

@@ -1,13 +1,15 @@
 package topf
 
-// Finding codes of an import; the same codes as the talhelper import's.
+import "github.com/talops/talops/internal/importer"
+
+// Finding codes of an import: the codes every importer shares.
 const (
 	// CodeUnsupported is a topf field or file talops cannot express: it was not imported.
-	CodeUnsupported = "import.unsupported"
+	CodeUnsupported = importer.CodeUnsupported
 	// CodeSubstituted is an environment variable a template read with env, whose value
 	// is now written into the imported files.
-	CodeSubstituted = "import.env-substituted"
+	CodeSubstituted = importer.CodeSubstituted
 	// CodeMapped says how a topf field was expressed in talops, where that differs from
 	// its own key.
-	CodeMapped = "import.mapped"
+	CodeMapped = importer.CodeMapped
 )

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/importer"
 )
 
 // config is topf.yaml as the import reads it, with the line of every key it maps.
@@ -43,10 +44,10 @@ var (
 )
 
 // parse reads topf.yaml; an error is a file topf refuses as well.
-func (im *importer) parse() (*config, error) {
+func (im *mapping) parse() (*config, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(im.in.Data, &doc); err != nil {
-		return nil, &cluster.InputError{File: im.in.File, Msg: "not YAML: " + oneLine(err)}
+		return nil, &cluster.InputError{File: im.in.File, Msg: "not YAML: " + importer.OneLine(err)}
 	}
 
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
@@ -95,20 +96,20 @@ func (im *importer) parse() (*config, error) {
 		case "configDir":
 			return nil, &cluster.InputError{File: im.in.File, Line: k.Line, Field: k.Value, Msg: "deprecated: topf refuses it (use patchesDir)"}
 		case "secretsProvider", "nodesProvider":
-			im.unsupported(k.Line, "", k.Value, "talops runs no provider binaries; not imported (the import reads secretsPath and the nodes listed here)")
+			im.repo.Unsupported(k.Line, "", k.Value, "talops runs no provider binaries; not imported (the import reads secretsPath and the nodes listed here)")
 		default:
-			im.unsupported(k.Line, "", k.Value, "unknown to topf and talops; not imported")
+			im.repo.Unsupported(k.Line, "", k.Value, "unknown to topf and talops; not imported")
 		}
 
 		if err != nil {
-			return nil, &cluster.InputError{File: im.in.File, Line: v.Line, Field: k.Value, Msg: oneLine(err)}
+			return nil, &cluster.InputError{File: im.in.File, Line: v.Line, Field: k.Value, Msg: importer.OneLine(err)}
 		}
 	}
 
 	return c, nil
 }
 
-func (im *importer) nodes(seq *yaml.Node) ([]node, error) {
+func (im *mapping) nodes(seq *yaml.Node) ([]node, error) {
 	if seq.Kind != yaml.SequenceNode {
 		return nil, fmt.Errorf("a list of nodes")
 	}
@@ -150,7 +151,7 @@ func (im *importer) nodes(seq *yaml.Node) ([]node, error) {
 			}
 
 			if !slices.Contains(nodeKeys, k.Value) {
-				im.unsupported(k.Line, "", "nodes["+strconv.Itoa(i)+"]."+k.Value, "unknown to topf and talops; not imported")
+				im.repo.Unsupported(k.Line, "", "nodes["+strconv.Itoa(i)+"]."+k.Value, "unknown to topf and talops; not imported")
 			}
 
 			if err != nil {

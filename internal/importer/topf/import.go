@@ -2,7 +2,6 @@ package topf
 
 import (
 	"cmp"
-	"fmt"
 	"net/netip"
 	"path"
 	"strconv"
@@ -12,36 +11,32 @@ import (
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/scaffold"
 )
 
 // defaultFactory is the factory topf names installers after when factory is not set.
 const defaultFactory = "factory.talos.dev"
 
-// importer holds the state of one import.
-type importer struct {
+// mapping holds the state of one import.
+type mapping struct {
 	in         Input
-	res        Result
-	out        scaffold.FileSet
+	repo       importer.Repo
 	patchesDir string
 	tmpl       *renderer
-	// checked are the plain files already looked at; reported are findings already made.
-	checked  map[string]bool
-	reported map[string]bool
+	// checked are the plain files already looked at.
+	checked map[string]bool
 	// schematics maps a schematic's contents to its name.
-	schematics     map[string]string
-	schematicNames map[string]bool
-	schematicOrder []string
+	schematics map[string]string
 }
 
 // Import maps a topf repository onto a talops one. An error is a repository topf itself
 // refuses (YAML syntax, no nodes, a node without host or role); everything talops cannot
 // express is a finding.
 func Import(in Input) (*Result, error) {
-	im := &importer{
-		in: in, tmpl: &renderer{lookup: in.Lookup, used: map[string]bool{}},
-		checked: map[string]bool{}, reported: map[string]bool{},
-		schematics: map[string]string{}, schematicNames: map[string]bool{},
+	im := &mapping{
+		in: in, repo: importer.Repo{Source: in.File}, tmpl: &renderer{lookup: in.Lookup, used: map[string]bool{}},
+		checked: map[string]bool{}, schematics: map[string]string{},
 	}
 
 	c, err := im.parse()
@@ -52,14 +47,14 @@ func Import(in Input) (*Result, error) {
 	return im.run(c)
 }
 
-func (im *importer) run(c *config) (*Result, error) {
+func (im *mapping) run(c *config) (*Result, error) {
 	spec, err := im.spec(c)
 	if err != nil {
 		return nil, err
 	}
 
-	if im.patchesDir, err = cleanRel(cmp.Or(c.PatchesDir, ".")); err != nil {
-		return nil, &cluster.InputError{File: im.in.File, Line: c.lines["patchesDir"], Field: "patchesDir", Msg: err.Error()}
+	if im.patchesDir, err = importer.CleanRel(cmp.Or(c.PatchesDir, "."), "topf.yaml's directory"); err != nil {
+		return nil, &cluster.InputError{File: im.in.File, Line: c.lines["patchesDir"], Field: "patchesDir", Msg: cmp.Or(c.PatchesDir, ".") + " is " + err.Error()}
 	}
 
 	if err := im.place(c, spec); err != nil {
@@ -67,34 +62,17 @@ func (im *importer) run(c *config) (*Result, error) {
 	}
 
 	for _, v := range im.tmpl.usedVars() {
-		im.res.Findings = append(im.res.Findings, finding.Finding{
+		im.repo.Report(finding.Finding{
 			Severity: finding.Warning, Code: CodeSubstituted, File: im.in.File, Path: "env " + v,
 			Message: "templates read " + v + " with env: talops has no templating, so its value is written into the imported patches (move a secret out before committing)",
 		})
 	}
 
-	for _, name := range im.schematicOrder {
-		if spec.Schematics == nil {
-			spec.Schematics = map[string]string{}
-		}
-
-		spec.Schematics[name] = "schematics/" + name + ".yaml"
-	}
-
-	talops, err := scaffold.ImportedSpec(*spec, "topf")
-	if err != nil {
-		return nil, err
-	}
-
-	im.res.Files = append([]scaffold.File{{Path: cluster.FileName, Data: talops}}, im.out.Files()...)
-	im.res.Cluster, im.res.TalosVersion = spec.Cluster.Name, spec.TalosVersion
-	finding.Sort(im.res.Findings)
-
-	return &im.res, nil
+	return im.repo.Finish(*spec, "topf")
 }
 
 // spec maps the cluster's fields and each node's own.
-func (im *importer) spec(c *config) (*cluster.Spec, error) {
+func (im *mapping) spec(c *config) (*cluster.Spec, error) {
 	spec := &cluster.Spec{
 		Cluster:           cluster.Meta{Name: c.ClusterName, Endpoint: c.ClusterEndpoint},
 		TalosVersion:      scaffold.VersionTag(c.TalosVersion),
@@ -129,15 +107,15 @@ func (im *importer) spec(c *config) (*cluster.Spec, error) {
 		field := "nodes[" + strconv.Itoa(i) + "]."
 
 		if v := n.TalosVersion; v != "" && scaffold.VersionTag(v) != spec.TalosVersion {
-			im.unsupported(n.lines["talosVersion"], n.Host, field+"talosVersion", "talops has one talosVersion per cluster; the node renders with "+spec.TalosVersion)
+			im.repo.Unsupported(n.lines["talosVersion"], n.Host, field+"talosVersion", "talops has one talosVersion per cluster; the node renders with "+spec.TalosVersion)
 		}
 
 		if n.Factory != "" && n.Factory != cmp.Or(c.Factory, defaultFactory) {
-			im.unsupported(n.lines["factory"], n.Host, field+"factory", "talops has one imageFactory per cluster; not imported")
+			im.repo.Unsupported(n.lines["factory"], n.Host, field+"factory", "talops has one imageFactory per cluster; not imported")
 		}
 
 		if n.Platform != "" && n.Platform != cmp.Or(c.Platform, cluster.DefaultPlatform) {
-			im.unsupported(n.lines["platform"], n.Host, field+"platform", "talops has one platform per cluster; the node's installer is "+cmp.Or(c.Platform, cluster.DefaultPlatform)+"'s")
+			im.repo.Unsupported(n.lines["platform"], n.Host, field+"platform", "talops has one platform per cluster; the node's installer is "+cmp.Or(c.Platform, cluster.DefaultPlatform)+"'s")
 		}
 
 		if n.IP != "" {
@@ -176,28 +154,16 @@ func templateContext(c *config, n *node, patchesDir string) *patchContext {
 	}
 }
 
-func (im *importer) unsupported(line int, node, field, msg string) {
-	im.res.Findings = append(im.res.Findings, finding.Finding{
-		Severity: finding.Warning, Code: CodeUnsupported, File: im.in.File, Line: line, Node: node, Path: field, Message: msg,
-	})
-}
-
 // unsupportedOnce reports a finding of file once, however many nodes meet it.
-func (im *importer) unsupportedOnce(file string, line int, node, field, msg string) {
-	key := file + "\x00" + strconv.Itoa(line) + "\x00" + field + "\x00" + msg
-	if im.reported[key] {
-		return
-	}
-
-	im.reported[key] = true
-	im.res.Findings = append(im.res.Findings, finding.Finding{
+func (im *mapping) unsupportedOnce(file string, line int, node, field, msg string) {
+	im.repo.ReportOnce(finding.Finding{
 		Severity: finding.Warning, Code: CodeUnsupported, File: im.at(file), Line: line, Node: node, Path: field, Message: msg,
 	})
 }
 
 // at names a file of the repository as findings and errors name it; topf.yaml is named
 // as the input names it.
-func (im *importer) at(rel string) string {
+func (im *mapping) at(rel string) string {
 	if rel == im.in.File || im.in.Dir == "" {
 		return rel
 	}
@@ -219,18 +185,4 @@ func SecretsPath(data []byte) string {
 	return c.SecretsPath
 }
 
-func oneLine(err error) string {
-	return strings.ReplaceAll(err.Error(), "\n", "; ")
-}
-
 func itoa(n int) string { return strconv.Itoa(n) }
-
-// cleanRel checks that a path stays inside topf.yaml's directory.
-func cleanRel(p string) (string, error) {
-	c := path.Clean(strings.TrimPrefix(p, "./"))
-	if path.IsAbs(c) || c == ".." || strings.HasPrefix(c, "../") {
-		return "", fmt.Errorf("%s is outside topf.yaml's directory", p)
-	}
-
-	return c, nil
-}

@@ -1,9 +1,6 @@
 package topf
 
-import (
-	"github.com/talops/talops/internal/finding"
-	"github.com/talops/talops/internal/scaffold"
-)
+import "github.com/talops/talops/internal/importer"
 
 // Input is a topf repository as topf would read it.
 type Input struct {
@@ -21,16 +18,12 @@ type Input struct {
 	ListFiles func(rel string) ([]string, error)
 	// Dir is topf.yaml's directory as findings name the files in it ("": as they are).
 	Dir string
+	// Recover gives the schematic of a raw schematicId, from the Image Factory (nil: the
+	// import runs offline).
+	Recover importer.Recover
 	// Secrets is the name the imported repository's bundle gets ("" for none).
 	Secrets string
 }
 
 // Result is the imported repository.
-type Result struct {
-	// Files are the repository's files but the bundle, paths relative to its directory.
-	Files []scaffold.File
-	// Findings say what was not imported, or imported otherwise, each at its place.
-	Findings []finding.Finding
-	// Cluster and TalosVersion are those of talops.yaml.
-	Cluster, TalosVersion string
-}
+type Result = importer.Result

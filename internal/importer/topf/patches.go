@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/importer"
 )
 
 // patchName is topf's test of a patch file's name. It is not anchored, as topf's is:
@@ -27,7 +28,7 @@ type item struct {
 }
 
 // scopeFiles lists the patch files of a directory of patchesDir, in topf's order.
-func (im *importer) scopeFiles(dir string) ([]string, error) {
+func (im *mapping) scopeFiles(dir string) ([]string, error) {
 	rel := path.Join(im.patchesDir, dir)
 
 	all, err := im.in.ListFiles(rel)
@@ -47,7 +48,7 @@ func (im *importer) scopeFiles(dir string) ([]string, error) {
 }
 
 // items are what the files give one node, in order.
-func (im *importer) items(files []string, n *node, ctx *patchContext) ([]item, error) {
+func (im *mapping) items(files []string, n *node, ctx *patchContext) ([]item, error) {
 	out := make([]item, 0, len(files))
 
 	for _, f := range files {
@@ -64,7 +65,7 @@ func (im *importer) items(files []string, n *node, ctx *patchContext) ([]item, e
 	return out, nil
 }
 
-func (im *importer) item(f string, n *node, ctx *patchContext) (item, error) {
+func (im *mapping) item(f string, n *node, ctx *patchContext) (item, error) {
 	raw, err := im.in.ReadFile(f)
 	if err != nil {
 		return item{}, fmt.Errorf("read %s: %w", f, err)
@@ -77,7 +78,7 @@ func (im *importer) item(f string, n *node, ctx *patchContext) (item, error) {
 
 		rendered, err := im.tmpl.render(path.Base(f), raw, ctx)
 		if err != nil {
-			im.unsupportedOnce(f, 0, n.Host, "", "the template does not render here ("+oneLine(err)+"); not imported: render it and add the result as a patch")
+			im.unsupportedOnce(f, 0, n.Host, "", "the template does not render here ("+importer.OneLine(err)+"); not imported: render it and add the result as a patch")
 
 			return it, nil
 		}
@@ -101,7 +102,7 @@ func (im *importer) item(f string, n *node, ctx *patchContext) (item, error) {
 }
 
 // checkPlain reports what topf resolves in a plain file and talops does not.
-func (im *importer) checkPlain(f string, raw []byte) {
+func (im *mapping) checkPlain(f string, raw []byte) {
 	if isSOPS(raw) {
 		im.unsupportedOnce(f, 0, "", "sops", "a SOPS-encrypted patch: talops keeps patches in clear; not imported (decrypt it into a patch, moving its secrets out)")
 	}
@@ -143,7 +144,7 @@ func patchDocs(raw []byte) ([]byte, error) {
 		}
 
 		if err != nil {
-			return nil, fmt.Errorf("document %d: %s", i, oneLine(err))
+			return nil, fmt.Errorf("document %d: %s", i, importer.OneLine(err))
 		}
 
 		body := doc.Content[0]
@@ -170,18 +171,12 @@ func patchDocs(raw []byte) ([]byte, error) {
 		return raw, nil
 	}
 
-	var b bytes.Buffer
-
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-
-	for _, d := range kept {
-		if err := enc.Encode(d); err != nil {
-			return nil, fmt.Errorf("encode patch: %w", err)
-		}
+	out, err := importer.EncodeNodes(kept)
+	if err != nil {
+		return nil, fmt.Errorf("patch: %w", err)
 	}
 
-	return b.Bytes(), enc.Close()
+	return out, nil
 }
 
 // sameForAll says whether every node got the same items.

@@ -11,7 +11,7 @@ import (
 // controlplane, worker), otherwise each node lists its own copies, in topf's order.
 // A role's directory can only stay shared when all/ does, since talops applies the shared
 // lists before the node's.
-func (im *importer) place(c *config, spec *cluster.Spec) error {
+func (im *mapping) place(c *config, spec *cluster.Spec) error {
 	allFiles, err := im.scopeFiles("all")
 	if err != nil {
 		return err
@@ -99,7 +99,7 @@ func (im *importer) place(c *config, spec *cluster.Spec) error {
 				rel = "nodes/" + n.Host + "/" + it.out
 			}
 
-			if err := im.out.Add(rel, it.data); err != nil {
+			if err := im.repo.Add(rel, it.data); err != nil {
 				return err
 			}
 
@@ -107,7 +107,7 @@ func (im *importer) place(c *config, spec *cluster.Spec) error {
 		}
 
 		for _, it := range nodeItems[i] {
-			if err := im.out.Add(it.out, it.data); err != nil {
+			if err := im.repo.Add(it.out, it.data); err != nil {
 				return err
 			}
 
@@ -119,11 +119,11 @@ func (im *importer) place(c *config, spec *cluster.Spec) error {
 }
 
 // shared writes the items of a shared list once and names them.
-func (im *importer) shared(items []item) ([]string, error) {
+func (im *mapping) shared(items []item) ([]string, error) {
 	var out []string
 
 	for _, it := range items {
-		if err := im.out.Add(it.out, it.data); err != nil {
+		if err := im.repo.Add(it.out, it.data); err != nil {
 			return nil, err
 		}
 

@@ -5,6 +5,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/schematic"
 )
 
@@ -12,7 +14,7 @@ import (
 // for the node when it is a template), the vanilla ID none, another ID a finding, since
 // talops names a schematic by its definition and an ID cannot be turned back into one.
 // It returns the schematic's name ("" for none) and the ID templates see.
-func (im *importer) schematicOf(c *config, n *node, ctx *patchContext) (string, string) {
+func (im *mapping) schematicOf(c *config, n *node, ctx *patchContext) (string, string) {
 	ref := cmp.Or(n.SchematicID, c.SchematicID, schematic.VanillaID)
 	line, where := lineOr(n.lines, "schematicId", 0), n.Host
 
@@ -21,10 +23,22 @@ func (im *importer) schematicOf(c *config, n *node, ctx *patchContext) (string, 
 	}
 
 	if !strings.HasPrefix(ref, "@") {
-		if ref != schematic.VanillaID {
-			im.unsupportedOnce(im.in.File, line, where, "schematicId",
-				"talops names a schematic by its definition, which an ID does not give: the node gets the vanilla installer until a schematic file of this ID is named (topf's @file form imports)")
+		if ref == schematic.VanillaID {
+			return "", ref
 		}
+
+		name, why := im.recoverSchematic(cmp.Or(n.Factory, c.Factory, defaultFactory), ref)
+		if name != "" {
+			im.repo.ReportOnce(finding.Finding{
+				Severity: finding.Info, Code: CodeMapped, File: im.in.File, Line: line, Node: where, Path: "schematicId",
+				Message: "the Image Factory gave this ID's schematic (GET /schematics/" + ref + "): it is schematics/" + name + ".yaml, and talops names the installer of it",
+			})
+
+			return name, ref
+		}
+
+		im.unsupportedOnce(im.in.File, line, where, "schematicId",
+			"talops names a schematic by its definition, which an ID does not give ("+why+"): the node gets the vanilla installer until a schematic file of this ID is named (topf's @file form imports)")
 
 		return "", ref
 	}
@@ -42,7 +56,7 @@ func (im *importer) schematicOf(c *config, n *node, ctx *patchContext) (string, 
 		ctx.SchematicID = ref
 
 		if raw, err = im.tmpl.render(path.Base(rel), raw, ctx); err != nil {
-			im.unsupportedOnce(rel, 0, n.Host, "", "the schematic template does not render here ("+oneLine(err)+"); not imported")
+			im.unsupportedOnce(rel, 0, n.Host, "", "the schematic template does not render here ("+importer.OneLine(err)+"); not imported")
 
 			return "", ref
 		}
@@ -50,14 +64,14 @@ func (im *importer) schematicOf(c *config, n *node, ctx *patchContext) (string, 
 
 	s, err := schematic.Load(raw)
 	if err != nil {
-		im.unsupportedOnce(rel, 0, n.Host, "", "not a schematic ("+oneLine(err)+"); not imported")
+		im.unsupportedOnce(rel, 0, n.Host, "", "not a schematic ("+importer.OneLine(err)+"); not imported")
 
 		return "", ref
 	}
 
 	id, err := s.ID()
 	if err != nil {
-		im.unsupportedOnce(rel, 0, n.Host, "", "no schematic ID ("+oneLine(err)+"); not imported")
+		im.unsupportedOnce(rel, 0, n.Host, "", "no schematic ID ("+importer.OneLine(err)+"); not imported")
 
 		return "", ref
 	}
@@ -69,9 +83,29 @@ func (im *importer) schematicOf(c *config, n *node, ctx *patchContext) (string, 
 	return im.nameSchematic(rel, raw), id
 }
 
+// recoverSchematic asks the Image Factory at factory (topf's form: an address without a
+// scheme) for the schematic of id and names it; "" and why when it cannot.
+func (im *mapping) recoverSchematic(factory, id string) (name, why string) {
+	if im.in.Recover == nil {
+		return "", "import ran --offline, so the Image Factory was not asked for it"
+	}
+
+	s, err := im.in.Recover("https://"+strings.TrimSuffix(factory, "/"), id)
+	if err != nil {
+		return "", "the Image Factory did not give it: " + importer.OneLine(err)
+	}
+
+	data, err := s.Marshal()
+	if err != nil {
+		return "", "its schematic does not encode: " + importer.OneLine(err)
+	}
+
+	return im.nameSchematic(importer.RecoveredName(id)+".yaml", append([]byte(importer.RecoveredHeader(id)), data...)), ""
+}
+
 // nameSchematic names a schematic after its file; a template that renders differently
 // per node gives name-2, name-3… in the order nodes are listed.
-func (im *importer) nameSchematic(rel string, data []byte) string {
+func (im *mapping) nameSchematic(rel string, data []byte) string {
 	key := string(data)
 	if name, ok := im.schematics[key]; ok {
 		return name
@@ -81,13 +115,12 @@ func (im *importer) nameSchematic(rel string, data []byte) string {
 	base = strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
 	name := base
 
-	for i := 2; im.schematicNames[name]; i++ {
+	for i := 2; im.repo.HasSchematic(name); i++ {
 		name = base + "-" + itoa(i)
 	}
 
-	im.schematics[key], im.schematicNames[name] = name, true
-	im.schematicOrder = append(im.schematicOrder, name)
-	_ = im.out.Add("schematics/"+name+".yaml", data)
+	im.schematics[key] = name
+	_ = im.repo.AddSchematic(name, data)
 
 	return name
 }

@@ -1,0 +1,171 @@
+package talhelper
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/Masterminds/sprig/v3"
+	gensecrets "github.com/siderolabs/talos/pkg/machinery/config/generate/secrets"
+	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/importer"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/scaffold"
+	"github.com/talops/talops/internal/secrets"
+)
+
+// templated is a node label or annotation whose value is a talhelper template.
+type templated struct {
+	node, path, text, field string
+	line                    int
+}
+
+// renderTemplates renders the templated node labels and annotations as talhelper does: a
+// Go template with sprig's functions, executed on the node's v1alpha1 config once its own
+// fields are set (what talops renders from the cluster patches and the node's talhelper
+// patch). The values go to nodes/<node>-templates.yaml, right after that patch. The config
+// is rendered twice, with two throwaway bundles: a template whose value differs between
+// them reads a secret (or the clock, or chance), and is not imported.
+func (im *mapping) renderTemplates(spec *cluster.Spec) {
+	if len(im.templates) == 0 {
+		return
+	}
+
+	configs, err := im.templateConfigs(spec)
+	if err != nil {
+		for _, t := range im.templates {
+			im.repo.Unsupported(t.line, t.node, t.field, "a talhelper template, not rendered ("+importer.OneLine(err)+"): not imported")
+		}
+
+		return
+	}
+
+	ops := map[string][]op{}
+
+	for _, t := range im.templates {
+		var values []string
+
+		for _, cfg := range configs[t.node] {
+			v, err := executeTemplate(t.text, cfg)
+			if err != nil {
+				im.repo.Unsupported(t.line, t.node, t.field, "a talhelper template that does not render ("+importer.OneLine(err)+"): not imported")
+
+				break
+			}
+
+			values = append(values, v)
+		}
+
+		switch {
+		case len(values) != len(configs[t.node]):
+		case values[0] != values[1]:
+			im.repo.Unsupported(t.line, t.node, t.field, "a talhelper template whose value reads a secret (or the clock, or chance): talops writes no secret into a patch, so it is not imported")
+		default:
+			ops[t.node] = append(ops[t.node], op{Op: "add", Path: t.path, Value: values[0]})
+		}
+	}
+
+	for i := range spec.Nodes {
+		n := &spec.Nodes[i]
+		if len(ops[n.Name]) == 0 {
+			continue
+		}
+
+		rel := "nodes/" + n.Name + "-templates.yaml"
+		if err := im.repo.AddYAML(rel, "# The node's templated labels and annotations, as talhelper renders them.", ops[n.Name]); err != nil {
+			im.repo.Unsupported(0, n.Name, rel, err.Error())
+
+			continue
+		}
+
+		at := slices.Index(n.Patches, talhelperPatch(n.Name)) + 1
+		n.Patches = slices.Insert(n.Patches, at, rel)
+	}
+}
+
+// talhelperPatch is the patch of a node's talhelper fields.
+func talhelperPatch(node string) string {
+	return "nodes/" + node + "-talhelper.yaml"
+}
+
+// templateConfigs renders, twice, each node that has templates as talhelper templates it:
+// the generated config, the cluster patches and the node's talhelper patch.
+func (im *mapping) templateConfigs(spec *cluster.Spec) (map[string][]*v1alpha1.Config, error) {
+	s := im.repo.WithSchematics(*spec)
+	s.Secrets = "secrets.yaml"
+
+	talops, err := scaffold.ImportedSpec(s, "talhelper")
+	if err != nil {
+		return nil, err
+	}
+
+	files := cluster.MapFiles{cluster.FileName: talops, s.Secrets: []byte("{}\n")}
+	for _, f := range im.repo.Files() {
+		files[f.Path] = f.Data
+	}
+
+	c, err := cluster.Load("import", files)
+	if err != nil {
+		return nil, err
+	}
+
+	ids, err := render.SchematicIDs(c)
+	if err != nil {
+		return nil, err
+	}
+
+	out := map[string][]*v1alpha1.Config{}
+
+	for range 2 {
+		// An ECDSA service account key: made in a millisecond, where RSA takes a second, and
+		// as much a secret to a template.
+		b, err := gensecrets.NewBundle(gensecrets.NewFixedClock(time.Time{}), im.contract, gensecrets.WithECDSAServiceAccountKey())
+		if err != nil {
+			return nil, err
+		}
+
+		for _, n := range c.Spec.Nodes {
+			if !slices.ContainsFunc(im.templates, func(t templated) bool { return t.node == n.Name }) {
+				continue
+			}
+
+			// talhelper templates before the role's, the node's and the global patches.
+			if at := slices.Index(n.Patches, talhelperPatch(n.Name)); at >= 0 {
+				n.Patches = n.Patches[:at+1]
+			}
+
+			m, err := render.One(c, &secrets.Bundle{Bundle: b, Throwaway: true}, n, render.Options{Installer: render.FactoryInstaller(ids)})
+			if err != nil {
+				return nil, err
+			}
+
+			out[n.Name] = append(out[n.Name], m.Config.RawV1Alpha1())
+		}
+	}
+
+	return out, nil
+}
+
+// executeTemplate runs a template as talhelper's templating does.
+func executeTemplate(text string, cfg *v1alpha1.Config) (string, error) {
+	t, err := template.New("template").Funcs(sprig.FuncMap()).Parse(text)
+	if err != nil {
+		return "", err
+	}
+
+	var b bytes.Buffer
+	if err := t.Execute(&b, cfg); err != nil {
+		return "", err
+	}
+
+	return b.String(), nil
+}
+
+// pointerEscape escapes a key for a JSON pointer (RFC 6901).
+func pointerEscape(key string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
+}
