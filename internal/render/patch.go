@@ -95,8 +95,9 @@ func loadPatch(file string, data []byte) (*patch, error) {
 	return &patch{file: file, index: ix, layer: layer, ops: ops, p: jp}, nil
 }
 
-// MaxPatchOps is how many operations one RFC 6902 patch file may hold: each insert into a
-// list moves the list, so a patch of many costs their square; issue 11's 8,000 fit.
+// MaxPatchOps is how many operations one RFC 6902 patch file may hold: runs of inserts into
+// one list apply in linear time (patch_inserts.go), but inserts scattered between other
+// operations still cost the library a copy of the list each; issue 11's 8,000 fit.
 const MaxPatchOps = 10000
 
 // opsPerCheck is how many operations of an RFC 6902 patch apply between two looks at the
@@ -158,7 +159,7 @@ func (p *patch) applyJSON6902(ctx context.Context, cfg coreconfig.Provider, jp j
 	}
 
 	if err != nil {
-		return nil, p.opError(data, jp, err)
+		return nil, p.opError(ctx, data, jp, err)
 	}
 
 	loaded, err := configloader.NewFromBytes(patched)
@@ -182,14 +183,8 @@ func json6902(ctx context.Context, data []byte, jp jsonpatch.Patch) ([]byte, err
 		return nil, fmt.Errorf("failure converting talos machine config to json: %w", err)
 	}
 
-	for start := 0; start < len(jp); start += opsPerCheck {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-
-		if doc, err = jp[start:min(start+opsPerCheck, len(jp))].Apply(doc); err != nil {
-			return nil, fmt.Errorf("%s%w", json6902Prefix, err)
-		}
+	if doc, err = applyJSON(ctx, doc, jp); err != nil {
+		return nil, err
 	}
 
 	out, err := ghodssyaml.JSONToYAML(doc)
@@ -200,12 +195,60 @@ func json6902(ctx context.Context, data []byte, jp jsonpatch.Patch) ([]byte, err
 	return out, nil
 }
 
+// applyJSON applies jp to a JSON document: runs of inserts into one list in linear time
+// (patch_inserts.go), the other operations by the library in batches of about opsPerCheck,
+// with a look at ctx before each batch and run. Each operation is read once or twice, so
+// finding the runs costs as little as applying them.
+func applyJSON(ctx context.Context, doc []byte, jp jsonpatch.Patch) ([]byte, error) {
+	for start := 0; start < len(jp); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+
+		parent, run := insertRun(jp, start)
+
+		var end int
+
+		switch {
+		case len(run) >= minInsertRun:
+			if out, ok := applyInserts(doc, parent, run); ok {
+				doc, start = out, start+len(run)
+
+				continue
+			}
+
+			// Not a list, or an index out of range: the library applies the run, or says why not.
+			end = start + min(len(run), opsPerCheck)
+		default:
+			// A batch of other operations and short runs, up to where a long run starts.
+			end = start + max(len(run), 1)
+			for end < len(jp) && end-start < opsPerCheck {
+				_, next := insertRun(jp, end)
+				if len(next) >= minInsertRun {
+					break
+				}
+
+				end += max(len(next), 1)
+			}
+		}
+
+		var err error
+		if doc, err = jp[start:end].Apply(doc); err != nil {
+			return nil, fmt.Errorf("%s%w", json6902Prefix, err)
+		}
+
+		start = end
+	}
+
+	return doc, nil
+}
+
 // opError places a failed RFC 6902 patch at the operation that fails. Operations apply
 // one after the other, so a prefix of the patch fails exactly when it holds the first
 // operation that fails: a binary search over prefixes finds it in O(log n) applications
 // of the patch, where re-applying the operations one at a time (each a conversion of a
 // growing document) took minutes for a few thousand operations.
-func (p *patch) opError(data []byte, jp jsonpatch.Patch, err error) error {
+func (p *patch) opError(ctx context.Context, data []byte, jp jsonpatch.Patch, err error) error {
 	msg := "RFC 6902 patch: " + strings.TrimPrefix(redactPatchError(err), json6902Prefix)
 
 	if len(p.ops) != len(jp) {
@@ -218,11 +261,16 @@ func (p *patch) opError(data []byte, jp jsonpatch.Patch, err error) error {
 		return &cluster.InputError{File: p.file, Line: 1, Msg: msg}
 	}
 
+	// Each probe applies inserts in linear time, as the patch itself did.
 	i := sort.Search(len(jp), func(k int) bool {
-		_, prefixErr := jp[:k+1].Apply(doc)
+		_, prefixErr := applyJSON(ctx, doc, jp[:k+1])
 
 		return prefixErr != nil
 	})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+
 	if i == len(jp) {
 		// The patch fails as a whole but no prefix does: not an operation's fault.
 		return &cluster.InputError{File: p.file, Line: 1, Msg: msg}
