@@ -93,7 +93,7 @@ func (p Preflight) only(pl *plan.Plan) *plan.Plan {
 
 // Refusals are the reasons to touch no node at all, one line each.
 func Refusals(p Preflight) []string {
-	out := hashRefusal(p)
+	out := HashRefusals(p)
 
 	var running []plan.NodeState
 
@@ -121,8 +121,9 @@ func Refusals(p Preflight) []string {
 	return append(out, BeyondReview(live, p.Reviewed)...)
 }
 
-// hashRefusal refuses a plan other than the reviewed one.
-func hashRefusal(p Preflight) []string {
+// HashRefusals refuse a plan other than the reviewed one: Refusals' first check, which apply
+// also makes on its own before it changes anything outside the nodes.
+func HashRefusals(p Preflight) []string {
 	if p.PlanHash == "" || p.PlanHash == p.ReviewedHash {
 		return nil
 	}
