@@ -29,6 +29,9 @@ type workflowStep struct {
 	// usesComment is the comment after uses: on its line ("# v4.4.0").
 	usesComment string
 	run         string
+	// id, cond and with are the step's id, if and with.
+	id, cond string
+	with     map[string]string
 	// env is the workflow's, the job's and the step's env, the step's winning.
 	env map[string]string
 }
@@ -121,6 +124,16 @@ func workflowSteps(t *testing.T, path string) []workflowStep {
 			if r := mapValue(st, "run"); r != nil {
 				s.run = r.Value
 			}
+
+			if v := mapValue(st, "id"); v != nil {
+				s.id = v.Value
+			}
+
+			if v := mapValue(st, "if"); v != nil {
+				s.cond = v.Value
+			}
+
+			s.with = envOf(mapValue(st, "with"))
 
 			steps = append(steps, s)
 		}
@@ -469,4 +482,109 @@ func funcName(decl ast.Decl) string {
 	}
 
 	return ""
+}
+
+// The apply workflow uploads the etcd snapshot's directory from the merged commit's
+// checkout: a symbolic link committed as it, or in it, would upload whatever it points at.
+// The upload waits for the step that looks, and that step is run here on each case.
+func TestApplyWorkflow_EtcdSnapshotUploadSkipsSymbolicLinks(t *testing.T) {
+	t.Parallel()
+
+	steps := workflowSteps(t, filepath.Join(repoRoot(t), "docs/workflows/apply.yml"))
+
+	var guard *workflowStep
+
+	uploads := 0
+
+	for i, s := range steps {
+		if s.id == "snapshot" {
+			guard = &steps[i]
+		}
+
+		if strings.HasPrefix(s.uses, "actions/upload-artifact@") && strings.HasPrefix(s.with["path"], "talops-etcd-backups") {
+			uploads++
+
+			if !strings.Contains(s.cond, "steps.snapshot.outputs.upload == 'true'") {
+				t.Errorf("%s: the snapshot upload does not wait for the look at its directory (if: %s)", s, s.cond)
+			}
+		}
+	}
+
+	if uploads == 0 || guard == nil {
+		t.Fatalf("found %d snapshot uploads and guard %v", uploads, guard)
+	}
+
+	tests := []struct {
+		name   string
+		make   func(t *testing.T, dir string)
+		upload bool
+	}{
+		{name: "a directory of snapshots", upload: true, make: func(t *testing.T, dir string) {
+			mkdir(t, filepath.Join(dir, "talops-etcd-backups"))
+			writeFile(t, filepath.Join(dir, "talops-etcd-backups", "homelab.etcd-snapshot.age"))
+		}},
+		{name: "no directory (no snapshot taken)", make: func(*testing.T, string) {}},
+		{name: "the directory is a link", make: func(t *testing.T, dir string) {
+			mkdir(t, filepath.Join(dir, "secrets"))
+			symlink(t, filepath.Join(dir, "secrets"), filepath.Join(dir, "talops-etcd-backups"))
+		}},
+		{name: "the directory holds a link", make: func(t *testing.T, dir string) {
+			mkdir(t, filepath.Join(dir, "talops-etcd-backups", "deep"))
+			writeFile(t, filepath.Join(dir, "secret"))
+			symlink(t, filepath.Join(dir, "secret"), filepath.Join(dir, "talops-etcd-backups", "deep", "x.age"))
+		}},
+	}
+
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			dir := t.TempDir()
+			tt.make(t, dir)
+
+			output := filepath.Join(t.TempDir(), "output")
+			writeFile(t, output)
+
+			cmd := exec.Command("bash", "-e", "-c", guard.run)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "GITHUB_OUTPUT="+output)
+
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("the guard step failed: %v\n%s", err, out)
+			}
+
+			got, err := os.ReadFile(output)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			if upload := strings.Contains(string(got), "upload=true"); upload != tt.upload {
+				t.Errorf("upload %v, want %v (outputs %q)", upload, tt.upload, got)
+			}
+		})
+	}
+}
+
+func mkdir(t *testing.T, dir string) {
+	t.Helper()
+
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, name string) {
+	t.Helper()
+
+	if err := os.WriteFile(name, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
 }
