@@ -95,9 +95,10 @@ func loadPatch(file string, data []byte) (*patch, error) {
 	return &patch{file: file, index: ix, layer: layer, ops: ops, p: jp}, nil
 }
 
-// MaxPatchOps is how many operations one RFC 6902 patch file may hold: runs of inserts into
-// one list apply in linear time (patch_inserts.go), but inserts scattered between other
-// operations still cost the library a copy of the list each; issue 11's 8,000 fit.
+// MaxPatchOps is how many operations one RFC 6902 patch file may hold: inserts into a list
+// apply in linear time (patch_inserts.go), but those between operations on the list's own
+// items, or too few to repay a pass, still cost the library a copy of the list each; issue
+// 11's 8,000 fit.
 const MaxPatchOps = 10000
 
 // opsPerCheck is how many operations of an RFC 6902 patch apply between two looks at the
@@ -195,43 +196,44 @@ func json6902(ctx context.Context, data []byte, jp jsonpatch.Patch) ([]byte, err
 	return out, nil
 }
 
-// applyJSON applies jp to a JSON document: runs of inserts into one list in linear time
-// (patch_inserts.go), the other operations by the library in batches of about opsPerCheck,
-// with a look at ctx before each batch and run. Each operation is read once or twice, so
-// finding the runs costs as little as applying them.
+// applyJSON applies jp to a JSON document: the inserts into one list of a span in linear
+// time (patch_inserts.go), the other operations by the library in batches of at most
+// opsPerCheck, with a look at ctx before each span and batch.
 func applyJSON(ctx context.Context, doc []byte, jp jsonpatch.Patch) ([]byte, error) {
+	ops := readOps(jp)
+
 	for start := 0; start < len(jp); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 
-		parent, run := insertRun(jp, start)
-
 		var end int
 
-		switch {
-		case len(run) >= minInsertRun:
-			if out, ok := applyInserts(doc, parent, run); ok {
-				doc, start = out, start+len(run)
+		if ops[start].listAdd {
+			// A span is as long as it goes: its inserts cost one pass over the document,
+			// however many.
+			var adds []int
 
-				continue
+			end, adds = insertSpan(ops, start)
+			if len(adds) >= minInsertRun {
+				if out, ok := applySpan(doc, jp, ops, start, end, adds); ok {
+					doc, start = out, end
+
+					continue
+				}
 			}
 
-			// Not a list, or an index out of range: the library applies the run, or says why not.
-			end = start + min(len(run), opsPerCheck)
-		default:
-			// A batch of other operations and short runs, up to where a long run starts.
-			end = start + max(len(run), 1)
-			for end < len(jp) && end-start < opsPerCheck {
-				_, next := insertRun(jp, end)
-				if len(next) >= minInsertRun {
-					break
-				}
-
-				end += max(len(next), 1)
+			end = min(end, start+opsPerCheck)
+		} else {
+			// A batch of other operations, up to the next add into a list.
+			end = start + 1
+			for end < len(jp) && end-start < opsPerCheck && !ops[end].listAdd {
+				end++
 			}
 		}
 
+		// Fewer inserts than repay a pass, or one the span cannot place: the library applies
+		// the span in order, or says why not.
 		var err error
 		if doc, err = jp[start:end].Apply(doc); err != nil {
 			return nil, fmt.Errorf("%s%w", json6902Prefix, err)

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,15 +11,17 @@ import (
 )
 
 // The RFC 6902 library inserts into a list by copying it whole, so n inserts into one list
-// cost n² (40,000 at a list's head held a runner for minutes). A run of consecutive adds
-// into the same list is applied here instead, as the one replace of that list by its
-// final contents, which a Fenwick tree places in O((m+n) log(m+n)): the library still
-// reads the path and writes the document. Whatever this file is not sure of (the list is
-// not a list, an index is out of range, a path it does not follow the library's way) goes
-// to the library, which applies it or says why not as it always did.
+// cost n² (40,000 at a list's head held a runner for minutes). The inserts into one list
+// of a span of operations are applied here instead, as the one replace of that list by its
+// final contents, which a Fenwick tree places in O((m+n) log(m+n)); the span's other
+// operations touch neither the list nor a path above it, so they apply before it, in their
+// order, with the same result. The library still reads the paths and writes the document.
+// Whatever this file is not sure of (the list is not a list, an index is out of range, an
+// operation fails) goes to the library, which applies the span in order, or says why not
+// as it always did.
 
-// minInsertRun is the shortest run applied as one replace: each run costs a pass over the
-// document, which a run of fewer inserts does not repay.
+// minInsertRun is the fewest inserts a span applies as one replace: each such span costs a
+// pass over the document, which fewer inserts do not repay.
 const minInsertRun = 64
 
 // insertOp is one add of a run: where, in the list as it is then ("-": its end), and what.
@@ -27,26 +30,126 @@ type insertOp struct {
 	value json.RawMessage
 }
 
-// insertRun returns the parent path and the adds of the run that starts at jp[i], or nil
-// when jp[i] starts none.
-func insertRun(jp jsonpatch.Patch, i int) (string, []insertOp) {
-	parent, first, ok := listAdd(jp[i])
-	if !ok {
-		return "", nil
+// opInfo is what applyJSON reads of an operation, once.
+type opInfo struct {
+	// listAdd: an add at a list position of parent; ins is where and what.
+	listAdd bool
+	parent  string
+	ins     insertOp
+	// paths are the operation's path and from, as segments (nil: unknown, touches all).
+	paths [][]string
+}
+
+func readOps(jp jsonpatch.Patch) []opInfo {
+	out := make([]opInfo, len(jp))
+
+	for i, op := range jp {
+		parent, ins, ok := listAdd(op)
+		out[i] = opInfo{listAdd: ok, parent: parent, ins: ins, paths: opPaths(op)}
 	}
 
-	run := []insertOp{first}
+	return out
+}
 
-	for _, op := range jp[i+1:] {
-		p, ins, ok := listAdd(op)
-		if !ok || p != parent {
-			break
+// opPaths are the segments of the paths an operation reads or writes, nil when they cannot
+// be told.
+func opPaths(op jsonpatch.Operation) [][]string {
+	path, err := op.Path()
+	if err != nil {
+		return nil
+	}
+
+	out := [][]string{segments(path)}
+
+	switch op.Kind() {
+	case "add", "remove", "replace", "test":
+	case "move", "copy":
+		from, err := op.From()
+		if err != nil {
+			return nil
 		}
 
-		run = append(run, ins)
+		out = append(out, segments(from))
+	default:
+		return nil
 	}
 
-	return parent, run
+	return out
+}
+
+func segments(path string) []string {
+	parts := strings.Split(path, "/")
+	for i := range parts {
+		parts[i] = pointerUnescape.Replace(parts[i])
+	}
+
+	return parts
+}
+
+// apart reports whether an operation touches neither the list at parent, nor anything in it,
+// nor a path above it.
+func (o opInfo) apart(parent []string) bool {
+	if o.paths == nil {
+		return false
+	}
+
+	for _, p := range o.paths {
+		n := min(len(p), len(parent))
+		if slices.Equal(p[:n], parent[:n]) {
+			return false
+		}
+	}
+
+	return true
+}
+
+// insertSpan is the span that starts at ops[i], an add into a list: the operations up to
+// the first that touches the list otherwise. It returns where the span ends and the
+// indexes of its adds into the list.
+func insertSpan(ops []opInfo, i int) (int, []int) {
+	parent := segments(ops[i].parent)
+	adds := []int{i}
+
+	end := i + 1
+	for ; end < len(ops); end++ {
+		switch o := ops[end]; {
+		case o.listAdd && o.parent == ops[i].parent:
+			adds = append(adds, end)
+		case !o.apart(parent):
+			return end, adds
+		}
+	}
+
+	return end, adds
+}
+
+// applySpan applies jp[start:end], whose adds into the list at parent are at adds, with
+// the inserts placed here, or says it cannot (ok false).
+func applySpan(doc []byte, jp jsonpatch.Patch, ops []opInfo, start, end int, adds []int) ([]byte, bool) {
+	others := make(jsonpatch.Patch, 0, end-start-len(adds))
+	run := make([]insertOp, 0, len(adds))
+
+	next := 0
+
+	for i := start; i < end; i++ {
+		if next < len(adds) && adds[next] == i {
+			run = append(run, ops[i].ins)
+			next++
+
+			continue
+		}
+
+		others = append(others, jp[i])
+	}
+
+	if len(others) > 0 {
+		var err error
+		if doc, err = others.Apply(doc); err != nil {
+			return nil, false
+		}
+	}
+
+	return applyInserts(doc, ops[start].parent, run)
 }
 
 // listAdd reads an add whose last path element is a list position: an index the library

@@ -43,7 +43,7 @@ func insertsPatch(tb testing.TB, m int, keys []string) jsonpatch.Patch {
 	return jp
 }
 
-const insertsDoc = `{"machine": {"type": "worker", "sysctls": {"a": "1"}}}`
+const insertsDoc = `{"machine": {"type": "worker", "sysctls": {"a": "1"}, "other": ["o"]}}`
 
 // keysOf makes n keys by f(i, the list's length then).
 func keysOf(n, m int, f func(i, size int) string) []string {
@@ -95,6 +95,48 @@ func TestApplyJSON_RunsOfInsertsGiveWhatTheLibraryGives(t *testing.T) {
 				t.Errorf("applyJSON:\n%.400s\nlibrary:\n%.400s", got, want)
 			}
 		})
+	}
+}
+
+// Operations that touch neither the list nor a path above it (another key, another list)
+// stay in the inserts' span; one on the list's items ends it. Both as the library.
+func TestApplyJSON_InsertsAmongOtherOperationsGiveWhatTheLibraryGives(t *testing.T) {
+	t.Parallel()
+
+	for _, between := range []string{
+		`{"op": "replace", "path": "/machine/type", "value": "t%d"}`,
+		`{"op": "add", "path": "/machine/other/0", "value": "o%d"}`,
+		`{"op": "add", "path": "/machine/sysctls/k%d", "value": "v"}`,
+		`{"op": "copy", "from": "/machine/type", "path": "/machine/sysctls/c%d"}`,
+		`{"op": "replace", "path": "/machine/certSANs/0", "value": "r%d"}`,
+		`{"op": "remove", "path": "/machine/certSANs/0", "x": "%d"}`,
+		`{"op": "test", "path": "/machine/certSANs/0", "value": {"n": %d}}`,
+	} {
+		var b strings.Builder
+
+		b.WriteString(`[{"op": "add", "path": "/machine/certSANs", "value": ["a", "b"]}`)
+
+		for i := range 4 * minInsertRun {
+			fmt.Fprintf(&b, `, {"op": "add", "path": "/machine/certSANs/%d", "value": {"n": %d}}`, i%3, i)
+
+			if i%5 == 4 {
+				fmt.Fprintf(&b, ", "+between, i)
+			}
+		}
+
+		b.WriteString("]")
+
+		jp, err := jsonpatch.DecodePatch([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		want, wantErr := jp.Apply([]byte(insertsDoc))
+		got, err := applyJSON(context.Background(), []byte(insertsDoc), jp)
+
+		if (wantErr == nil) != (err == nil) || string(got) != string(want) {
+			t.Errorf("%s: applyJSON %.300q, %v\nlibrary %.300q, %v", between, got, err, want, wantErr)
+		}
 	}
 }
 
@@ -171,6 +213,8 @@ func FuzzApplyJSON_AsTheLibrary(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 255, 7}, uint8(0))
 	f.Add([]byte{200, 100, 50, 25, 12, 6, 3, 1}, uint8(9))
 	f.Add([]byte("-1-2-3"), uint8(1))
+	f.Add([]byte{0, 255, 1, 255, 2}, uint8(2))
+	f.Add([]byte{0, 0, 0, 254, 3, 253}, uint8(1))
 
 	f.Fuzz(func(t *testing.T, data []byte, m uint8) {
 		if len(data) == 0 || len(data) > 64 {
@@ -185,7 +229,11 @@ func FuzzApplyJSON_AsTheLibrary(f *testing.F) {
 
 			switch {
 			case b == 255:
-				keys = append(keys, "+break")
+				keys = append(keys, "+apart")
+			case b == 254:
+				keys = append(keys, "+inside")
+			case b == 253:
+				keys = append(keys, "+above")
 			case b%11 == 0:
 				keys = append(keys, "-")
 			case b%5 == 0:
@@ -202,9 +250,20 @@ func FuzzApplyJSON_AsTheLibrary(f *testing.F) {
 		fmt.Fprintf(&b, `[{"op": "add", "path": "/machine/certSANs", "value": [%s]}`, strings.TrimSuffix(strings.Repeat(`"x", `, int(m)), ", "))
 
 		for i, k := range keys {
-			if k == "+break" {
-				// Another operation ends the run.
+			switch k {
+			case "+apart":
+				// Operations on other paths, and inserts into another list, stay in the span.
 				fmt.Fprintf(&b, `, {"op": "replace", "path": "/machine/type", "value": "t%d"}`, i)
+				fmt.Fprintf(&b, `, {"op": "add", "path": "/machine/other/0", "value": "o%d"}`, i)
+
+				continue
+			case "+inside":
+				// One on the list's items ends it (and fails on an empty list, as the library does).
+				fmt.Fprintf(&b, `, {"op": "replace", "path": "/machine/certSANs/0", "value": "r%d"}`, i)
+
+				continue
+			case "+above":
+				fmt.Fprintf(&b, `, {"op": "test", "path": "/machine/certSANs/0", "value": "x"}`)
 
 				continue
 			}
@@ -274,4 +333,55 @@ func BenchmarkJSON6902_InsertsAtAListsHeadScaleLinearly(b *testing.B) {
 	b.ReportMetric(float64(libLarge)/float64(libSmall), "x-library-8n/n")
 	b.ReportMetric(float64(large.Microseconds())/float64(b.N), "µs-talops-8n")
 	b.ReportMetric(float64(libLarge.Microseconds())/float64(b.N), "µs-library-8n")
+}
+
+// BenchmarkJSON6902_InsertsAmongOtherOperationsScaleLinearly: every insert at index 0 of one
+// list is followed by an operation elsewhere (another key, another list), at n and 8n
+// inserts; it reports how many times longer 8n takes (about 8 when linear).
+func BenchmarkJSON6902_InsertsAmongOtherOperationsScaleLinearly(b *testing.B) {
+	const n = 1000
+
+	patch := func(size int) jsonpatch.Patch {
+		var sb strings.Builder
+
+		sb.WriteString(`[{"op": "add", "path": "/machine/certSANs", "value": []}`)
+
+		for i := range size {
+			fmt.Fprintf(&sb, `, {"op": "add", "path": "/machine/certSANs/0", "value": "san%d"}`, i)
+			fmt.Fprintf(&sb, `, {"op": "replace", "path": "/machine/type", "value": "t%d"}`, i)
+		}
+
+		sb.WriteString("]")
+
+		jp, err := jsonpatch.DecodePatch([]byte(sb.String()))
+		if err != nil {
+			b.Fatal(err)
+		}
+
+		return jp
+	}
+
+	small, large := patch(n), patch(8*n)
+	doc := []byte(insertsDoc)
+
+	var tSmall, tLarge time.Duration
+
+	for b.Loop() {
+		start := time.Now()
+		if _, err := applyJSON(context.Background(), doc, small); err != nil {
+			b.Fatal(err)
+		}
+
+		tSmall += time.Since(start)
+
+		start = time.Now()
+		if _, err := applyJSON(context.Background(), doc, large); err != nil {
+			b.Fatal(err)
+		}
+
+		tLarge += time.Since(start)
+	}
+
+	b.ReportMetric(float64(tLarge)/float64(tSmall), "x-talops-8n/n")
+	b.ReportMetric(float64(tLarge.Microseconds())/float64(b.N), "µs-talops-8n")
 }
