@@ -588,3 +588,58 @@ func symlink(t *testing.T, target, link string) {
 		t.Fatal(err)
 	}
 }
+
+// A self-hosted runner of this repository runs a fork's pull request only if a job lets
+// it: the fork's code would run on that machine (as root, for the harnesses of .ci/run).
+func TestWorkflows_SelfHostedJobsNeverRunAForksPullRequest(t *testing.T) {
+	t.Parallel()
+
+	files, err := filepath.Glob(filepath.Join(repoRoot(t), ".github/workflows/*.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	selfHosted := 0
+
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+
+		top := doc.Content[0]
+		on := mapValue(top, "on")
+		prs := on != nil && (mapValue(on, "pull_request") != nil || mapValue(on, "pull_request_target") != nil || on.Value == "pull_request" || slices.ContainsFunc(on.Content, func(n *yaml.Node) bool { return n.Value == "pull_request" }))
+
+		jobs := mapValue(top, "jobs")
+		for i := 0; jobs != nil && i+1 < len(jobs.Content); i += 2 {
+			name, job := jobs.Content[i].Value, jobs.Content[i+1]
+
+			runsOn := mapValue(job, "runs-on")
+			if runsOn == nil || (runsOn.Value != "self-hosted" && !slices.ContainsFunc(runsOn.Content, func(n *yaml.Node) bool { return n.Value == "self-hosted" })) {
+				continue
+			}
+
+			selfHosted++
+
+			cond := ""
+			if c := mapValue(job, "if"); c != nil {
+				cond = c.Value
+			}
+
+			if prs && !strings.Contains(cond, "github.event.pull_request.head.repo.full_name == github.repository") {
+				rel, _ := filepath.Rel(repoRoot(t), f)
+				t.Errorf("%s:%d: job %s runs on a self-hosted runner for pull requests without keeping forks out (if: github.event.pull_request.head.repo.full_name == github.repository)", rel, job.Line, name)
+			}
+		}
+	}
+
+	if selfHosted == 0 {
+		t.Error("found no self-hosted job: CI runs .ci/run on one")
+	}
+}
