@@ -197,8 +197,8 @@ func usesProblem(uses, comment string) string {
 		return ""
 	case strings.HasPrefix(uses, "talops/talops/"):
 		// talops' own actions, which the copy-ready workflows name by the major tag the
-		// release process moves (docs/releasing.md); each runs the image pinned by digest in
-		// its action.yml.
+		// release process moves (docs/releasing.md); each runs the image a release pins by
+		// digest in its action.yml (hack/pin-image.sh).
 		return ""
 	case strings.HasPrefix(uses, "docker://"):
 		if !regexp.MustCompile(`@sha256:[0-9a-f]{64}$`).MatchString(uses) {
