@@ -200,6 +200,15 @@ func json6902(ctx context.Context, data []byte, jp jsonpatch.Patch) ([]byte, err
 // time (patch_inserts.go), the other operations by the library in batches of at most
 // opsPerCheck, with a look at ctx before each span and batch.
 func applyJSON(ctx context.Context, doc []byte, jp jsonpatch.Patch) ([]byte, error) {
+	return applyJSONAt(ctx, doc, jp, 0)
+}
+
+// maxSpanDepth is how many lists' inserts, interleaved, get spans of their own: a span's
+// other operations (inserts into other lists among them) apply as a patch of their own,
+// down to this depth, then in plain batches.
+const maxSpanDepth = 3
+
+func applyJSONAt(ctx context.Context, doc []byte, jp jsonpatch.Patch, depth int) ([]byte, error) {
 	ops := readOps(jp)
 
 	for start := 0; start < len(jp); {
@@ -209,14 +218,19 @@ func applyJSON(ctx context.Context, doc []byte, jp jsonpatch.Patch) ([]byte, err
 
 		var end int
 
-		if ops[start].listAdd {
+		if ops[start].listAdd && depth < maxSpanDepth {
 			// A span is as long as it goes: its inserts cost one pass over the document,
 			// however many.
 			var adds []int
 
 			end, adds = insertSpan(ops, start)
 			if len(adds) >= minInsertRun {
-				if out, ok := applySpan(doc, jp, ops, start, end, adds); ok {
+				out, ok, err := applySpan(ctx, doc, jp, ops, start, end, adds, depth)
+				if err != nil {
+					return nil, err
+				}
+
+				if ok {
 					doc, start = out, end
 
 					continue
@@ -227,7 +241,7 @@ func applyJSON(ctx context.Context, doc []byte, jp jsonpatch.Patch) ([]byte, err
 		} else {
 			// A batch of other operations, up to the next add into a list.
 			end = start + 1
-			for end < len(jp) && end-start < opsPerCheck && !ops[end].listAdd {
+			for end < len(jp) && end-start < opsPerCheck && (!ops[end].listAdd || depth >= maxSpanDepth) {
 				end++
 			}
 		}

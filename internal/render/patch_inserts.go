@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -124,8 +125,9 @@ func insertSpan(ops []opInfo, i int) (int, []int) {
 }
 
 // applySpan applies jp[start:end], whose adds into the list at parent are at adds, with
-// the inserts placed here, or says it cannot (ok false).
-func applySpan(doc []byte, jp jsonpatch.Patch, ops []opInfo, start, end int, adds []int) ([]byte, bool) {
+// the inserts placed here, or says it cannot (ok false). The other operations apply first,
+// as a patch of their own one level down; only a cancellation is an error.
+func applySpan(ctx context.Context, doc []byte, jp jsonpatch.Patch, ops []opInfo, start, end int, adds []int, depth int) ([]byte, bool, error) {
 	others := make(jsonpatch.Patch, 0, end-start-len(adds))
 	run := make([]insertOp, 0, len(adds))
 
@@ -144,12 +146,14 @@ func applySpan(doc []byte, jp jsonpatch.Patch, ops []opInfo, start, end int, add
 
 	if len(others) > 0 {
 		var err error
-		if doc, err = others.Apply(doc); err != nil {
-			return nil, false
+		if doc, err = applyJSONAt(ctx, doc, others, depth+1); err != nil {
+			return nil, false, ctx.Err()
 		}
 	}
 
-	return applyInserts(doc, ops[start].parent, run)
+	out, ok := applyInserts(doc, ops[start].parent, run)
+
+	return out, ok, nil
 }
 
 // listAdd reads an add whose last path element is a list position: an index the library

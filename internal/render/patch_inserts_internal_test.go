@@ -140,6 +140,38 @@ func TestApplyJSON_InsertsAmongOtherOperationsGiveWhatTheLibraryGives(t *testing
 	}
 }
 
+// Inserts into several lists, taking turns: each list's are placed in linear time, down to
+// maxSpanDepth lists, the rest by the library; all as the library alone.
+func TestApplyJSON_InsertsIntoListsTakingTurnsGiveWhatTheLibraryGives(t *testing.T) {
+	t.Parallel()
+
+	lists := []string{"certSANs", "other", "third", "fourth", "fifth"}
+
+	var b strings.Builder
+
+	b.WriteString(`[{"op": "add", "path": "/machine/certSANs", "value": []}, {"op": "add", "path": "/machine/third", "value": ["t"]}, {"op": "add", "path": "/machine/fourth", "value": []}, {"op": "add", "path": "/machine/fifth", "value": []}`)
+
+	for i := range 2 * minInsertRun {
+		for j, l := range lists {
+			fmt.Fprintf(&b, `, {"op": "add", "path": "/machine/%s/%d", "value": "%s%d"}`, l, (i*(j+1))%(i+1), l, i)
+		}
+	}
+
+	b.WriteString("]")
+
+	jp, err := jsonpatch.DecodePatch([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	want, wantErr := jp.Apply([]byte(insertsDoc))
+	got, err := applyJSON(context.Background(), []byte(insertsDoc), jp)
+
+	if wantErr != nil || err != nil || string(got) != string(want) {
+		t.Errorf("applyJSON %.300q, %v\nlibrary %.300q, %v", got, err, want, wantErr)
+	}
+}
+
 // A run into an object (numeric keys of a map) or a path that is no list is left to the
 // library whole.
 func TestApplyJSON_RunsIntoWhatIsNoListAreTheLibrarys(t *testing.T) {
