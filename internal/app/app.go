@@ -32,6 +32,9 @@ type Deps struct {
 	// file exists (init and talosconfig never overwrite); MkdirAll creates directories.
 	CreateFile func(name string, data []byte, perm os.FileMode) error
 	MkdirAll   func(name string, perm os.FileMode) error
+	// Lstat looks at a path without following a symbolic link (nil: apply does not look
+	// for links in the etcd snapshot's directory).
+	Lstat func(name string) (os.FileInfo, error)
 	// Rand is the randomness of the secrets bundle's encryption (nil: crypto/rand).
 	Rand io.Reader
 	// OpenDir opens a repository directory.

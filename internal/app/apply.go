@@ -112,19 +112,12 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
-	if opts.ProxmoxVMs {
-		if res, st, err = provisionVMs(ctx, d, &opts, res, st); err != nil {
-			return nil, err
-		}
-	}
-
 	reviewed, err := reviewedPlan(ctx, d, opts, st.head)
 	if err != nil {
 		return nil, err
 	}
 
 	pre := rollout.Preflight{
-		Live: res.Plan, Running: st.current.Nodes, TargetVersion: st.head.Cluster.Spec.TalosVersion,
 		Mode: rollout.Mode(opts.Mode), PlanHash: opts.PlanHash, ReviewedHash: res.Plan.Hash,
 		ReviewedAgainst: opts.ReviewedBase + opts.ReviewedAgainst,
 	}
@@ -132,6 +125,24 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	if reviewed != nil {
 		pre.ReviewedHash, pre.Reviewed = reviewed.Hash, reviewed
 	}
+
+	if opts.ProxmoxVMs {
+		// Boot images are downloaded and VMs created (with the host devices their spec
+		// names) before the nodes are judged: only for the plan that was reviewed.
+		if reasons := rollout.HashRefusals(pre); len(reasons) > 0 {
+			return nil, &RefusedError{Reasons: reasons}
+		}
+
+		if res, st, err = provisionVMs(ctx, d, &opts, res, st); err != nil {
+			return nil, err
+		}
+
+		if reviewed == nil {
+			pre.ReviewedHash = res.Plan.Hash
+		}
+	}
+
+	pre.Live, pre.Running, pre.TargetVersion = res.Plan, st.current.Nodes, st.head.Cluster.Spec.TalosVersion
 
 	pre.AllowRemove, pre.EtcdMembers = opts.AllowRemove, st.current.EtcdMembers
 

@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"filippo.io/age"
 
@@ -45,6 +47,10 @@ func snapshotSaver(d *Deps, opts ApplyOptions, c *cluster.Cluster, steps []rollo
 		}
 	}
 
+	if err := noLinkIn(d.Lstat, dir); err != nil {
+		return nil, &RefusedError{Reasons: []string{"the etcd snapshot's directory:"}, Err: err}
+	}
+
 	return func(ctx context.Context, n talos.Node) (string, error) {
 		var buf bytes.Buffer
 
@@ -58,6 +64,10 @@ func snapshotSaver(d *Deps, opts ApplyOptions, c *cluster.Cluster, steps []rollo
 		}
 
 		if err := w.Close(); err != nil {
+			return "", err
+		}
+
+		if err := noLinkIn(d.Lstat, dir); err != nil {
 			return "", err
 		}
 
@@ -125,4 +135,47 @@ func defaultBackupDir(d *Deps) string {
 	default:
 		return ""
 	}
+}
+
+// noLinkIn refuses a snapshot directory that is a symbolic link and, for a relative path
+// (the action's talops-etcd-backups, in the workspace the merged commit fills), one below a
+// symbolic link: a link committed there would send the snapshot, and the workflow's upload
+// of the directory, wherever it points. An absolute path is the user's own choice up to
+// its last element.
+func noLinkIn(lstat func(string) (fs.FileInfo, error), dir string) error {
+	if lstat == nil {
+		return nil
+	}
+
+	clean := filepath.Clean(dir)
+
+	paths := []string{clean}
+	if !filepath.IsAbs(clean) {
+		paths = paths[:0]
+
+		parts := strings.Split(clean, string(filepath.Separator))
+		for i := range parts {
+			if parts[i] != ".." {
+				paths = append(paths, filepath.Join(parts[:i+1]...))
+			}
+		}
+	}
+
+	for _, p := range paths {
+		fi, err := lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Nothing there yet, nor below it.
+			return nil
+		}
+
+		if err != nil {
+			return fmt.Errorf("look at %s: %w", p, err)
+		}
+
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s is a symbolic link: talops does not write the etcd snapshot through it (remove it, or name another directory for the snapshot)", p)
+		}
+	}
+
+	return nil
 }

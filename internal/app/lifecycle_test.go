@@ -393,7 +393,15 @@ func TestApply_RemovingNodesIsRefusedUnlessAllowedAndWithinQuorumThenDrainsReset
 		t.Errorf("plan --live of a node missing from talops.yaml: %+v", n)
 	}
 
-	rep, err := l.apply(t, app.ApplyOptions{AllowRemove: true})
+	// The removals of the plan reviewed (its hash), not --allow-remove alone.
+	_, err = l.apply(t, app.ApplyOptions{AllowRemove: true})
+	if !errors.As(err, &refused) || !slices.Contains(refused.Reasons, "node k8s-node4 would be removed, but no reviewed plan says so: review the plan that removes it (talops plan --live) and apply with its hash (--plan-hash H)") {
+		t.Fatalf("a removal no reviewed plan says: %v", err)
+	}
+
+	untouched("a removal no reviewed plan says")
+
+	rep, err := l.apply(t, app.ApplyOptions{AllowRemove: true, PlanHash: p.Plan.Hash})
 	if err != nil {
 		t.Fatalf("apply --allow-remove: %v", err)
 	}
@@ -469,7 +477,7 @@ func TestApply_DeadNodesAreRemovedWithoutADrainOrAResetDeadControlPlaneFirst(t *
 		}
 	}
 
-	rep, err := l.apply(t, app.ApplyOptions{AllowRemove: true})
+	rep, err := l.apply(t, app.ApplyOptions{AllowRemove: true, PlanHash: p.Plan.Hash})
 	if err != nil {
 		t.Fatalf("apply --allow-remove: %v", err)
 	}

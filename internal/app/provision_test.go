@@ -1,7 +1,9 @@
 package app_test
 
 import (
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,11 +15,10 @@ import (
 	"github.com/talops/talops/internal/testlab"
 )
 
-// TestApply_ProxmoxVMsCreatesANewNodesVMAndConfiguresItInOneApply: a node whose VM does
-// not exist yet gets it created from its spec, booting its schematic's ISO; the node comes
-// up in maintenance mode, and the same apply configures it with the others.
-func TestApply_ProxmoxVMsCreatesANewNodesVMAndConfiguresItInOneApply(t *testing.T) {
-	t.Parallel()
+// provisionLab is a running cluster whose k8s-node4 has a VM spec (vmid 204) but no VM
+// yet, the Proxmox that will host it, and the ISO it boots.
+func provisionLab(t *testing.T) (*newClusterLab, *proxmoxtest.Server, string) {
+	t.Helper()
 
 	l := startNewClusterWithout(t, "k8s-node4")
 
@@ -63,6 +64,36 @@ func TestApply_ProxmoxVMsCreatesANewNodesVMAndConfiguresItInOneApply(t *testing.
 
 		return proxmox.New(cfg)
 	}
+
+	return l, srv, iso
+}
+
+// The hash of the plan reviewed is checked before any VM is created: a merged talops.yaml
+// whose plan nobody reviewed creates no VM, with whatever host devices its spec names.
+func TestApply_ProxmoxVMsCreatesNothingForAPlanOtherThanTheReviewedOne(t *testing.T) {
+	t.Parallel()
+
+	l, srv, _ := provisionLab(t)
+
+	_, err := l.apply(t, app.ApplyOptions{ProxmoxVMs: true, ProxmoxImages: true, PlanHash: strings.Repeat("0", 64)})
+
+	var refused *app.RefusedError
+	if !errors.As(err, &refused) || len(refused.Reasons) != 1 || !strings.HasPrefix(refused.Reasons[0], "the plan differs from the one reviewed: ") {
+		t.Fatalf("apply with another plan's hash: %v", err)
+	}
+
+	if created := srv.Created(); len(created) != 0 {
+		t.Errorf("created %+v before the hash was checked", created)
+	}
+}
+
+// TestApply_ProxmoxVMsCreatesANewNodesVMAndConfiguresItInOneApply: a node whose VM does
+// not exist yet gets it created from its spec, booting its schematic's ISO; the node comes
+// up in maintenance mode, and the same apply configures it with the others.
+func TestApply_ProxmoxVMsCreatesANewNodesVMAndConfiguresItInOneApply(t *testing.T) {
+	t.Parallel()
+
+	l, srv, iso := provisionLab(t)
 
 	rep, err := l.apply(t, app.ApplyOptions{ProxmoxVMs: true})
 	if err != nil {

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,5 +88,37 @@ func TestApply_AFailedEtcdSnapshotStopsBeforeAnyControlPlaneChanges(t *testing.T
 
 	if got := l.touched(); len(got) != 0 {
 		t.Errorf("touched %v after a failed snapshot", got)
+	}
+}
+
+// A talops-etcd-backups link in the merged commit would send the snapshot (and the
+// workflow's upload of the directory) wherever it points: apply refuses before any node.
+func TestApply_EtcdSnapshotDirectoryThatIsALinkIsRefusedBeforeAnyNode(t *testing.T) {
+	id, err := age.GenerateX25519Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	l := newApplyLab(t, nil, nil)
+	addSysctl(t, l.files)
+	l.h.deps.Lstat = os.Lstat
+
+	root := t.TempDir()
+	elsewhere := filepath.Join(root, "elsewhere")
+	link := filepath.Join(root, "talops-etcd-backups")
+
+	if err := os.Mkdir(elsewhere, 0o700); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Fatal(err)
+	}
+
+	refused(t, l, "talops: the etcd snapshot's directory:\ntalops: "+link+" is a symbolic link: talops does not write the etcd snapshot through it (remove it, or name another directory for the snapshot)\n",
+		"--etcd-backup", link, "--etcd-backup-recipient", id.Recipient().String())
+
+	if len(l.h.written) != 0 {
+		t.Errorf("wrote %v", keys(l.h.written))
 	}
 }

@@ -216,7 +216,7 @@ func (d *Deps) App() *app.Deps {
 
 	return &app.Deps{
 		Getenv: d.Getenv, ReadFile: d.ReadFile, WriteFile: d.WriteFile,
-		CreateFile: d.CreateFile, MkdirAll: d.MkdirAll, Rand: d.Rand,
+		CreateFile: d.CreateFile, MkdirAll: d.MkdirAll, Lstat: d.Lstat, Rand: d.Rand,
 		OpenDir: d.OpenDir, OpenExported: openExported, ListFiles: d.ListFiles, Git: d.Git, TempDir: d.TempDir,
 		ImageFactory: d.ImageFactory, TalosEndpoint: d.TalosEndpoint, TalosTimeout: d.TalosTimeout,
 		GateTimeout: d.GateTimeout, GateInterval: d.GateInterval, Proxmox: d.Proxmox,

@@ -95,8 +95,10 @@ func loadPatch(file string, data []byte) (*patch, error) {
 	return &patch{file: file, index: ix, layer: layer, ops: ops, p: jp}, nil
 }
 
-// MaxPatchOps is how many operations one RFC 6902 patch file may hold: each insert into a
-// list moves the list, so a patch of many costs their square; issue 11's 8,000 fit.
+// MaxPatchOps is how many operations one RFC 6902 patch file may hold: inserts into a list
+// apply in linear time (patch_inserts.go), but those between operations on the list's own
+// items, or too few to repay a pass, still cost the library a copy of the list each; issue
+// 11's 8,000 fit.
 const MaxPatchOps = 10000
 
 // opsPerCheck is how many operations of an RFC 6902 patch apply between two looks at the
@@ -158,7 +160,7 @@ func (p *patch) applyJSON6902(ctx context.Context, cfg coreconfig.Provider, jp j
 	}
 
 	if err != nil {
-		return nil, p.opError(data, jp, err)
+		return nil, p.opError(ctx, data, jp, err)
 	}
 
 	loaded, err := configloader.NewFromBytes(patched)
@@ -182,14 +184,8 @@ func json6902(ctx context.Context, data []byte, jp jsonpatch.Patch) ([]byte, err
 		return nil, fmt.Errorf("failure converting talos machine config to json: %w", err)
 	}
 
-	for start := 0; start < len(jp); start += opsPerCheck {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-
-		if doc, err = jp[start:min(start+opsPerCheck, len(jp))].Apply(doc); err != nil {
-			return nil, fmt.Errorf("%s%w", json6902Prefix, err)
-		}
+	if doc, err = applyJSON(ctx, doc, jp); err != nil {
+		return nil, err
 	}
 
 	out, err := ghodssyaml.JSONToYAML(doc)
@@ -200,12 +196,75 @@ func json6902(ctx context.Context, data []byte, jp jsonpatch.Patch) ([]byte, err
 	return out, nil
 }
 
+// applyJSON applies jp to a JSON document: the inserts into one list of a span in linear
+// time (patch_inserts.go), the other operations by the library in batches of at most
+// opsPerCheck, with a look at ctx before each span and batch.
+func applyJSON(ctx context.Context, doc []byte, jp jsonpatch.Patch) ([]byte, error) {
+	return applyJSONAt(ctx, doc, jp, 0)
+}
+
+// maxSpanDepth is how many lists' inserts, interleaved, get spans of their own: a span's
+// other operations (inserts into other lists among them) apply as a patch of their own,
+// down to this depth, then in plain batches.
+const maxSpanDepth = 3
+
+func applyJSONAt(ctx context.Context, doc []byte, jp jsonpatch.Patch, depth int) ([]byte, error) {
+	ops := readOps(jp)
+
+	for start := 0; start < len(jp); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+
+		var end int
+
+		if ops[start].listAdd && depth < maxSpanDepth {
+			// A span is as long as it goes: its inserts cost one pass over the document,
+			// however many.
+			var adds []int
+
+			end, adds = insertSpan(ops, start)
+			if len(adds) >= minInsertRun {
+				out, ok, err := applySpan(ctx, doc, jp, ops, start, end, adds, depth)
+				if err != nil {
+					return nil, err
+				}
+
+				if ok {
+					doc, start = out, end
+
+					continue
+				}
+			}
+
+			end = min(end, start+opsPerCheck)
+		} else {
+			// A batch of other operations, up to the next add into a list.
+			end = start + 1
+			for end < len(jp) && end-start < opsPerCheck && (!ops[end].listAdd || depth >= maxSpanDepth) {
+				end++
+			}
+		}
+
+		// Fewer inserts than repay a pass, or one the span cannot place: the library applies
+		// the span in order, or says why not.
+		var err error
+		if doc, err = jp[start:end].Apply(doc); err != nil {
+			return nil, fmt.Errorf("%s%w", json6902Prefix, err)
+		}
+
+		start = end
+	}
+
+	return doc, nil
+}
+
 // opError places a failed RFC 6902 patch at the operation that fails. Operations apply
 // one after the other, so a prefix of the patch fails exactly when it holds the first
 // operation that fails: a binary search over prefixes finds it in O(log n) applications
 // of the patch, where re-applying the operations one at a time (each a conversion of a
 // growing document) took minutes for a few thousand operations.
-func (p *patch) opError(data []byte, jp jsonpatch.Patch, err error) error {
+func (p *patch) opError(ctx context.Context, data []byte, jp jsonpatch.Patch, err error) error {
 	msg := "RFC 6902 patch: " + strings.TrimPrefix(redactPatchError(err), json6902Prefix)
 
 	if len(p.ops) != len(jp) {
@@ -218,11 +277,16 @@ func (p *patch) opError(data []byte, jp jsonpatch.Patch, err error) error {
 		return &cluster.InputError{File: p.file, Line: 1, Msg: msg}
 	}
 
+	// Each probe applies inserts in linear time, as the patch itself did.
 	i := sort.Search(len(jp), func(k int) bool {
-		_, prefixErr := jp[:k+1].Apply(doc)
+		_, prefixErr := applyJSON(ctx, doc, jp[:k+1])
 
 		return prefixErr != nil
 	})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+
 	if i == len(jp) {
 		// The patch fails as a whole but no prefix does: not an operation's fault.
 		return &cluster.InputError{File: p.file, Line: 1, Msg: msg}

@@ -93,7 +93,7 @@ func (p Preflight) only(pl *plan.Plan) *plan.Plan {
 
 // Refusals are the reasons to touch no node at all, one line each.
 func Refusals(p Preflight) []string {
-	out := hashRefusal(p)
+	out := HashRefusals(p)
 
 	var running []plan.NodeState
 
@@ -121,8 +121,9 @@ func Refusals(p Preflight) []string {
 	return append(out, BeyondReview(live, p.Reviewed)...)
 }
 
-// hashRefusal refuses a plan other than the reviewed one.
-func hashRefusal(p Preflight) []string {
+// HashRefusals refuse a plan other than the reviewed one: Refusals' first check, which apply
+// also makes on its own before it changes anything outside the nodes.
+func HashRefusals(p Preflight) []string {
 	if p.PlanHash == "" || p.PlanHash == p.ReviewedHash {
 		return nil
 	}
@@ -328,15 +329,29 @@ func removeRefusals(p Preflight, live *plan.Plan) []string {
 		}
 	}
 
-	out = append(out, unreviewedRemovals(removed, p.Reviewed)...)
+	out = append(out, unreviewedRemovals(removed, p)...)
 
 	return append(out, quorumRefusal(p, live, removed)...)
 }
 
-// unreviewedRemovals refuse removing a node the reviewed plan does not remove.
-func unreviewedRemovals(removed []plan.Node, reviewed *plan.Plan) []string {
+// unreviewedRemovals refuse removing a node no reviewed plan removes. Apply finds what it
+// removes on the running cluster, where a node that was never in talops.yaml looks like one
+// taken out of it: only a review tells them apart. A reviewed plan recomputed against its
+// base must remove the node; a plan hash binds the removals of the live plan it is the hash
+// of; with neither, nothing was reviewed and nothing is removed.
+func unreviewedRemovals(removed []plan.Node, p Preflight) []string {
+	reviewed := p.Reviewed
 	if reviewed == nil {
-		return nil
+		if p.PlanHash != "" {
+			return nil
+		}
+
+		out := make([]string, 0, len(removed))
+		for _, n := range removed {
+			out = append(out, fmt.Sprintf("node %s would be removed, but no reviewed plan says so: review the plan that removes it (talops plan --live) and apply with its hash (--plan-hash H)", n.Name))
+		}
+
+		return out
 	}
 
 	said := map[string]bool{}

@@ -188,6 +188,9 @@ func TestRefusals_RemovalsAreRefusedBeforeAnyCall(t *testing.T) {
 		name string
 		p    rollout.Preflight
 		want []string
+		// unreviewed runs the case without a plan hash; the others apply the live plan
+		// whose hash was reviewed (plan --live).
+		unreviewed bool
 	}{
 		{
 			name: "RemovingAWorkerWithAllowRemovePasses",
@@ -239,9 +242,25 @@ func TestRefusals_RemovalsAreRefusedBeforeAnyCall(t *testing.T) {
 			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), worker), Running: append(running("cp1"), workerRunning), AllowRemove: true, Reviewed: livePlan(cp("cp1", plan.Noop))},
 			want: []string{"node w1 would be removed, but the reviewed plan does not remove it: review a new plan (talops plan --live)"},
 		},
+		{
+			// A node found running that talops.yaml never named (or a removal nobody saw):
+			// without a review, --allow-remove alone removes nothing.
+			name:       "ARemovalNoReviewedPlanSaysIsRefused",
+			p:          rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), worker), Running: append(running("cp1"), workerRunning), AllowRemove: true, EtcdMembers: []string{"cp1"}},
+			unreviewed: true,
+			want:       []string{"node w1 would be removed, but no reviewed plan says so: review the plan that removes it (talops plan --live) and apply with its hash (--plan-hash H)"},
+		},
+		{
+			name: "ARemovalTheReviewedPlanSaysPasses",
+			p:    rollout.Preflight{Live: livePlan(cp("cp1", plan.Noop), worker), Running: append(running("cp1"), workerRunning), AllowRemove: true, EtcdMembers: []string{"cp1"}, Reviewed: livePlan(cp("cp1", plan.Noop), worker)},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
+
+			if !tc.unreviewed && tc.p.Reviewed == nil {
+				tc.p.PlanHash, tc.p.ReviewedHash = "reviewed", "reviewed"
+			}
 
 			tc.p.Mode = rollout.ModeAuto
 			if got := rollout.Refusals(tc.p); !slices.Equal(got, tc.want) {
