@@ -147,9 +147,9 @@ func TestPreset_KubernetesTakesTheTalosMinorWhicheverKeyComesFirst(t *testing.T)
 
 	for text, want := range map[string][2]string{
 		"talosVersion: v1.13.9\nkubernetesVersion: v1.36.4\n":                       {"v1.36.4", "1.13"},
-		"kubernetesVersion: \"v1.35.0\"\n# a comment\ntalosVersion: \"v1.12.9\"\n": {"v1.35.0", "1.12"},
-		"talosVersion: v1.14.0-rc.1\nsecrets: s.yaml\nkubernetesVersion: v1.37.0\n":  {"v1.37.0", "1.14"},
-		"kubernetesVersion: v1.36.4\n":                                                 {"", ""},
+		"kubernetesVersion: \"v1.35.0\"\n# a comment\ntalosVersion: \"v1.12.9\"\n":  {"v1.35.0", "1.12"},
+		"talosVersion: v1.14.0-rc.1\nsecrets: s.yaml\nkubernetesVersion: v1.37.0\n": {"v1.37.0", "1.14"},
+		"kubernetesVersion: v1.36.4\n":                                              {"", ""},
 	} {
 		var got [2]string
 
