@@ -131,12 +131,13 @@ type upgrade struct {
 }
 
 type dep struct {
-	DepName      string `json:"depName"`
-	DepType      string `json:"depType"`
-	CurrentValue string `json:"currentValue"`
-	Datasource   string `json:"datasource"`
-	SkipReason   string `json:"skipReason"`
-	Updates      []struct {
+	DepName       string `json:"depName"`
+	DepType       string `json:"depType"`
+	CurrentValue  string `json:"currentValue"`
+	CurrentDigest string `json:"currentDigest"`
+	Datasource    string `json:"datasource"`
+	SkipReason    string `json:"skipReason"`
+	Updates       []struct {
 		NewValue   string `json:"newValue"`
 		NewDigest  string `json:"newDigest"`
 		UpdateType string `json:"updateType"`

@@ -33,7 +33,7 @@ func TestRenovate_ValidatorAcceptsThePresetAndRefusesAMisspeltOption(t *testing.
 		want          string
 	}{
 		{"the preset", string(preset), true, "Config validated successfully"},
-		{"a misspelt option", misspelt, false, "Invalid configuration option: packageRules[2].allowedVersion"},
+		{"a misspelt option", misspelt, false, "Invalid configuration option: packageRules[3].allowedVersion"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "talos.json5")
