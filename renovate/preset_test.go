@@ -261,7 +261,7 @@ func TestPreset_TalosFromTheImageFactoryOneMinorAtATime(t *testing.T) {
 		found := false
 
 		for _, r := range p.PackageRules {
-			if len(r.MatchDepTypes) == 0 && len(r.MatchDepNames) == 1 && r.MatchDepNames[0] == dep {
+			if len(r.MatchDepTypes) == 0 && r.AllowedVersions == "" && len(r.MatchDepNames) == 1 && r.MatchDepNames[0] == dep {
 				found = true
 
 				if r.GroupName == "" || !r.SeparateMinorPatch || !r.SeparateMultipleMinor {

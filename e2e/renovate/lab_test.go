@@ -94,7 +94,9 @@ func TestRenovate_ReferenceLabBehind(t *testing.T) {
 // TestRenovate_TwoClustersOneTalosPullRequestPerStep: in a repository of two clusters,
 // the Talos patches of both land in one branch (one pull request), and each cluster's
 // next minor is a branch of its own; the 1.12 cluster is not offered 1.14, and each
-// cluster's Kubernetes stays within its own Talos' range, whichever key comes first.
+// cluster's Kubernetes stays within its own Talos' range, whichever key comes first. The
+// installers the clusters' patches still carry move in the same branches as their
+// talosVersion, and the vanilla installer, not published from 1.14, stays on 1.13.
 func TestRenovate_TwoClustersOneTalosPullRequestPerStep(t *testing.T) {
 	factory, reg, cfg := fakes(t)
 	factory.ExpectVersions(talosTags...)
@@ -108,6 +110,11 @@ func TestRenovate_TwoClustersOneTalosPullRequestPerStep(t *testing.T) {
 		{"clusters/core/talops.yaml", "siderolabs/talos", "talos-v1.12", "v1.12.9", "", ""},
 		{"clusters/core/talops.yaml", "siderolabs/talos", "talos-v1.12", "v1.12.9", "v1.12.11", "renovate/patch-talos"},
 		{"clusters/core/talops.yaml", "siderolabs/talos", "talos-v1.12", "v1.12.9", "v1.13.13", "renovate/minor-1.13-talos"},
+		{"clusters/core/patches/install.yaml", "siderolabs/talos", "talos-v1.12", "v1.12.9", "", ""},
+		{"clusters/core/patches/install.yaml", "siderolabs/talos", "talos-v1.12", "v1.12.9", "v1.12.11", "renovate/patch-talos"},
+		{"clusters/core/patches/install.yaml", "siderolabs/talos", "talos-v1.12", "v1.12.9", "v1.13.13", "renovate/minor-1.13-talos"},
+		{"clusters/edge/patches/install.yaml", "siderolabs/talos", "talos-v1.13", "v1.13.9", "", ""},
+		{"clusters/edge/patches/install.yaml", "siderolabs/talos", "talos-v1.13", "v1.13.9", "v1.13.13", "renovate/patch-talos"},
 		{"clusters/edge/talops.yml", "ghcr.io/siderolabs/kubelet", "talos-v1.13", "v1.36.3", "", ""},
 		{"clusters/edge/talops.yml", "ghcr.io/siderolabs/kubelet", "talos-v1.13", "v1.36.3", "v1.36.4", "renovate/patch-kubernetes"},
 		{"clusters/edge/talops.yml", "siderolabs/talos", "talos-v1.13", "v1.13.9", "", ""},

@@ -3,9 +3,12 @@
 package renovate
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,10 +25,20 @@ func TestRenovate_ValidatorAcceptsThePresetAndRefusesAMisspeltOption(t *testing.
 		t.Fatal(err)
 	}
 
-	misspelt := strings.Replace(string(preset), `"allowedVersions"`, `"allowedVersion"`, 1)
-	if misspelt == string(preset) {
+	var rules struct {
+		PackageRules []map[string]any `json:"packageRules"`
+	}
+
+	if err := json.Unmarshal(preset, &rules); err != nil {
+		t.Fatalf("the preset is not strict JSON: %v", err)
+	}
+
+	first := slices.IndexFunc(rules.PackageRules, func(r map[string]any) bool { return r["allowedVersions"] != nil })
+	if first < 0 {
 		t.Fatal("the preset has no allowedVersions to misspell")
 	}
+
+	misspelt := strings.Replace(string(preset), `"allowedVersions"`, `"allowedVersion"`, 1)
 
 	for _, tc := range []struct {
 		name, content string
@@ -33,7 +46,7 @@ func TestRenovate_ValidatorAcceptsThePresetAndRefusesAMisspeltOption(t *testing.
 		want          string
 	}{
 		{"the preset", string(preset), true, "Config validated successfully"},
-		{"a misspelt option", misspelt, false, "Invalid configuration option: packageRules[3].allowedVersion"},
+		{"a misspelt option", misspelt, false, fmt.Sprintf("Invalid configuration option: packageRules[%d].allowedVersion", first)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "talos.json5")
