@@ -275,3 +275,39 @@ func TestPreset_TalosFromTheImageFactoryOneMinorAtATime(t *testing.T) {
 		}
 	}
 }
+
+func TestPreset_InstallerTagsInPatchesFollowTalos(t *testing.T) {
+	p := load(t)
+
+	var installer *regexp.Regexp
+
+	for _, m := range p.CustomManagers {
+		if m.DepNameTemplate == "siderolabs/talos" && len(m.MatchStrings) == 1 && strings.Contains(m.MatchStrings[0], "installer") {
+			installer = regexp.MustCompile(m.MatchStrings[0])
+		}
+	}
+
+	if installer == nil {
+		t.Fatal("no installer manager")
+	}
+
+	const id = "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba"
+
+	for text, want := range map[string][3]string{
+		"    image: ghcr.io/siderolabs/installer:v1.13.9\n":                           {"ghcr.io/siderolabs/installer", "v1.13.9", "1.13"},
+		"image: factory.talos.dev/installer/" + id + ":v1.12.9":                       {"factory.talos.dev/installer/" + id, "v1.12.9", "1.12"},
+		"image: factory.talos.dev/nocloud-installer/" + id + ":v1.14.7":               {"factory.talos.dev/nocloud-installer/" + id, "v1.14.7", "1.14"},
+		"image: factory.talos.dev/metal-installer-secureboot/" + id + ":v1.14.0-rc.1": {"factory.talos.dev/metal-installer-secureboot/" + id, "v1.14.0-rc.1", "1.14"},
+		"image: ghcr.io/siderolabs/kubelet:v1.36.4\n":                                 {},
+		"image: factory.talos.dev/installer/not-an-id:v1.13.9\n":                      {},
+	} {
+		var got [3]string
+		if m := installer.FindStringSubmatch(text); m != nil {
+			got = [3]string{m[installer.SubexpIndex("packageName")], m[installer.SubexpIndex("currentValue")], m[installer.SubexpIndex("depType")]}
+		}
+
+		if got != want {
+			t.Errorf("%q: packageName, currentValue, Talos minor = %q, want %q", text, got, want)
+		}
+	}
+}

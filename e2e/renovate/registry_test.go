@@ -23,7 +23,6 @@ type registry struct {
 	mu      sync.Mutex
 	tags    map[string][]string          // repository → tags
 	digests map[string]map[string]string // repository → tag → digest
-	asked   []string
 }
 
 func newRegistry(t *testing.T) *registry {
@@ -56,19 +55,9 @@ func (r *registry) digest(name, tag, digest string) {
 	r.digests[name][tag] = digest
 }
 
-// requests are the requests received, "GET /v2/siderolabs/kubelet/tags/list".
-func (r *registry) requests() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-
-	return append([]string(nil), r.asked...)
-}
-
 func (r *registry) serve(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-
-	r.asked = append(r.asked, req.Method+" "+req.URL.Path)
 
 	w.Header().Set("Docker-Distribution-API-Version", "registry/2.0")
 
