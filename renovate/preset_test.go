@@ -12,9 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/testlab"
 )
@@ -34,7 +36,9 @@ type preset struct {
 		VersioningTemplate  string   `json:"versioningTemplate"`
 	} `json:"customManagers"`
 	PackageRules []struct {
+		MatchDepTypes         []string `json:"matchDepTypes"`
 		MatchDepNames         []string `json:"matchDepNames"`
+		AllowedVersions       string   `json:"allowedVersions"`
 		GroupName             string   `json:"groupName"`
 		SeparateMinorPatch    bool     `json:"separateMinorPatch"`
 		SeparateMultipleMinor bool     `json:"separateMultipleMinor"`
@@ -138,6 +142,85 @@ func TestPreset_MatchesTheReferenceLab(t *testing.T) {
 	}
 }
 
+func TestPreset_KubernetesTakesTheTalosMinorWhicheverKeyComesFirst(t *testing.T) {
+	_, kube, _ := manager(t, load(t), "ghcr.io/siderolabs/kubelet")
+
+	for text, want := range map[string][2]string{
+		"talosVersion: v1.13.9\nkubernetesVersion: v1.36.4\n":                       {"v1.36.4", "1.13"},
+		"kubernetesVersion: \"v1.35.0\"\n# a comment\ntalosVersion: \"v1.12.9\"\n":  {"v1.35.0", "1.12"},
+		"talosVersion: v1.14.0-rc.1\nsecrets: s.yaml\nkubernetesVersion: v1.37.0\n": {"v1.37.0", "1.14"},
+		"kubernetesVersion: v1.36.4\n":                                              {"", ""},
+	} {
+		var got [2]string
+
+		for _, re := range kube {
+			if m := re.FindStringSubmatch(text); m != nil {
+				got = [2]string{m[re.SubexpIndex("currentValue")], m[re.SubexpIndex("depType")]}
+
+				break
+			}
+		}
+
+		if got != want {
+			t.Errorf("%q: currentValue, Talos minor = %q, want %q", text, got, want)
+		}
+	}
+}
+
+// TestPreset_HoldsFollowTheCatalog: each Talos minor's rules hold the next Talos to the
+// next minor and Kubernetes to the range the catalog gives, and every minor the catalog
+// knows from 1.11 on has its rules.
+func TestPreset_HoldsFollowTheCatalog(t *testing.T) {
+	p := load(t)
+
+	holds := map[string]map[string]string{} // depType → dep → allowedVersions
+
+	for _, r := range p.PackageRules {
+		for _, typ := range r.MatchDepTypes {
+			for _, dep := range r.MatchDepNames {
+				if holds[typ] == nil {
+					holds[typ] = map[string]string{}
+				}
+
+				holds[typ][dep] = r.AllowedVersions
+			}
+		}
+	}
+
+	checked := 0
+
+	for minor := 11; ; minor++ {
+		talos := "1." + strconv.Itoa(minor)
+
+		_, maxMinor, err := catalog.KubernetesRange(talos)
+		if err != nil {
+			break
+		}
+
+		checked++
+
+		kubeMinor, err := strconv.Atoi(strings.TrimPrefix(maxMinor, "1."))
+		if err != nil {
+			t.Fatalf("Talos %s: Kubernetes max minor %q", talos, maxMinor)
+		}
+
+		want := map[string]string{
+			"siderolabs/talos":           "<1." + strconv.Itoa(minor+2) + ".0",
+			"ghcr.io/siderolabs/kubelet": "<1." + strconv.Itoa(kubeMinor+1) + ".0",
+		}
+
+		for dep, allowed := range want {
+			if got := holds["talos-v"+talos][dep]; got != allowed {
+				t.Errorf("Talos %s: %s allowedVersions = %q, want %q", talos, dep, got, allowed)
+			}
+		}
+	}
+
+	if checked == 0 || len(holds) != checked {
+		t.Errorf("the preset holds %d Talos minors, the catalog knows %d from 1.11 on", len(holds), checked)
+	}
+}
+
 func TestPreset_MatchesQuotedValuesAndPrereleasesButNotComments(t *testing.T) {
 	_, talos, _ := manager(t, load(t), "siderolabs/talos")
 
@@ -178,7 +261,7 @@ func TestPreset_TalosFromTheImageFactoryOneMinorAtATime(t *testing.T) {
 		found := false
 
 		for _, r := range p.PackageRules {
-			if len(r.MatchDepNames) == 1 && r.MatchDepNames[0] == dep {
+			if len(r.MatchDepTypes) == 0 && r.AllowedVersions == "" && len(r.MatchDepNames) == 1 && r.MatchDepNames[0] == dep {
 				found = true
 
 				if r.GroupName == "" || !r.SeparateMinorPatch || !r.SeparateMultipleMinor {
@@ -189,6 +272,42 @@ func TestPreset_TalosFromTheImageFactoryOneMinorAtATime(t *testing.T) {
 
 		if !found {
 			t.Errorf("no package rule for %s", dep)
+		}
+	}
+}
+
+func TestPreset_InstallerTagsInPatchesFollowTalos(t *testing.T) {
+	p := load(t)
+
+	var installer *regexp.Regexp
+
+	for _, m := range p.CustomManagers {
+		if m.DepNameTemplate == "siderolabs/talos" && len(m.MatchStrings) == 1 && strings.Contains(m.MatchStrings[0], "installer") {
+			installer = regexp.MustCompile(m.MatchStrings[0])
+		}
+	}
+
+	if installer == nil {
+		t.Fatal("no installer manager")
+	}
+
+	const id = "376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba"
+
+	for text, want := range map[string][3]string{
+		"    image: ghcr.io/siderolabs/installer:v1.13.9\n":                           {"ghcr.io/siderolabs/installer", "v1.13.9", "1.13"},
+		"image: factory.talos.dev/installer/" + id + ":v1.12.9":                       {"factory.talos.dev/installer/" + id, "v1.12.9", "1.12"},
+		"image: factory.talos.dev/nocloud-installer/" + id + ":v1.14.7":               {"factory.talos.dev/nocloud-installer/" + id, "v1.14.7", "1.14"},
+		"image: factory.talos.dev/metal-installer-secureboot/" + id + ":v1.14.0-rc.1": {"factory.talos.dev/metal-installer-secureboot/" + id, "v1.14.0-rc.1", "1.14"},
+		"image: ghcr.io/siderolabs/kubelet:v1.36.4\n":                                 {},
+		"image: factory.talos.dev/installer/not-an-id:v1.13.9\n":                      {},
+	} {
+		var got [3]string
+		if m := installer.FindStringSubmatch(text); m != nil {
+			got = [3]string{m[installer.SubexpIndex("packageName")], m[installer.SubexpIndex("currentValue")], m[installer.SubexpIndex("depType")]}
+		}
+
+		if got != want {
+			t.Errorf("%q: packageName, currentValue, Talos minor = %q, want %q", text, got, want)
 		}
 	}
 }
