@@ -10,8 +10,8 @@ import (
 // The releases the reference lab runs: the talosVersion and kubernetesVersion of its
 // talops.yaml.
 const (
-	Talos      = "v1.13.9"
-	Kubernetes = "v1.36.4"
+	Talos      = "v1.14.7"
+	Kubernetes = "v1.37.1"
 )
 
 var versionLine = map[string]*regexp.Regexp{
@@ -47,4 +47,13 @@ func At(t testing.TB, talos, kubernetes string) cluster.MapFiles {
 	SetVersions(t, files, talos, kubernetes)
 
 	return files
+}
+
+// On113 is the reference lab as it ran before its move to 1.14: Talos v1.13.9, Kubernetes
+// v1.36.4. For tests about the 1.13 behaviour (the machine.install installer, reboots on
+// apply, the 1.13 → 1.14 bump).
+func On113(t testing.TB) cluster.MapFiles {
+	t.Helper()
+
+	return At(t, "v1.13.9", "v1.36.4")
 }
