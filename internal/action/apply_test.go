@@ -54,7 +54,7 @@ func newApplyLab(t *testing.T) *applyLab {
 	ca := talostest.NewCA(t)
 
 	for i, name := range labNodes {
-		n := talostest.Node{Name: name, Config: renderNode(t, l.base, name), Version: "v1.13.9", SchematicID: ids["base"], Journal: l.journal}
+		n := talostest.Node{Name: name, Config: renderNode(t, l.base, name), Version: testlab.Talos, SchematicID: ids["base"], Journal: l.journal}
 		if name == "k8s-node1" {
 			n.SchematicID = ids["gpu"]
 		}

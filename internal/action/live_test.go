@@ -19,16 +19,16 @@ import (
 func TestPlan_LiveWithTheTalosconfigInputReportsDrift(t *testing.T) {
 	files := testlab.Files(t)
 
-	// k8s-master runs Talos v1.13.8 with the lab's rendered config of that release.
+	// k8s-master runs Talos v1.14.6 with the lab's rendered config of that release.
 	old := testlab.Files(t)
-	testlab.Edit(t, old, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
+	testlab.SetVersions(t, old, "v1.14.6", "")
 
 	ca := talostest.NewCA(t)
 	cfg := talostest.Talosconfig(t, "homelab", ca.PEM, ca.ClientCert(t))
 	key := cfg.Contexts["homelab"].Key
 
 	running := renderNode(t, old, "k8s-master")
-	master := talostest.Start(t, ca, talostest.Node{Config: running, Version: "v1.13.8"})
+	master := talostest.Start(t, ca, talostest.Node{Config: running, Version: "v1.14.6"})
 	down := talostest.Closed(t)
 
 	r := newRunner(t, files, map[string]string{"dir": "examples/homelab", "live": "true", "talosconfig": string(talostest.TalosconfigBytes(t, cfg))})
@@ -50,7 +50,7 @@ func TestPlan_LiveWithTheTalosconfigInputReportsDrift(t *testing.T) {
 		t.Errorf("outputs:\n%s", out)
 	}
 
-	if !strings.Contains(r.file(t, "GITHUB_STEP_SUMMARY"), "Talos v1.13.8 → v1.13.9") {
+	if !strings.Contains(r.file(t, "GITHUB_STEP_SUMMARY"), "Talos v1.14.6 → v1.14.7") {
 		t.Errorf("summary lacks the drift:\n%s", r.file(t, "GITHUB_STEP_SUMMARY"))
 	}
 

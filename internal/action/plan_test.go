@@ -134,7 +134,7 @@ func TestPlan_BlockedPlanIsNotLabelledNoChanges(t *testing.T) {
 	gh := githubtest.New(t, "lab", "infra", 7)
 
 	desired := testlab.Files(t)
-	testlab.Edit(t, desired, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.30.0")
+	testlab.SetVersions(t, desired, "", "v1.30.0")
 
 	r := newRunner(t, desired, map[string]string{"dir": "examples/homelab", "against": "base", "github-token": "ghs_faketoken"})
 	r.dirs["base"] = testlab.Files(t)

@@ -45,7 +45,7 @@ func TestSchematics_SummaryTableAndOutputs(t *testing.T) {
 
 	golden(t, "schematics-summary.md", r.file(t, "GITHUB_STEP_SUMMARY"))
 
-	if !strings.Contains(r.stdout.String(), "2 schematics, 5 nodes: Talos v1.13.9") {
+	if !strings.Contains(r.stdout.String(), "2 schematics, 5 nodes: Talos "+testlab.Talos) {
 		t.Errorf("log: %s", r.stdout.String())
 	}
 
@@ -73,7 +73,7 @@ func TestSchematics_SummaryTableAndOutputs(t *testing.T) {
 		}
 	}
 
-	if installers["k8s-node1"] != "factory.talos.dev/nocloud-installer/"+ids["gpu"]+":v1.13.9" {
+	if installers["k8s-node1"] != "factory.talos.dev/nocloud-installer/"+ids["gpu"]+":"+testlab.Talos {
 		t.Errorf("installers = %v", installers)
 	}
 }

@@ -20,8 +20,8 @@ func pinnedLab(t *testing.T, talos string) cluster.MapFiles {
 
 	files := testlab.Files(t)
 	testlab.Unpin(t, files) // the lab moves across minors here
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: "+talos)
-	testlab.Edit(t, files, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.34.1")
+	testlab.SetVersions(t, files, talos, "")
+	testlab.SetVersions(t, files, "", "v1.34.1")
 	testlab.Edit(t, files, "talops.yaml", "  flavour: lts\n", "  flavour: production\n  driver: \"570\"\n")
 	testlab.Edit(t, files, "schematics/gpu.yaml", "-lts\n", "-production\n")
 	testlab.Edit(t, files, "schematics/gpu.yaml", "-lts\n", "-production\n")

@@ -66,7 +66,7 @@ func upgradeLab(t *testing.T) (*newClusterLab, *upgradeAPI) {
 	t.Helper()
 
 	l := startNewCluster(t)
-	testlab.Edit(t, l.files, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.35.2")
+	testlab.SetVersions(t, l.files, "", "v1.35.2")
 	l.create(t)
 	testlab.Edit(t, l.files, "talops.yaml", "kubernetesVersion: v1.35.2", "kubernetesVersion: v1.36.4")
 

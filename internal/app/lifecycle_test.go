@@ -8,6 +8,7 @@ import (
 	"github.com/talops/talops/internal/health"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -155,7 +156,7 @@ func startNewClusterWithout(t *testing.T, off ...string) *newClusterLab {
 			id = ids["gpu"]
 		}
 
-		s := talostest.Start(t, ca, talostest.Node{Name: name, Address: addr, Version: "v1.13.9", SchematicID: id, Cluster: l.etcd, Journal: l.journal})
+		s := talostest.Start(t, ca, talostest.Node{Name: name, Address: addr, Version: testlab.Talos, SchematicID: id, Cluster: l.etcd, Journal: l.journal})
 
 		endpointsMu.Lock()
 		defer endpointsMu.Unlock()
@@ -323,6 +324,9 @@ func TestApply_ANewClusterOfThreeControlPlanesAndTwoWorkersIsBootstrappedOnceAnd
 }
 
 // removeNodes takes nodes out of talops.yaml.
+// topLevel finds a line that starts a top-level key or comment of talops.yaml.
+var topLevel = regexp.MustCompile(`\n[^ \n]`)
+
 func removeNodes(t *testing.T, files cluster.MapFiles, names ...string) {
 	t.Helper()
 
@@ -333,12 +337,18 @@ func removeNodes(t *testing.T, files cluster.MapFiles, names ...string) {
 			t.Fatalf("talops.yaml has no node %s", name)
 		}
 
-		end := strings.Index(s[start+1:], "  - name: ")
-		if end < 0 {
-			s = s[:start]
-		} else {
-			s = s[:start] + s[start+1+end:]
+		// The node's entry ends at the next node, or at the next top-level key (the lab's
+		// configVersion comes after its nodes).
+		end := len(s)
+		if i := strings.Index(s[start+1:], "  - name: "); i >= 0 {
+			end = start + 1 + i
 		}
+
+		if loc := topLevel.FindStringIndex(s[start:]); loc != nil && start+loc[0]+1 < end {
+			end = start + loc[0] + 1
+		}
+
+		s = s[:start] + s[end:]
 	}
 
 	files["talops.yaml"] = []byte(s)

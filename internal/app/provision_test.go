@@ -34,8 +34,8 @@ func provisionLab(t *testing.T) (*newClusterLab, *proxmoxtest.Server, string) {
 		t.Fatal(err)
 	}
 
-	iso := images.ISOName("v1.13.9", ids["base"], "nocloud-amd64.iso")
-	srv.AddStorage("pve", "local", "iso", iso, images.ISOName("v1.13.9", ids["gpu"], "nocloud-amd64.iso"))
+	iso := images.ISOName(testlab.Talos, ids["base"], "nocloud-amd64.iso")
+	srv.AddStorage("pve", "local", "iso", iso, images.ISOName(testlab.Talos, ids["gpu"], "nocloud-amd64.iso"))
 	srv.OnStart(func(_ string, vmid int) {
 		if vmid == 204 {
 			l.boot("k8s-node4") // the VM boots its ISO: Talos in maintenance mode

@@ -200,7 +200,7 @@ func TestApply_ReviewedBaseAndReviewedAgainstExcludeEachOther(t *testing.T) {
 // In the container there is no git: the reviewed base is a checked-out directory.
 func TestApply_PlanHashCheckedAgainstTheReviewedDirectory(t *testing.T) {
 	l := newApplyLab(t, nil, nil)
-	l.h.dirs["base"] = testlab.Files(t)
+	l.h.dirs["base"] = testlab.On113(t)
 	addSysctl(t, l.files)
 
 	if err := l.h.run("plan", "--dir", "examples/homelab", "--against", "base", "--format", "json"); err != nil {

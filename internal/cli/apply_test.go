@@ -32,10 +32,12 @@ type applyLab struct {
 var labNodes = []string{"k8s-master", "k8s-node1", "k8s-node2", "k8s-node3", "k8s-node4"}
 
 // newApplyLab starts the lab's nodes; tweak may change what a node runs before it starts.
+// The lab is the one that ran Talos 1.13: these tests are about apply on nodes that reboot
+// for a change that needs it (AUTO); the 1.14 behaviour has tests of its own.
 func newApplyLab(t *testing.T, env map[string]string, tweak func(*talostest.Node)) *applyLab {
 	t.Helper()
 
-	files := testlab.Files(t)
+	files := testlab.On113(t)
 
 	r := newHarness(t, files, nil)
 	if err := r.run("render", "--dir", "examples/homelab", "--out", "out"); err != nil {
@@ -427,7 +429,7 @@ func TestApply_RefusesAThrowawayBundle(t *testing.T) {
 
 func TestApply_RefusesADesiredStateWithErrors(t *testing.T) {
 	l := newApplyLab(t, nil, nil)
-	testlab.Edit(t, l.files, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.30.0")
+	testlab.SetVersions(t, l.files, "", "v1.30.0")
 
 	err := l.apply()
 	if cli.ExitCode(err) != cli.ExitFailure || !strings.Contains(l.h.stderr.String(), "versions.k8s-unsupported") ||
@@ -506,9 +508,7 @@ func TestApply_ReviewedPlanWithErrorsIsRefused(t *testing.T) {
 	l := newApplyLab(t, nil, nil)
 
 	// The reviewed base ran Talos 1.14: going back to 1.13 is a downgrade across minors.
-	base := testlab.Files(t)
-	testlab.Unpin(t, base)
-	testlab.Edit(t, base, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1\nconfigVersion: v1.13")
+	base := testlab.At(t, "v1.14.1", "v1.36.4") // pinned to configVersion v1.13
 	l.h.dirs["reviewed"] = base
 
 	err := l.apply("--plan-hash", strings.Repeat("0", 64), "--reviewed-against", "reviewed")
@@ -550,7 +550,7 @@ func TestApply_NodeThatDriftedBeyondTheReviewedPlanIsRefused(t *testing.T) {
 			n.Version = "v1.13.8"
 		}
 	})
-	l.h.dirs["reviewed"] = testlab.Files(t)
+	l.h.dirs["reviewed"] = testlab.On113(t)
 
 	// The reviewed plan (the repository against itself) changes nothing.
 	if err := l.h.run("plan", "--dir", "examples/homelab", "--against", "reviewed", "--format", "json"); err != nil {

@@ -95,7 +95,7 @@ func golden(t *testing.T, name, got string) {
 // brokenLab is the reference lab with one mistake of each kind validate reports.
 func brokenLab(t *testing.T) cluster.MapFiles {
 	files := testlab.Files(t)
-	testlab.Edit(t, files, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.30.0")
+	testlab.SetVersions(t, files, "", "v1.30.0")
 	files["patches/worker.yaml"] = append(files["patches/worker.yaml"], []byte("  files:\n    - path: /var/etc/motd\n      permissions: 0o644\n      op: create\n      content: hello\n")...)
 	testlab.Edit(t, files, "nodes/k8s-master.yaml", "hostname: k8s-master", "hostnam: k8s-master")
 

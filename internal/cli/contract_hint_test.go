@@ -11,14 +11,16 @@ import (
 	"github.com/talops/talops/internal/testlab"
 )
 
+// The lab as it ran 1.13 is the base of these 1.13 → 1.14 bumps.
+
 // A minor bump without configVersion gives config.invalid errors where the lab's patches
 // set fields the new format moved; validate says why and what to pin, once.
 func TestValidate_MinorBumpWithoutConfigVersionHintsAtIt(t *testing.T) {
 	t.Parallel()
 
-	files := testlab.Files(t)
+	files := testlab.On113(t)
 	testlab.Unpin(t, files)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\n")
+	testlab.SetVersions(t, files, "v1.14.1", "")
 
 	h := newHarness(t, files, nil)
 	_ = h.run("validate", "--dir", "examples/homelab", "--offline")
@@ -29,14 +31,14 @@ func TestValidate_MinorBumpWithoutConfigVersionHintsAtIt(t *testing.T) {
 	}
 }
 
-// The lab's first Renovate minor bump, with configVersion pinned as the hint says: versions
-// and plan against the lab give a clean upgrade of every node, no error.
+// The lab's Renovate minor bump from 1.13 to 1.14, with configVersion pinned as the hint
+// says: versions and plan against the lab give a clean upgrade of every node, no error.
 func TestPlan_TheLabAsShippedTakesARenovateMinorBumpCleanly(t *testing.T) {
 	t.Parallel()
 
 	// Renovate's change: the talosVersion line alone. The lab pins configVersion.
-	files := testlab.Files(t)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\n")
+	files := testlab.On113(t)
+	testlab.SetVersions(t, files, "v1.14.1", "")
 
 	if h := newHarness(t, files, nil); h.run("validate", "--dir", "examples/homelab", "--offline") != nil {
 		t.Errorf("validate of the bumped lab:\n%s", h.stdout.String())
@@ -44,7 +46,7 @@ func TestPlan_TheLabAsShippedTakesARenovateMinorBumpCleanly(t *testing.T) {
 
 	for _, cmd := range []string{"versions", "plan"} {
 		h := newHarness(t, files, nil)
-		h.dirs["base"] = testlab.Files(t)
+		h.dirs["base"] = testlab.On113(t)
 
 		if err := h.run(cmd, "--dir", "examples/homelab", "--against", "base", "--offline"); err != nil {
 			t.Errorf("%s of the bump: %v\n%s%s", cmd, err, h.stdout.String(), h.stderr.String())
@@ -62,13 +64,13 @@ func TestPlan_TheLabAsShippedTakesARenovateMinorBumpCleanly(t *testing.T) {
 func TestVersions_ReportsTheNewStatesErrorsAsPlanDoes(t *testing.T) {
 	t.Parallel()
 
-	files := testlab.Files(t)
+	files := testlab.On113(t)
 	testlab.Unpin(t, files)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\n")
+	testlab.SetVersions(t, files, "v1.14.1", "")
 
 	for _, cmd := range []string{"versions", "plan"} {
 		h := newHarness(t, files, nil)
-		h.dirs["base"] = testlab.Files(t)
+		h.dirs["base"] = testlab.On113(t)
 
 		err := h.run(cmd, "--dir", "examples/homelab", "--against", "base", "--offline")
 		if cli.ExitCode(err) != cli.ExitFailure || !strings.Contains(h.stdout.String(), "config.invalid") {
@@ -82,13 +84,12 @@ func TestVersions_ReportsTheNewStatesErrorsAsPlanDoes(t *testing.T) {
 func TestVersions_MissingReleaseDataIsUnknownNotNone(t *testing.T) {
 	t.Parallel()
 
-	files := testlab.Files(t)
-	testlab.Unpin(t, files)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.14.1\nconfigVersion: v1.13\n")
+	files := testlab.On113(t)
+	testlab.SetVersions(t, files, "v1.14.1", "") // the lab pins configVersion v1.13
 
 	for _, format := range []string{"text", "markdown"} {
 		h := newHarness(t, files, nil)
-		h.dirs["base"] = testlab.Files(t)
+		h.dirs["base"] = testlab.On113(t)
 
 		_ = h.run("versions", "--dir", "examples/homelab", "--against", "base", "--offline", "--format", format)
 

@@ -24,7 +24,7 @@ func TestValidate_NodePatchedToTheWrongInstallerIsCaughtAtThePatchLine(t *testin
 
 	// The GPU worker pinned to the control plane's installer: its next upgrade would drop
 	// the NVIDIA extensions.
-	testlab.Edit(t, files, "nodes/k8s-node1.yaml", "machine:\n  kernel:", "machine:\n  install:\n    image: factory.talos.dev/nocloud-installer/"+base+":v1.13.9\n  kernel:")
+	testlab.Edit(t, files, "nodes/k8s-node1.yaml", "machine:\n  kernel:", "machine:\n  install:\n    image: factory.talos.dev/nocloud-installer/"+base+":"+testlab.Talos+"\n  kernel:")
 
 	h = newHarness(t, files, nil)
 
@@ -34,12 +34,12 @@ func TestValidate_NodePatchedToTheWrongInstallerIsCaughtAtThePatchLine(t *testin
 	}
 
 	want := "examples/homelab/nodes/k8s-node1.yaml:6: error installer.mismatch [k8s-node1] machine.install.image: " +
-		"factory.talos.dev/nocloud-installer/" + base + ":v1.13.9 is the installer of schematic base (not gpu); "
+		"factory.talos.dev/nocloud-installer/" + base + ":" + testlab.Talos + " is the installer of schematic base (not gpu); "
 	if !strings.HasPrefix(h.stdout.String(), want) {
 		t.Errorf("stdout does not start with %q:\n%s", want, h.stdout.String())
 	}
 
-	if !strings.HasSuffix(h.stdout.String(), "validate failed: 5 nodes checked, 1 error, 0 warnings, 0 notes\n") {
+	if !strings.HasSuffix(h.stdout.String(), "validate failed: 5 nodes checked, 1 error, 0 warnings, 1 note\n") {
 		t.Errorf("stdout: %s", h.stdout.String())
 	}
 }

@@ -29,7 +29,7 @@ func TestPlanLive_NodeWithoutSchematicExtension(t *testing.T) {
 			}
 
 			ca := talostest.NewCA(t)
-			master := talostest.Start(t, ca, talostest.Node{Config: r.written[filepath.Join("out", "k8s-master.yaml")], Version: "v1.13.9"})
+			master := talostest.Start(t, ca, talostest.Node{Config: r.written[filepath.Join("out", "k8s-master.yaml")], Version: testlab.Talos})
 
 			l := &liveLab{ca: ca, talosconfig: filepath.Join(t.TempDir(), "talosconfig")}
 			l.writeTalosconfig(t, ca.ClientCert(t))

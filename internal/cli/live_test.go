@@ -40,8 +40,8 @@ func newLiveLab(t *testing.T) *liveLab {
 	}
 
 	ca := talostest.NewCA(t)
-	master := talostest.Start(t, ca, talostest.Node{Config: r.written[filepath.Join("out", "k8s-master.yaml")], Version: "v1.13.9", SchematicID: ids["base"]})
-	node1 := talostest.Start(t, ca, talostest.Node{Config: r.written[filepath.Join("out", "k8s-node1.yaml")], Version: "v1.13.8", SchematicID: ids["gpu"]})
+	master := talostest.Start(t, ca, talostest.Node{Config: r.written[filepath.Join("out", "k8s-master.yaml")], Version: testlab.Talos, SchematicID: ids["base"]})
+	node1 := talostest.Start(t, ca, talostest.Node{Config: r.written[filepath.Join("out", "k8s-node1.yaml")], Version: "v1.14.6", SchematicID: ids["gpu"]})
 	down := talostest.Closed(t)
 
 	l := &liveLab{ca: ca, talosconfig: filepath.Join(t.TempDir(), "talosconfig")}
@@ -106,8 +106,8 @@ func TestPlanLive_EachNodeAgainstWhatItRuns(t *testing.T) {
 		t.Errorf("k8s-master runs its rendered config: %s", got["k8s-master"])
 	}
 
-	if got["k8s-node1"] != "upgrade: Talos v1.13.8 → v1.13.9" {
-		t.Errorf("k8s-node1 runs v1.13.8: %s", got["k8s-node1"])
+	if got["k8s-node1"] != "upgrade: Talos v1.14.6 → v1.14.7" {
+		t.Errorf("k8s-node1 runs v1.14.6: %s", got["k8s-node1"])
 	}
 
 	for _, name := range []string{"k8s-node2", "k8s-node3", "k8s-node4"} {
@@ -205,7 +205,7 @@ func TestPlanLive_UnreachableNodesAreCountedAndFailTheDetailedExitCode(t *testin
 		t.Errorf("plan --live --detailed-exitcode with nodes down: exit %d, %v", cli.ExitCode(err), err)
 	}
 
-	if !strings.Contains(l.h.stdout.String(), "Plan: 5 nodes — 1 upgrade (v1.13.8 → v1.13.9), 3 unreachable, 1 unchanged") {
+	if !strings.Contains(l.h.stdout.String(), "Plan: 5 nodes — 1 upgrade (v1.14.6 → v1.14.7), 3 unreachable, 1 unchanged") {
 		t.Errorf("the summary does not count the unreachable nodes:\n%s", l.h.stdout.String())
 	}
 }

@@ -130,7 +130,7 @@ func TestPlan_TalosBumpExplainsTheVersionsInTheComment(t *testing.T) {
 	t.Parallel()
 
 	base := testlab.Files(t)
-	testlab.Edit(t, base, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
+	testlab.SetVersions(t, base, "v1.14.6", "")
 
 	h := newHarness(t, testlab.Files(t), nil)
 	h.dirs["base"] = base
@@ -141,9 +141,9 @@ func TestPlan_TalosBumpExplainsTheVersionsInTheComment(t *testing.T) {
 
 	out := h.stdout.String()
 	for _, want := range []string{
-		"**Plan: 5 nodes — 5 upgrades (v1.13.8 → v1.13.9)**",
+		"**Plan: 5 nodes — 5 upgrades (v1.14.6 → v1.14.7)**",
 		"#### Versions",
-		"| Talos | v1.13.8 | v1.13.9 |",
+		"| Talos | v1.14.6 | v1.14.7 |",
 		"| k8s-node1 | lts |",
 	} {
 		if !strings.Contains(out, want) {
@@ -156,7 +156,7 @@ func TestPlan_DesiredStateWithErrorsGetsNoPlan(t *testing.T) {
 	t.Parallel()
 
 	desired := testlab.Files(t)
-	testlab.Edit(t, desired, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.30.0")
+	testlab.SetVersions(t, desired, "", "v1.30.0")
 
 	for _, format := range []string{"text", "markdown", "json"} {
 		h := newHarness(t, desired, nil)

@@ -139,7 +139,7 @@ func TestProxmoxImages_PruneDeletesOnlyTalopsISOsNoNodeNeeds(t *testing.T) {
 	srv := proxmoxtest.New(t, pveToken)
 	files := proxmoxLab(t, srv)
 	base, gpu := labISOs(t, files)
-	old := strings.Replace(base, "v1.13.9", "v1.13.8", 1)
+	old := strings.Replace(base, testlab.Talos, "v1.14.6", 1)
 
 	srv.AddStorage("pve", "local", "iso", base, gpu, old, "debian-12.iso", "talos-custom.iso")
 	srv.AddStorage("pve2", "local", "iso", base)

@@ -67,16 +67,20 @@ func proxmoxHarness(t *testing.T, files cluster.MapFiles, tok proxmoxtest.Token)
 	return h
 }
 
-// labISOs are the ISO names of the lab's two schematics.
+// labISOs are the ISO names of the lab's two schematics, on the lab's Talos release.
 func labISOs(t *testing.T, files cluster.MapFiles) (base, gpu string) {
 	t.Helper()
 
-	ids, err := render.SchematicIDs(testlab.Load(t, files))
+	c := testlab.Load(t, files)
+
+	ids, err := render.SchematicIDs(c)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	return images.ISOName("v1.13.9", ids["base"], "nocloud-amd64.iso"), images.ISOName("v1.13.9", ids["gpu"], "nocloud-amd64.iso")
+	v := c.Spec.TalosVersion
+
+	return images.ISOName(v, ids["base"], "nocloud-amd64.iso"), images.ISOName(v, ids["gpu"], "nocloud-amd64.iso")
 }
 
 func TestISOName_VersionSchematicPrefixAndFactoryFile(t *testing.T) {
@@ -107,7 +111,7 @@ func TestProxmoxImages_PresentImagesAreNotDownloadedMissingOnesAreAndAwaited(t *
 
 	ids, _ := render.SchematicIDs(testlab.Load(t, files))
 	url := func(id string) string {
-		return "https://factory.talos.dev/image/" + id + "/v1.13.9/nocloud-amd64.iso"
+		return "https://factory.talos.dev/image/" + id + "/" + testlab.Talos + "/nocloud-amd64.iso"
 	}
 
 	want := []proxmoxtest.Download{

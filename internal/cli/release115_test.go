@@ -7,75 +7,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/cluster"
-	"github.com/talops/talops/internal/factory/factorytest"
 	"github.com/talops/talops/internal/testlab"
 )
-
-// listing115 is a 1.15 release as the Image Factory lists it, in the shapes the 1.15 notes
-// give: three NVIDIA tracks (new-feature open only), no proprietary LTS module, the LTS track
-// on 620, the container toolkit tagged with the bare driver version.
-func listing115(tag string) []factorytest.Extension {
-	return []factorytest.Extension{
-		factorytest.Ext("siderolabs/nfs-utils", "2.8.3"),
-		factorytest.Ext("siderolabs/qemu-guest-agent", "10.1.2"),
-		factorytest.Ext("siderolabs/nvidia-open-gpu-kernel-modules-lts", "620.70.06-"+tag),
-		factorytest.Ext("siderolabs/nvidia-container-toolkit-lts", "620.70.06"),
-		factorytest.Ext("siderolabs/nvidia-fabricmanager-lts", "620.70.06"),
-		factorytest.Ext("siderolabs/nvidia-open-gpu-kernel-modules-production", "595.112.07-"+tag),
-		factorytest.Ext("siderolabs/nonfree-kmod-nvidia-production", "595.112.07-"+tag),
-		factorytest.Ext("siderolabs/nvidia-container-toolkit-production", "595.112.07"),
-		factorytest.Ext("siderolabs/nvidia-fabricmanager-production", "595.112.07"),
-		factorytest.Ext("siderolabs/nvidia-open-gpu-kernel-modules-new-feature", "615.71.10-"+tag),
-		factorytest.Ext("siderolabs/nvidia-container-toolkit-new-feature", "615.71.10"),
-		factorytest.Ext("siderolabs/nvidia-fabricmanager-new-feature", "615.71.10"),
-		factorytest.Ext("siderolabs/nvidia-gdrdrv-device", "v2.5.2"),
-	}
-}
-
-// listing114 is v1.14.7 as a fake factory lists it: the names of the embedded v1.14.0-rc.1
-// with their tags moved to v1.14.7 and the drivers of its notes.
-func listing114(t *testing.T) []factorytest.Extension {
-	t.Helper()
-
-	r, ok := catalog.Embedded().Release("v1.14.0-rc.1")
-	if !ok {
-		t.Fatal("no v1.14.0-rc.1 in the embedded data")
-	}
-
-	moved := strings.NewReplacer("v1.14.0-rc.1", "v1.14.7", "580.178.04", "580.196.07", "595.91.07", "595.112.07")
-
-	var out []factorytest.Extension
-
-	for name, tag := range r.Extensions() {
-		out = append(out, factorytest.Ext("siderolabs/"+name, moved.Replace(tag)))
-	}
-
-	return out
-}
 
 // lab114 is the reference lab on v1.14.7 and Kubernetes 1.37.1 (the config contract stays
 // pinned at 1.13, as the lab's is).
 func lab114(t *testing.T) cluster.MapFiles {
 	t.Helper()
 
-	files := testlab.Files(t)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.7")
-	testlab.Edit(t, files, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.37.1")
-
-	return files
+	return testlab.At(t, "v1.14.7", "v1.37.1")
 }
 
 // lab115 is lab114 bumped to a 1.15 release.
 func lab115(t *testing.T, talos string) cluster.MapFiles {
 	t.Helper()
 
-	files := lab114(t)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.14.7", "talosVersion: "+talos)
-
-	return files
+	return testlab.At(t, talos, "v1.37.1")
 }
 
 type jsonFinding struct{ Severity, Code, Message, Node string }
@@ -131,7 +80,7 @@ func TestValidate_Release115IsLearntKeptAndUsedOffline(t *testing.T) {
 	h.deps.ReleaseCache = cache
 	fake := releaseFactory(t, h)
 	fake.ExpectVersions("v1.14.7", "v1.15.0-alpha.2", "v1.15.0-beta.0", "v1.15.0-beta.1")
-	fake.ExpectExtensions("v1.15.0-beta.1", listing115("v1.15.0-beta.1")...)
+	fake.ExpectExtensions("v1.15.0-beta.1", testlab.Listing115("v1.15.0-beta.1")...)
 
 	if err := h.run("validate", "--dir", "examples/homelab", "--format", "json"); err != nil {
 		t.Fatalf("validate online: %v\n%s", err, h.stdout.String())
@@ -177,14 +126,14 @@ func versions115(t *testing.T, base, head cluster.MapFiles, talos string) (strin
 	h := newHarness(t, head, nil)
 	h.dirs["base"] = base
 	fake := releaseFactory(t, h)
-	fake.ExpectExtensions(talos, listing115(talos)...)
+	fake.ExpectExtensions(talos, testlab.Listing115(talos)...)
 
 	// A base on a release of the embedded data is not asked about.
 	if strings.Contains(string(base["talops.yaml"]), "v1.12.7") {
 		fake.ExpectVersions("v1.12.7", "v1.14.7", talos)
 	} else {
 		fake.ExpectVersions("v1.12.7", "v1.14.7", talos).Times(2)
-		fake.ExpectExtensions("v1.14.7", listing114(t)...)
+		fake.ExpectExtensions("v1.14.7", testlab.Listing114(t)...)
 	}
 
 	err := h.run("versions", "--dir", "examples/homelab", "--against", "base", "--format", "json")
@@ -335,7 +284,7 @@ func TestValidate_NewFeatureTrackFrom115On(t *testing.T) {
 	h = newHarness(t, on115, nil)
 	fake := releaseFactory(t, h)
 	fake.ExpectVersions("v1.15.0")
-	fake.ExpectExtensions("v1.15.0", listing115("v1.15.0")...)
+	fake.ExpectExtensions("v1.15.0", testlab.Listing115("v1.15.0")...)
 
 	if err := h.run("validate", "--dir", "examples/homelab", "--format", "json"); err != nil {
 		t.Fatalf("1.15: %v\n%s", err, h.stdout.String())

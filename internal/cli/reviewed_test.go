@@ -21,7 +21,7 @@ func TestApply_PlanHashCheckedAgainstTheReviewedBase(t *testing.T) {
 	lab, write, git := g.Dir, g.write, g.git
 
 	base := testlab.Files(t)
-	testlab.Edit(t, base, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
+	testlab.SetVersions(t, base, "v1.14.6", "")
 	write(base)
 	git("init", "-q")
 	git("add", ".")

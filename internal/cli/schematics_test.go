@@ -178,12 +178,12 @@ func TestSchematics_LabHasTwoSchematicsAndFiveInstallersWithTheIDsOfSchematicID(
 	}
 
 	for _, n := range s.Nodes {
-		want := "factory.talos.dev/nocloud-installer/" + ids[n.Schematic] + ":v1.13.9"
+		want := "factory.talos.dev/nocloud-installer/" + ids[n.Schematic] + ":" + testlab.Talos
 		if n.Installer != want || n.ID != ids[n.Schematic] {
 			t.Errorf("node %s: installer %s, want %s", n.Name, n.Installer, want)
 		}
 
-		if !strings.HasPrefix(n.ISO, "https://factory.talos.dev/image/"+ids[n.Schematic]+"/v1.13.9/") {
+		if !strings.HasPrefix(n.ISO, "https://factory.talos.dev/image/"+ids[n.Schematic]+"/"+testlab.Talos+"/") {
 			t.Errorf("node %s: ISO %s", n.Name, n.ISO)
 		}
 	}
@@ -205,9 +205,9 @@ func TestSchematics_SecureBootVanillaNodesAndACustomFactory(t *testing.T) {
 
 	want := images.NodeImage{
 		Name: "k8s-node4", ID: schematic.VanillaID, SecureBoot: true,
-		Installer: "tif.example.org:8443/metal-installer-secureboot/" + schematic.VanillaID + ":v1.13.9",
-		ISO:       "https://tif.example.org:8443/image/" + schematic.VanillaID + "/v1.13.9/metal-amd64-secureboot.iso",
-		DiskImage: "https://tif.example.org:8443/image/" + schematic.VanillaID + "/v1.13.9/metal-amd64-secureboot.raw.zst",
+		Installer: "tif.example.org:8443/metal-installer-secureboot/" + schematic.VanillaID + ":" + testlab.Talos,
+		ISO:       "https://tif.example.org:8443/image/" + schematic.VanillaID + "/" + testlab.Talos + "/metal-amd64-secureboot.iso",
+		DiskImage: "https://tif.example.org:8443/image/" + schematic.VanillaID + "/" + testlab.Talos + "/metal-amd64-secureboot.raw.zst",
 	}
 	if s.Nodes[4] != want {
 		t.Errorf("node = %+v\nwant   %+v", s.Nodes[4], want)

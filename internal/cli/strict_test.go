@@ -13,9 +13,7 @@ import (
 func TestValidate_StrictFailsOnEveryWarning(t *testing.T) {
 	t.Parallel()
 
-	files := testlab.Files(t)
-	testlab.Unpin(t, files)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9\n", "talosVersion: v1.15.0\nconfigVersion: v1.13\n")
+	files := testlab.At(t, "v1.15.0", "") // the lab pins configVersion v1.13
 
 	h := newHarness(t, files, nil)
 

@@ -23,8 +23,8 @@ func productionLab(t *testing.T, talos string) cluster.MapFiles {
 
 	files := testlab.Files(t)
 	testlab.Unpin(t, files) // the lab moves across minors here
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: "+talos)
-	testlab.Edit(t, files, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.34.1")
+	testlab.SetVersions(t, files, talos, "")
+	testlab.SetVersions(t, files, "", "v1.34.1")
 	testlab.Edit(t, files, "talops.yaml", "  flavour: lts\n", "  flavour: production\n  driver: \"570\"\n")
 	testlab.Edit(t, files, "schematics/gpu.yaml", "nvidia-container-toolkit-lts", "nvidia-container-toolkit-production")
 	testlab.Edit(t, files, "schematics/gpu.yaml", "nvidia-open-gpu-kernel-modules-lts", "nvidia-open-gpu-kernel-modules-production")
@@ -93,7 +93,8 @@ func TestVersions_UnchangedLabIsQuiet(t *testing.T) {
 		t.Fatalf("versions: %v", err)
 	}
 
-	want := "versions ok: Talos v1.13.9, Kubernetes v1.36.4, 1 GPU node, 0 errors, 0 warnings, 0 notes\n"
+	// The one note says where the facts about the lab's release came from.
+	want := "versions ok: Talos " + testlab.Talos + ", Kubernetes " + testlab.Kubernetes + ", 1 GPU node, 0 errors, 0 warnings, 1 note\n"
 	if !strings.HasSuffix(h.stdout.String(), want) {
 		t.Errorf("stdout = %q, want it to end with %q", h.stdout.String(), want)
 	}
@@ -130,7 +131,7 @@ func TestVersions_BaseFromGitLeavesTheWorkTreeAlone(t *testing.T) {
 	oldWarning := []byte("  files:\n    - path: /var/etc/motd\n      permissions: 0o644\n      op: create\n      content: hello\n")
 
 	base := testlab.Files(t)
-	testlab.Edit(t, base, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
+	testlab.SetVersions(t, base, "v1.14.6", "")
 	base["patches/worker.yaml"] = append(base["patches/worker.yaml"], oldWarning...)
 	write(base)
 	git("init", "-q")
@@ -146,16 +147,17 @@ func TestVersions_BaseFromGitLeavesTheWorkTreeAlone(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	d.Stdout, d.Stderr, d.Getenv = &stdout, &stderr, testlab.NoEnv
 	d.TempDir = t.TempDir()
+	d.ReleaseCache = "" // the lab's release is derived here, never read from this machine's cache
 
 	if err := cli.Run(context.Background(), d, []string{"versions", "--dir", lab, "--base", "HEAD", "--offline"}); err != nil {
 		t.Fatalf("versions: %v\n%s", err, stderr.String())
 	}
 
 	for _, want := range []string{
-		"Talos       v1.13.8 → v1.13.9  ok",
-		"GPU k8s-node1  lts  driver 580.173.02 → 580.178.04  toolkit v1.19.1",
-		"info nvidia.driver-changed [k8s-node1]",
-		"versions ok: Talos v1.13.8 → v1.13.9",
+		"Talos       v1.14.6 → v1.14.7  ok",
+		// The kernel module's tag carries the Talos release: the base's is read from git.
+		"extension gpu/nvidia-open-gpu-kernel-modules-lts  580.196.07-v1.14.6 → 580.196.07-v1.14.7",
+		"versions ok: Talos v1.14.6 → v1.14.7",
 	} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
@@ -167,7 +169,7 @@ func TestVersions_BaseFromGitLeavesTheWorkTreeAlone(t *testing.T) {
 	}
 
 	data, err := os.ReadFile(filepath.Join(lab, "talops.yaml"))
-	if err != nil || !bytes.Contains(data, []byte("talosVersion: v1.13.9")) {
+	if err != nil || !bytes.Contains(data, []byte("talosVersion: "+testlab.Talos)) {
 		t.Errorf("work tree changed: %v\n%s", err, data)
 	}
 }
@@ -188,7 +190,7 @@ func releaseFactory(t *testing.T, h *harness) *factorytest.Server {
 // data will hold.
 func newerLab(t *testing.T) cluster.MapFiles {
 	files := testlab.Files(t)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.99")
+	testlab.SetVersions(t, files, "v1.14.99", "")
 
 	return files
 }
@@ -265,7 +267,7 @@ func TestValidate_OfflineSaysTheDataIsMissing(t *testing.T) {
 	t.Parallel()
 
 	files := testlab.Files(t)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.15.0")
+	testlab.SetVersions(t, files, "v1.15.0", "")
 
 	h := newHarness(t, files, nil)
 	releaseFactory(t, h) // expects nothing: any request fails the test

@@ -19,8 +19,8 @@ func k8sBump(t *testing.T, from, to string) (current, desired cluster.MapFiles) 
 	t.Helper()
 
 	current, desired = testlab.Scaled(t, 5), testlab.Scaled(t, 5)
-	testlab.Edit(t, current, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: "+from)
-	testlab.Edit(t, desired, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: "+to)
+	testlab.SetVersions(t, current, "", from)
+	testlab.SetVersions(t, desired, "", to)
 
 	return current, desired
 }
@@ -146,7 +146,7 @@ func TestKubernetesUpgrade_RefusesATargetANodesTalosDoesNotSupport(t *testing.T)
 
 func TestKubernetesUpgrade_RefusesATalosUpgradeInTheSameApply(t *testing.T) {
 	current, desired := k8sBump(t, "v1.35.2", "v1.36.4")
-	testlab.Edit(t, current, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
+	testlab.SetVersions(t, current, "v1.13.8", "")
 
 	p := compute(t, current, desired)
 

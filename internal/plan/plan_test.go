@@ -88,7 +88,7 @@ func TestCompute_EveryKindOfChange(t *testing.T) {
 
 	for name, want := range map[string]string{
 		"k8s-master": "machine.sysctls changed: applied live",
-		"k8s-node2":  "machine.files changed: needs a reboot on Talos ≤ 1.13",
+		"k8s-node2":  "machine.files changed: Talos writes files only at boot, so the change takes effect after a reboot; Talos ≥ 1.14 never reboots on apply: talops reboots the node",
 		"k8s-node3":  "installer schematic base → storage",
 	} {
 		if got := strings.Join(byName[name].Reasons, "; "); !strings.Contains(got, want) {
@@ -107,22 +107,22 @@ func TestCompute_EveryKindOfChange(t *testing.T) {
 
 func TestCompute_TalosBumpUpgradesEveryNode(t *testing.T) {
 	current := testlab.Files(t)
-	testlab.Edit(t, current, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
+	testlab.SetVersions(t, current, "v1.14.6", "")
 
 	p := compute(t, current, testlab.Files(t))
 
-	if got := p.Summary(); got != "Plan: 5 nodes — 5 upgrades (v1.13.8 → v1.13.9)" {
+	if got := p.Summary(); got != "Plan: 5 nodes — 5 upgrades (v1.14.6 → v1.14.7)" {
 		t.Errorf("summary = %q", got)
 	}
 
-	if p.Nodes[0].Reasons[0] != "Talos v1.13.8 → v1.13.9" {
+	if p.Nodes[0].Reasons[0] != "Talos v1.14.6 → v1.14.7" {
 		t.Errorf("reasons = %q", p.Nodes[0].Reasons)
 	}
 }
 
 func TestCompute_UpgradeAndConfigChangeOnSameNodeSaysBoth(t *testing.T) {
 	current := testlab.Files(t)
-	testlab.Edit(t, current, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.13.8")
+	testlab.SetVersions(t, current, "v1.14.6", "")
 
 	desired := testlab.Files(t)
 	testlab.Edit(t, desired, "patches/worker.yaml", "node-role.kubernetes.io/worker: \"\"", "node-role.kubernetes.io/worker: \"\"\n    tier: gpu")
@@ -138,7 +138,7 @@ func TestCompute_From114ApplyNeverRebootsButTalopsSaysWhenAChangeNeedsOne(t *tes
 	desired := testlab.Files(t)
 
 	for _, f := range []cluster.MapFiles{current, desired} {
-		testlab.Edit(t, f, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1")
+		testlab.SetVersions(t, f, "v1.14.1", "")
 	}
 
 	// A file: Talos writes machine.files only in its boot sequence, on every release.
@@ -214,8 +214,8 @@ func TestCompute_NodeRunningAnOlderTalosUpgradesFromItsOwnVersion(t *testing.T) 
 	des, _ := state(t, testlab.Files(t))
 
 	// As read from the nodes: one runs an older Talos than the others.
-	cur.Nodes[1].TalosVersion = "v1.13.8"
-	cur.Nodes[1].Installer = strings.Replace(cur.Nodes[1].Installer, ":v1.13.9", ":v1.13.8", 1)
+	cur.Nodes[1].TalosVersion = "v1.14.6"
+	cur.Nodes[1].Installer = strings.Replace(cur.Nodes[1].Installer, ":v1.14.7", ":v1.14.6", 1)
 
 	p, err := plan.Compute(context.Background(), "homelab", cur, des, mask.New(b.Values()...))
 	if err != nil {
@@ -223,7 +223,7 @@ func TestCompute_NodeRunningAnOlderTalosUpgradesFromItsOwnVersion(t *testing.T) 
 	}
 
 	n := p.Nodes[1]
-	if n.Action != plan.Upgrade || n.Upgrade.FromVersion != "v1.13.8" || n.Upgrade.ToVersion != "v1.13.9" || strings.Join(n.Reasons, "; ") != "Talos v1.13.8 → v1.13.9" {
+	if n.Action != plan.Upgrade || n.Upgrade.FromVersion != "v1.14.6" || n.Upgrade.ToVersion != "v1.14.7" || strings.Join(n.Reasons, "; ") != "Talos v1.14.6 → v1.14.7" {
 		t.Errorf("%s: %s %+v %q", n.Name, n.Action, n.Upgrade, n.Reasons)
 	}
 

@@ -96,7 +96,7 @@ func TestCompute_RebootPredictionPerRelease(t *testing.T) {
 			current, desired := testlab.Files(t), testlab.Files(t)
 
 			for _, f := range []cluster.MapFiles{current, desired} {
-				testlab.Edit(t, f, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: "+tc.talos)
+				testlab.SetVersions(t, f, tc.talos, "")
 			}
 
 			tc.edit(t, current, desired)
@@ -112,8 +112,8 @@ func TestCompute_RebootPredictionPerRelease(t *testing.T) {
 
 func TestCompute_From114AnInstallerChangeIsTheUpgradeItself(t *testing.T) {
 	current, desired := testlab.Files(t), testlab.Files(t)
-	testlab.Edit(t, current, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.0-beta.1")
-	testlab.Edit(t, desired, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.0-rc.1")
+	testlab.SetVersions(t, current, "v1.14.0-beta.1", "")
+	testlab.SetVersions(t, desired, "v1.14.0-rc.1", "")
 
 	n := nodeNamed(t, compute(t, current, desired), "k8s-node2")
 

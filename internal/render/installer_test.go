@@ -23,13 +23,14 @@ func labIDs(t *testing.T) map[string]string {
 	return ids
 }
 
+// The lab keeps the 1.13 config contract on Talos 1.14 (its configVersion pin).
 func TestRender_Contract113PutsTheSchematicInstallerInMachineInstall(t *testing.T) {
 	rs := renderLab(t, testlab.Files(t))
 	ids := labIDs(t)
 
 	for name, sch := range map[string]string{"k8s-master": "base", "k8s-node1": "gpu"} {
 		n := node(t, rs, name)
-		want := "factory.talos.dev/nocloud-installer/" + ids[sch] + ":v1.13.9"
+		want := "factory.talos.dev/nocloud-installer/" + ids[sch] + ":" + testlab.Talos
 
 		if n.Installer != want || n.Config.Machine().Install().Image() != want {
 			t.Errorf("%s: installer %q, machine.install.image %q, want %s", name, n.Installer, n.Config.Machine().Install().Image(), want)
@@ -44,7 +45,7 @@ func TestRender_Contract113PutsTheSchematicInstallerInMachineInstall(t *testing.
 func TestRender_Contract114PutsTheSchematicInstallerInUnattendedInstallConfig(t *testing.T) {
 	files := testlab.Files(t)
 	testlab.Unpin(t, files)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1")
+	testlab.SetVersions(t, files, "v1.14.1", "")
 
 	rs := renderLab(t, files)
 	ids := labIDs(t)
@@ -73,7 +74,7 @@ func TestRender_Contract114PutsTheSchematicInstallerInUnattendedInstallConfig(t 
 func TestRender_Contract114WithoutInstallDiskHasNoInstaller(t *testing.T) {
 	files := testlab.Files(t)
 	testlab.Unpin(t, files)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1")
+	testlab.SetVersions(t, files, "v1.14.1", "")
 	testlab.Edit(t, files, "talops.yaml", "    schematic: base\n    installDisk: /dev/sda\n    patches: [nodes/k8s-node4.yaml]", "    schematic: base\n    patches: [nodes/k8s-node4.yaml]")
 
 	n := node(t, renderLab(t, files), "k8s-node4")
@@ -94,7 +95,7 @@ func TestFactoryInstaller_NodeWithoutSchematicGetsTheVanillaImageAndSecureBootIt
 		t.Fatal(err)
 	}
 
-	if want := "factory.talos.dev/nocloud-installer-secureboot/" + schematic.VanillaID + ":v1.13.9"; got != want {
+	if want := "factory.talos.dev/nocloud-installer-secureboot/" + schematic.VanillaID + ":" + testlab.Talos; got != want {
 		t.Errorf("installer = %s, want %s", got, want)
 	}
 }

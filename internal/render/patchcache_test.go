@@ -40,7 +40,7 @@ func TestRender_TwoStatesSharingAPatchCacheRenderAsEachAlone(t *testing.T) {
 	testlab.Edit(t, base, "talops.yaml", "installDisk: /dev/sda", "installDisk: /dev/sdb")
 
 	upgrade := maps.Clone(desired)
-	testlab.Edit(t, upgrade, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: v1.36.5")
+	testlab.SetVersions(t, upgrade, "", "v1.37.2")
 
 	dirs := []string{"examples/homelab", "base/homelab", "upgrade/homelab"}
 	states := []*cluster.Cluster{load(t, dirs[0], desired), load(t, dirs[1], base), load(t, dirs[2], upgrade)}

@@ -75,7 +75,7 @@ func TestRender_LabNodesCarryTheirPatchesAndInstaller(t *testing.T) {
 		"hostname: k8s-node1",
 		"http://10.0.20.10:5000",
 		"image: factory.talos.dev/nocloud-installer/",
-		":v1.13.9",
+		":" + testlab.Talos,
 	} {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("k8s-node1 config lacks %q", want)
@@ -202,9 +202,8 @@ func FuzzPatch(f *testing.F) {
 }
 
 func TestRender_ConfigVersionKeepsTheContractAcrossATalosBump(t *testing.T) {
-	files := testlab.Files(t)
-	testlab.Unpin(t, files)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1\nconfigVersion: v1.13")
+	files := testlab.Files(t) // pinned to configVersion v1.13
+	testlab.SetVersions(t, files, "v1.14.1", "")
 
 	cfg := encoded(t, node(t, renderLab(t, files), "k8s-node2"))
 

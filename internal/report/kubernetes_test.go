@@ -51,7 +51,7 @@ func kubernetesPlan(t *testing.T, from string, edit func(*plan.State)) *plan.Pla
 	t.Helper()
 
 	current, desired := testlab.Scaled(t, 5), testlab.Scaled(t, 5)
-	testlab.Edit(t, current, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: "+from)
+	testlab.SetVersions(t, current, "", from)
 
 	cur, b := labState(t, current)
 	des, _ := labState(t, desired)
@@ -78,7 +78,7 @@ func withoutDiffs(p *plan.Plan) *plan.Plan {
 }
 
 func TestPlanViews_KubernetesUpgradeIsItsOwnSection(t *testing.T) {
-	p := withoutDiffs(kubernetesPlan(t, "v1.35.2", nil))
+	p := withoutDiffs(kubernetesPlan(t, "v1.36.4", nil))
 
 	for _, format := range report.PlanFormats {
 		t.Run(format, func(t *testing.T) {
@@ -98,7 +98,7 @@ func TestPlanViews_KubernetesUpgradeIsItsOwnSection(t *testing.T) {
 }
 
 func TestPlanViews_RefusedKubernetesUpgradeSaysWhyAndWhichNode(t *testing.T) {
-	p := withoutDiffs(kubernetesPlan(t, "v1.35.2", func(s *plan.State) { s.Nodes[4].TalosVersion = "v1.11.5" }))
+	p := withoutDiffs(kubernetesPlan(t, "v1.36.4", func(s *plan.State) { s.Nodes[4].TalosVersion = "v1.11.5" }))
 
 	for _, format := range []string{report.FormatText, report.FormatMarkdown} {
 		t.Run(format, func(t *testing.T) {
@@ -107,7 +107,7 @@ func TestPlanViews_RefusedKubernetesUpgradeSaysWhyAndWhichNode(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			if !strings.Contains(buf.String(), "node node-04 runs Talos v1.11.5, which does not support Kubernetes v1.36.4") {
+			if !strings.Contains(buf.String(), "node node-04 runs Talos v1.11.5, which does not support Kubernetes v1.37.1") {
 				t.Errorf("the %s view does not name the node and its release:\n%s", format, buf.String())
 			}
 

@@ -23,7 +23,7 @@ import (
 )
 
 // k8sLab renders the lab of three control planes and two workers on Kubernetes from and
-// on v1.36.4, plans the move and returns the upgrade and its nodes.
+// on v1.36.4, as it ran Talos v1.13.9, plans the move and returns the upgrade and its nodes.
 func k8sLab(t *testing.T, from string, edit func(desired map[string][]byte)) (*plan.KubernetesUpgrade, []rollout.K8sNode) {
 	t.Helper()
 
@@ -35,10 +35,11 @@ func k8sLabOn(t *testing.T, talosVersion, from string, edit func(desired map[str
 	t.Helper()
 
 	current, desired := testlab.Scaled(t, 5), testlab.Scaled(t, 5)
-	testlab.Edit(t, current, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: "+from)
+	testlab.SetVersions(t, current, "", from)
+	testlab.SetVersions(t, desired, "", "v1.36.4")
 
 	for _, f := range []map[string][]byte{current, desired} {
-		testlab.Edit(t, f, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: "+talosVersion)
+		testlab.SetVersions(t, f, talosVersion, "")
 
 		// The config follows the release (from 1.14 the images are documents of their
 		// own), unless the lab pins its format.

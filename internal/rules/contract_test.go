@@ -9,7 +9,8 @@ import (
 )
 
 func TestContractChange_WarnsOnAMinorBumpUnlessConfigVersionIsPinned(t *testing.T) {
-	base := input(t, testlab.Files(t))
+	// The lab as it ran 1.13, before its move to 1.14: the minor bump is the subject.
+	base := input(t, testlab.On113(t))
 
 	for _, tc := range []struct {
 		name, talos string
@@ -20,7 +21,7 @@ func TestContractChange_WarnsOnAMinorBumpUnlessConfigVersionIsPinned(t *testing.
 		{"a pinned configVersion keeps it", "talosVersion: v1.14.1\nconfigVersion: v1.13", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := testlab.Files(t)
+			files := testlab.On113(t)
 			testlab.Unpin(t, files)
 			testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", tc.talos)
 

@@ -119,7 +119,7 @@ func TestInstallerMismatch_WrongInstallerOnTheGPUWorkerPointsAtThePatchLine(t *t
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := testlab.Files(t)
+			files := testlab.On113(t)
 			patchGPUWorkerInstaller(t, files, tc.image)
 
 			fs := checkCodes(t, files, false, installerCodes...)
@@ -167,7 +167,7 @@ func TestInstallerMismatch_SameImageUnderAnotherSpellingIsAccepted(t *testing.T)
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := testlab.Files(t)
+			files := testlab.On113(t)
 			if tc.edit != nil {
 				tc.edit(t, files)
 			}
@@ -203,7 +203,7 @@ func TestInstallerMismatch_MetalAcceptsTheFactoryLegacyNamesOfTheSameImage(t *te
 		{name: "the plain legacy name on a secure boot node", platform: "metal", secureBoot: true, image: "factory.talos.dev/installer/" + gpu},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := testlab.Files(t)
+			files := testlab.On113(t)
 			testlab.Edit(t, files, "talops.yaml", "platform: nocloud\n", "platform: "+tc.platform+"\n")
 
 			if tc.secureBoot {
@@ -227,7 +227,7 @@ func TestInstallerMismatch_MetalAcceptsTheFactoryLegacyNamesOfTheSameImage(t *te
 func TestInstallerMismatch_OnePatchForEveryNodeGivesOneFindingPerNodeAtItsLine(t *testing.T) {
 	ids := labSchematicIDs(t)
 
-	files := testlab.Files(t)
+	files := testlab.On113(t)
 	testlab.Edit(t, files, "patches/common.yaml", "machine:\n  time:", "machine:\n  install:\n    image: factory.talos.dev/nocloud-installer/"+ids["base"]+":v1.13.9\n  time:")
 
 	fs := checkCodes(t, files, false, installerCodes...)
@@ -245,10 +245,7 @@ func TestInstallerMismatch_OnePatchForEveryNodeGivesOneFindingPerNodeAtItsLine(t
 func talos114(t *testing.T) cluster.MapFiles {
 	t.Helper()
 
-	files := testlab.Files(t)
-	testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1")
-
-	return files
+	return testlab.At(t, "v1.14.1", "v1.36.4")
 }
 
 // patchUnattendedInstaller adds an UnattendedInstallConfig document to the GPU worker's
@@ -309,7 +306,7 @@ func TestInstallerGHCRRemoved_StockInstallerFromTalos114(t *testing.T) {
 	})
 
 	t.Run("a 1.14 tag on a 1.13 cluster", func(t *testing.T) {
-		files := testlab.Files(t)
+		files := testlab.On113(t)
 		patchGPUWorkerInstaller(t, files, "ghcr.io/siderolabs/installer:v1.14.0")
 
 		fs := checkCodes(t, files, false, installerCodes...)
@@ -319,7 +316,7 @@ func TestInstallerGHCRRemoved_StockInstallerFromTalos114(t *testing.T) {
 	})
 
 	t.Run("not before 1.14", func(t *testing.T) {
-		files := testlab.Files(t)
+		files := testlab.On113(t)
 		testlab.Edit(t, files, "talops.yaml", "    schematic: gpu\n", "")
 		patchGPUWorkerInstaller(t, files, "ghcr.io/siderolabs/installer:v1.13.9")
 
@@ -378,7 +375,7 @@ func TestInstallerMismatch_CompleteConfigIsHeldToTheSchematicItsNodeNames(t *tes
 	ids := labSchematicIDs(t)
 	gpuInstaller := "factory.talos.dev/nocloud-installer/" + ids["gpu"] + ":v1.13.9"
 
-	files := testlab.Files(t)
+	files := testlab.On113(t)
 	completeConfigNode(t, files, gpuInstaller)
 
 	fs := checkCodes(t, files, false, installerCodes...)
@@ -400,7 +397,7 @@ func TestInstallerMismatch_CompleteConfigIsHeldToTheSchematicItsNodeNames(t *tes
 }
 
 func TestInstallerMismatch_SetByAnRFC6902PatchPointsAtTheOperation(t *testing.T) {
-	files := testlab.Files(t)
+	files := testlab.On113(t)
 	files["patches/worker.yaml"] = []byte("- op: add\n  path: /machine/sysctls/a\n  value: \"1\"\n- op: replace\n  path: /machine/install/image\n  value: ghcr.io/siderolabs/installer:v1.13.9\n")
 
 	fs := checkCodes(t, files, false, rules.CodeInstallerMismatch)
@@ -431,12 +428,12 @@ func TestInstallerMismatch_ConfigWithoutAnyInstaller(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := testlab.Files(t)
+			files := testlab.On113(t)
 			testlab.Unpin(t, files)
 			testlab.Edit(t, files, tc.file, tc.old, tc.new)
 
 			if tc.file == "talops.yaml" {
-				testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: v1.14.1")
+				testlab.SetVersions(t, files, "v1.14.1", "")
 			}
 
 			var got []finding.Finding

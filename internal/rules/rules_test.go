@@ -38,9 +38,15 @@ func check(t *testing.T, files cluster.MapFiles, strict bool) []finding.Finding 
 	return checkInput(t, &rules.Input{Cluster: c, Nodes: nodes, Bundle: b, Strict: strict})
 }
 
-// checkInput runs every rule with a live context.
+// checkInput runs every rule with a live context, against the release data talops uses
+// offline unless the input names its own (without the note on where it came from, which
+// TestCheck_ReferenceLabIsClean shows).
 func checkInput(t testing.TB, in *rules.Input) []finding.Finding {
 	t.Helper()
+
+	if in.Catalog == nil && in.Release == (rules.ReleaseLookup{}) {
+		in.Catalog, _ = testlab.Offline(in.Cluster)
+	}
 
 	out, err := rules.Check(context.Background(), in)
 	if err != nil {
@@ -59,9 +65,33 @@ func codes(fs []finding.Finding) string {
 	return strings.Join(out, ", ")
 }
 
+// The lab's release is one the extension data lacks: offline, talops derives it and says so,
+// and nothing else is found, not even with --strict.
 func TestCheck_ReferenceLabIsClean(t *testing.T) {
-	if fs := check(t, testlab.Files(t), true); len(fs) != 0 {
-		t.Errorf("findings on the reference lab: %+v", fs)
+	files := testlab.Files(t)
+	c := testlab.Load(t, files)
+
+	b, err := shared.Load(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ids, err := render.SchematicIDs(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	in := &rules.Input{Cluster: c, Bundle: b, Strict: true, Schematics: ids, SchematicFiles: rules.LoadSchematicFiles(c)}
+	in.Nodes = render.All(context.Background(), c, b, render.Options{Installer: render.FactoryInstaller(ids)})
+	in.Catalog, in.Release = testlab.Offline(c)
+
+	fs := checkInput(t, in)
+	if got := codes(fs); got != "info versions.release-data" {
+		t.Fatalf("findings on the reference lab = %q, want only where its release data came from: %+v", got, fs)
+	}
+
+	if !strings.Contains(fs[0].Message, "Talos "+testlab.Talos+" is not in this build's extension data") || !strings.Contains(fs[0].Message, "derived from") {
+		t.Errorf("the note does not say the release was derived: %s", fs[0].Message)
 	}
 }
 
@@ -79,9 +109,7 @@ func TestCheck_KubernetesJudgedAgainstTheClusterRelease(t *testing.T) {
 		{"1.38 is in range for Talos 1.15", "v1.15.0", "v1.38.0", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := testlab.Files(t)
-			testlab.Edit(t, files, "talops.yaml", "talosVersion: v1.13.9", "talosVersion: "+tc.talos)
-			testlab.Edit(t, files, "talops.yaml", "kubernetesVersion: v1.36.4", "kubernetesVersion: "+tc.k8s)
+			files := testlab.At(t, tc.talos, tc.k8s)
 
 			var got []finding.Finding
 			for _, f := range check(t, files, false) {

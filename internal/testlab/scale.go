@@ -16,6 +16,8 @@ func Scaled(t testing.TB, n int) cluster.MapFiles {
 	files := Files(t)
 
 	head, _, _ := strings.Cut(string(files["talops.yaml"]), "nodes:\n")
+	// The lab's configVersion comes after its nodes: the scaled lab keeps it.
+	pinned := strings.Contains(string(files["talops.yaml"]), Pin)
 
 	var b strings.Builder
 
@@ -42,6 +44,10 @@ func Scaled(t testing.TB, n int) cluster.MapFiles {
 		}
 
 		files["nodes/"+name+".yaml"] = []byte(patch)
+	}
+
+	if pinned {
+		b.WriteString(Pin)
 	}
 
 	files["talops.yaml"] = []byte(b.String())

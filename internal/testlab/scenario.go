@@ -7,7 +7,7 @@ import (
 )
 
 // Changed returns the reference lab with one change of every kind a plan knows:
-// a sysctl on the control plane (update), a file on k8s-node2 (reboot up to Talos 1.13),
+// a sysctl on the control plane (update), a file on k8s-node2 (reboot: Talos writes files only at boot),
 // a new schematic on k8s-node3 (upgrade), k8s-node5 added (create), k8s-node4 removed
 // (remove); k8s-node1 stays as it is (noop).
 func Changed(t testing.TB) cluster.MapFiles {
