@@ -16,7 +16,7 @@ import (
 // reviewed plan, which says so; k8s-node3, done the first time, is not touched again.
 func TestApply_TheSameReviewedPlanResumesWhereTheRolloutStopped(t *testing.T) {
 	l := newApplyLab(t, map[string]string{"USER": "alice"}, nil)
-	l.h.dirs["reviewed"] = testlab.Files(t)
+	l.h.dirs["reviewed"] = testlab.On113(t)
 
 	addMotd(l)
 	l.files["nodes/k8s-node3.yaml"] = append(l.files["nodes/k8s-node3.yaml"], []byte("---\nmachine:\n  files:\n    - path: /var/etc/motd\n      permissions: 0o644\n      op: create\n      content: hello\n")...)
