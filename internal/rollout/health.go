@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	checks "github.com/talops/talops/internal/health"
+	"github.com/talops/talops/internal/talos"
 )
 
 // HealthReader reads the Kubernetes objects a health check names.
@@ -26,12 +27,20 @@ func (o Options) checkHealth(ctx context.Context, when string) error {
 		wait := o
 		wait.GateTimeout = c.Timeout
 
-		said := false
+		var (
+			said    bool
+			verdict error // the last answer of the check itself, not of the read
+		)
 
 		err := poll(ctx, wait, func(ctx context.Context) error {
 			objects, err := o.HealthReader.HealthObjects(ctx, c)
 			if err == nil {
 				err = unhealthy(c, objects)
+				verdict = err
+			} else if verdict != nil {
+				// A failed read (the API's rate limit near the deadline, a restart) says
+				// less than the check's last answer: both are told.
+				err = fmt.Errorf("%w (the next read failed: %s)", verdict, talos.OneLine(err))
 			}
 
 			if err != nil && !said && o.Progress != nil {

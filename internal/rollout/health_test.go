@@ -2,6 +2,7 @@ package rollout_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -148,5 +149,29 @@ func TestRun_ADryRunReadsNoHealthCheck(t *testing.T) {
 
 	if ceph.reads != 0 {
 		t.Errorf("a dry run read the checks %d times", ceph.reads)
+	}
+}
+
+// flakyHealth answers HEALTH_WARN once, then fails every read.
+type flakyHealth struct{ reads int }
+
+func (f *flakyHealth) HealthObjects(context.Context, health.Check) ([]health.Object, error) {
+	f.reads++
+	if f.reads == 1 {
+		return (&cephHealth{health: "HEALTH_WARN"}).HealthObjects(context.Background(), health.Check{})
+	}
+
+	return nil, errors.New("rate: Wait(n=1) would exceed context deadline")
+}
+
+func TestRun_AFailedReadAfterAnAnswerStillNamesTheObjectAndValue(t *testing.T) {
+	o := options
+	o.Health, o.HealthReader = []health.Check{cephCheck(t, 30*time.Millisecond)}, &flakyHealth{}
+
+	r := rollout.Run(context.Background(), &healthyNodes{}, "lab", "hash", workers("w1"), o)
+
+	want := `CephCluster rook-ceph/rook-ceph: object.status.ceph.health = "HEALTH_WARN" (the next read failed: rate: Wait(n=1) would exceed context deadline)`
+	if !strings.HasSuffix(r.Stopped, want) {
+		t.Errorf("stopped %q\nwant the suffix %q", r.Stopped, want)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -16,7 +17,7 @@ var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Ver
 
 // CRD installs a namespaced custom resource of kind in group at version v1 (its plural
 // is the kind in lower case with an s), any fields allowed, and waits until the server
-// serves it. It returns the resource, for Object.
+// serves it (one already installed is kept). It returns the resource, for Object.
 func (e *Env) CRD(t testing.TB, group, kind string) schema.GroupVersionResource {
 	t.Helper()
 
@@ -43,7 +44,7 @@ func (e *Env) CRD(t testing.TB, group, kind string) schema.GroupVersionResource 
 
 	dyn := e.dynamic(t)
 
-	if _, err := dyn.Resource(crdResource).Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+	if _, err := dyn.Resource(crdResource).Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("create CRD %s: %v", crd.GetName(), err)
 	}
 
