@@ -209,3 +209,19 @@ func TestPlanLive_UnreachableNodesAreCountedAndFailTheDetailedExitCode(t *testin
 		t.Errorf("the summary does not count the unreachable nodes:\n%s", l.h.stdout.String())
 	}
 }
+
+func TestPlanLive_EveryNodeUnreachableFailsAndSaysSo(t *testing.T) {
+	t.Parallel()
+
+	l := newLiveLab(t)
+	l.h.deps.TalosEndpoint = func(string) string { return talostest.Closed(t) }
+
+	err := l.h.run("plan", "--dir", "examples/homelab", "--live")
+	if cli.ExitCode(err) != 1 || err.Error() != "plan --live read no node: every node is unreachable (k8s-master, k8s-node1, k8s-node2, k8s-node3, k8s-node4)" {
+		t.Errorf("plan --live with every node down: exit %d, %v", cli.ExitCode(err), err)
+	}
+
+	if !strings.Contains(l.h.stdout.String(), "Plan refused: no node's current state could be read (5 nodes — 5 unreachable)\n") {
+		t.Errorf("the headline does not say the plan is refused:\n%s", l.h.stdout.String())
+	}
+}
