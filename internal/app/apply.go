@@ -78,6 +78,11 @@ type ApplyOptions struct {
 	// NoLock lets apply go on without the apply lock when the Kubernetes API of a running
 	// cluster does not answer (the report records it); without it such an apply is refused.
 	NoLock bool
+	// Confirm, when set, is shown the plan once apply has nothing left to refuse, before
+	// any node is touched (and before the lock, the snapshot and the preparations); an
+	// error from it stops apply there. It is not asked for a dry run or a plan that
+	// changes nothing.
+	Confirm func(res *PlanResult) error
 	// Review, when set, is asked which plan was reviewed for the cluster (by name) before
 	// anything else is read: its hash and the base it was computed against become PlanHash
 	// and ReviewedBase (unless ReviewedAgainst names the base). An empty hash checks none.
@@ -136,6 +141,12 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 
 	if reasons := rollout.Refusals(pre); len(reasons) > 0 {
 		return nil, &RefusedError{Reasons: reasons}
+	}
+
+	if opts.Confirm != nil && !opts.DryRun && res.Plan.HasChanges() {
+		if err := opts.Confirm(res); err != nil {
+			return nil, err
+		}
 	}
 
 	todo, err := steps(res.Plan, st)

@@ -19,7 +19,7 @@ type ApplyOptions = door.ApplyOptions
 func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	opts := &ApplyOptions{Deps: d}
 
-	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--proxmox-vms] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--etcd-backup DIR | --no-etcd-backup] [--etcd-backup-recipient R] [--nodes a,b] [--kubeconfig F] [--drain-timeout D] [--no-drain] [--proxmox-reset] [--allow-remove] [--no-lock] [--kubeconfig-out FILE] [--format text|json]")
+	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--proxmox-vms] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--etcd-backup DIR | --no-etcd-backup] [--etcd-backup-recipient R] [--nodes a,b] [--kubeconfig F] [--drain-timeout D] [--no-drain] [--proxmox-reset] [--allow-remove] [--no-lock] [--kubeconfig-out FILE] [--yes] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.PlanHash, "plan-hash", "", "refuse to apply unless the plan has this hash (the one reviewed)")
@@ -55,6 +55,7 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	fs.BoolVar(&opts.ProxmoxReset, "proxmox-reset", false, "reset, once, the Proxmox VM of a node that does not come back healthy after a reboot or upgrade, then wait for it again")
 	fs.BoolVar(&opts.AllowRemove, "allow-remove", false, "remove the nodes the plan removes (not in talops.yaml): drain, graceful reset, delete their Kubernetes Node; without it such a plan is refused")
 	fs.BoolVar(&opts.NoLock, "no-lock", false, "go on without the apply lock (and drains) when the Kubernetes API of a running cluster does not answer; the report records it. Without it such an apply is refused")
+	fs.BoolVar(&opts.Yes, "yes", false, "apply without showing the plan and asking first (it is only asked on a terminal)")
 	fs.StringVar(&opts.KubeconfigOut, "kubeconfig-out", "", "once every node was applied, write the admin kubeconfig to this file (mode 0600)")
 
 	if err := parseNoArgs(fs, args); err != nil {

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -120,6 +121,30 @@ func OSDeps() *Deps {
 
 			return err == nil && st.Mode()&os.ModeCharDevice != 0
 		},
+		Prompt: prompt(os.Stdin, os.Stderr),
+	}
+}
+
+// prompt asks on w and reads the answer from in, a line; nil when in is no terminal
+// (CI, a pipe): nobody is there to answer.
+func prompt(in *os.File, w io.Writer) func(question string) (string, error) {
+	if st, err := in.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+
+	r := bufio.NewReader(in)
+
+	return func(question string) (string, error) {
+		if _, err := io.WriteString(w, question); err != nil {
+			return "", err
+		}
+
+		line, err := r.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
+
+		return line, nil
 	}
 }
 
