@@ -39,7 +39,7 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 
 		return nil
 	})
-	fs.Func("nodes", "apply only these nodes, comma-separated names of talops.yaml (the plan hash still covers every node)", func(v string) error {
+	fs.Func("nodes", "apply only these nodes, comma-separated: names of talops.yaml, hostnames or addresses (the plan hash still covers every node)", func(v string) error {
 		for _, name := range strings.Split(v, ",") {
 			if name = strings.TrimSpace(name); name != "" {
 				opts.Nodes = append(opts.Nodes, name)
