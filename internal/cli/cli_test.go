@@ -306,6 +306,9 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"frobnicate"}, "talops: unknown command \"frobnicate\" (run talops help)\n"},
+		{[]string{"aply"}, "talops: unknown command \"aply\"; did you mean apply? (run talops help)\n"},
+		{[]string{"validate", "--dir", "examples/homelab", "--fromat", "json"}, "talops: flag provided but not defined: -fromat; did you mean --format? (run talops validate -h)\n"},
+		{[]string{"apply", "--allow-removes"}, "talops: flag provided but not defined: -allow-removes; did you mean --allow-remove? (run talops apply -h)\n"},
 		{[]string{"validate", "--format", "xml"}, "talops: --format must be one of text, json, github, got \"xml\"\n"},
 		{[]string{"render", "--dir", "examples/homelab"}, "talops: --out is required\n"},
 		{[]string{"plan", "--against", "base", "stray"}, "talops: unexpected argument \"stray\" (run talops plan -h)\n"},
