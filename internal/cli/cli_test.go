@@ -447,3 +447,36 @@ func TestTopLevelHelpGoesToStdoutAndNoCommandIsAnError(t *testing.T) {
 		t.Errorf("no command: %v, stdout %q, stderr %q", err, h.stdout.String(), h.stderr.String())
 	}
 }
+
+// The formats tools read carry the typo's file and line, as the text on stderr does.
+func TestValidate_TalopsYAMLTypoIsAPlacedFindingInJSONAndGitHubFormats(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct{ cmd, format, want string }{
+		{"validate", "json", `"file": "examples/homelab/talops.yaml",` + "\n      \"line\": 10,\n      \"path\": \"platfrom\""},
+		{"validate", "github", "::error file=examples/homelab/talops.yaml,line=10"},
+		{"plan", "json", `"file": "examples/homelab/talops.yaml",` + "\n      \"line\": 10,\n      \"path\": \"platfrom\""},
+	} {
+		t.Run(tc.cmd+" "+tc.format, func(t *testing.T) {
+			t.Parallel()
+
+			files := testlab.Files(t)
+			testlab.Edit(t, files, "talops.yaml", "platform: nocloud", "platfrom: nocloud")
+
+			h := newHarness(t, files, nil)
+
+			args := []string{tc.cmd, "--dir", "examples/homelab", "--format", tc.format}
+			if tc.cmd == "plan" {
+				args = append(args, "--against", "examples/homelab")
+			}
+
+			if err := h.run(args...); cli.ExitCode(err) != cli.ExitFailure {
+				t.Fatalf("exit code %d: %v", cli.ExitCode(err), err)
+			}
+
+			if !strings.Contains(h.stdout.String(), tc.want) || !strings.Contains(h.stdout.String(), "unknown field") {
+				t.Errorf("stdout lacks %q:\n%s", tc.want, h.stdout.String())
+			}
+		})
+	}
+}

@@ -62,7 +62,13 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 
 	res, err := Plan(ctx, opts)
 	if err != nil {
-		return err
+		// Tools read the JSON, not stderr: a typo lands on its line there too, with no plan.
+		fs, placed := app.InputFindings(err)
+		if !placed || opts.Format == report.FormatText {
+			return err
+		}
+
+		res = &app.PlanResult{Plan: plan.BlockedPlan(""), Findings: fs}
 	}
 
 	view := report.PlanView{Color: d.Color(), Version: d.TalopsVersion(), Bump: res.Bump}
