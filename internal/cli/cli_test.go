@@ -153,7 +153,7 @@ func TestValidate_InputErrorsAreOneLineEachWithExitOne(t *testing.T) {
 		t.Fatalf("exit code %d", cli.ExitCode(err))
 	}
 
-	want := "talops: examples/homelab/talops.yaml:10: platfrom: unknown field\n"
+	want := "talops: examples/homelab/talops.yaml:10: platfrom: unknown field; did you mean platform?\n"
 	if h.stderr.String() != want {
 		t.Errorf("stderr = %q, want %q", h.stderr.String(), want)
 	}
@@ -478,5 +478,19 @@ func TestValidate_TalopsYAMLTypoIsAPlacedFindingInJSONAndGitHubFormats(t *testin
 				t.Errorf("stdout lacks %q:\n%s", tc.want, h.stdout.String())
 			}
 		})
+	}
+}
+
+func TestValidate_UnknownFieldSuggestsTheFieldATypoMeant(t *testing.T) {
+	t.Parallel()
+
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "    installDisk: /dev/sda", "    instalDisk: /dev/sda")
+
+	h := newHarness(t, files, nil)
+	_ = h.run("validate", "--dir", "examples/homelab")
+
+	if want := "talops: examples/homelab/talops.yaml:25: nodes[0].instalDisk: unknown field; did you mean installDisk?\n"; h.stderr.String() != want {
+		t.Errorf("stderr = %q, want %q", h.stderr.String(), want)
 	}
 }
