@@ -116,6 +116,12 @@ type Options struct {
 	// Stop, when set, is asked before each node starts: an error stops the rollout there
 	// (the apply lock was lost), the nodes left not attempted and the report saying why.
 	Stop func() error
+	// Heartbeat is how often a wait that goes on (a reboot, an install, etcd) says so on
+	// the node's progress line (0: DefaultHeartbeat).
+	Heartbeat time.Duration
+
+	// waiting is the progress of the node whose step is running (set per node by step).
+	waiting func(string)
 }
 
 // oneAtATime serializes say: workers change in parallel, their lines go out one at a time.
