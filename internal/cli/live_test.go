@@ -177,7 +177,8 @@ func TestPlanLive_BrokenTalosconfigIsOneLineWithoutItsContent(t *testing.T) {
 		t.Fatalf("exit %d", cli.ExitCode(err))
 	}
 
-	if want := "talops: talosconfig " + l.talosconfig + " is not a talosconfig (YAML with contexts)\n"; l.h.stderr.String() != want {
+	// The path came from $TALOSCONFIG: the message says so, the user did not type it.
+	if want := "talops: talosconfig " + l.talosconfig + " (from $TALOSCONFIG) is not a talosconfig (YAML with contexts)\n"; l.h.stderr.String() != want {
 		t.Errorf("stderr %q", l.h.stderr.String())
 	}
 
