@@ -250,9 +250,9 @@ func pollFor(ctx context.Context, o Options, what string, try func(context.Conte
 			return nil
 		}
 
-		if now := o.now(); o.waiting != nil && now.Sub(said) >= o.heartbeat() {
+		if now := o.now(); o.waiting != nil && now.Sub(said) >= orHeartbeat(o.Heartbeat) {
 			said = now
-			o.waiting(stillWaiting(what, now.Sub(start), err))
+			o.waiting(stillWaiting(what, now.Sub(start), err.Error()))
 		}
 
 		var p permanent
@@ -293,20 +293,26 @@ func deadline(err error) bool {
 // DefaultHeartbeat is how often a long wait says it is still waiting.
 const DefaultHeartbeat = 30 * time.Second
 
-func (o Options) heartbeat() time.Duration {
-	if o.Heartbeat <= 0 {
+// orHeartbeat is h, or DefaultHeartbeat when h is not set.
+func orHeartbeat(h time.Duration) time.Duration {
+	if h <= 0 {
 		return DefaultHeartbeat
 	}
 
-	return o.Heartbeat
+	return h
 }
 
 // stillWaiting is the line of a wait that goes on: "still waiting for the node to come
-// back healthy: 1m0s so far (machine stage booting)".
-func stillWaiting(what string, elapsed time.Duration, last error) string {
+// back healthy: 1m0s so far (machine stage booting)"; last is the last look ("": none said).
+func stillWaiting(what string, elapsed time.Duration, last string) string {
 	if what == "" {
 		what = "the node"
 	}
 
-	return fmt.Sprintf("still waiting for %s: %s so far (%v)", what, elapsed.Round(time.Second), last)
+	line := fmt.Sprintf("still waiting for %s: %s so far", what, elapsed.Round(time.Second))
+	if last != "" {
+		line += " (" + last + ")"
+	}
+
+	return line
 }

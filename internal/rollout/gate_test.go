@@ -159,3 +159,35 @@ func TestPoll_ALongWaitSaysOnceInAWhileWhatItWaitsForAndHowLong(t *testing.T) {
 		t.Errorf("lines:\n%s", strings.Join(lines, "\n"))
 	}
 }
+
+func TestK8sWait_TheKubeletWaitSaysOnceInAWhileWhatItWaitsFor(t *testing.T) {
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	var lines []string
+
+	r := &k8sUpgrade{o: K8sOptions{
+		WaitTimeout: time.Hour, CallTimeout: time.Second, Interval: time.Millisecond, Heartbeat: time.Minute,
+		Now: func() time.Time { return clock }, Progress: func(line string) { lines = append(lines, line) },
+	}}
+
+	last, looks := "", 0
+
+	err := r.wait(context.Background(), "the Node k8s-node1 to report kubelet v1.36.4", &last, func(context.Context) (bool, error) {
+		looks++
+		clock = clock.Add(20 * time.Second)
+		last = "the Node reports kubelet v1.35.2"
+
+		return looks == 7, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	want := []string{
+		"still waiting for the Node k8s-node1 to report kubelet v1.36.4: 1m0s so far (the Node reports kubelet v1.35.2)",
+		"still waiting for the Node k8s-node1 to report kubelet v1.36.4: 2m0s so far (the Node reports kubelet v1.35.2)",
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("lines:\n%s", strings.Join(lines, "\n"))
+	}
+}
