@@ -121,8 +121,10 @@ func (a *runner) apply(ctx context.Context) (*result, error) {
 // applyOptions maps the inputs onto apply's options.
 func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 	opts := &door.ApplyOptions{
-		Deps:            a.d,
-		Dir:             a.dir(),
+		Deps: a.d,
+		Dir:  a.dir(),
+		// A workflow has nobody to ask: the review was the pull request's.
+		Yes:             true,
 		Mode:            orDefault(a.gha.GetInput(InputMode), "auto"),
 		ReviewedAgainst: a.gha.GetInput(InputReviewedAgainst),
 		Parallel:        1,

@@ -108,3 +108,23 @@ func renderNode(t *testing.T, files cluster.MapFiles, name string) []byte {
 
 	return data
 }
+
+// A nightly drift job that reads no node fails instead of passing on a plan of nothing.
+func TestPlan_LiveWithEveryNodeUnreachableFails(t *testing.T) {
+	ca := talostest.NewCA(t)
+	cfg := talostest.Talosconfig(t, "homelab", ca.PEM, ca.ClientCert(t))
+	down := talostest.Closed(t)
+
+	r := newRunner(t, testlab.Files(t), map[string]string{"dir": "examples/homelab", "live": "true", "talosconfig": string(talostest.TalosconfigBytes(t, cfg))})
+	r.env["GITHUB_EVENT_NAME"] = "schedule"
+	r.deps.TalosEndpoint = func(string) string { return down }
+
+	err := action.Run(context.Background(), r.deps, []string{"plan"})
+	if cli.ExitCode(err) != cli.ExitFailure || !strings.Contains(err.Error(), "plan --live read no node: every node is unreachable") {
+		t.Fatalf("plan with every node down: exit %d, %v", cli.ExitCode(err), err)
+	}
+
+	if !strings.Contains(r.file(t, "GITHUB_STEP_SUMMARY"), "Plan refused: no node's current state could be read") {
+		t.Errorf("summary does not say the plan is refused:\n%s", r.file(t, "GITHUB_STEP_SUMMARY"))
+	}
+}

@@ -112,8 +112,11 @@ func (a *runner) plan(ctx context.Context) (*result, error) {
 		out.post = func() { a.postPlan(ctx, ev, res, full) }
 	}
 
-	if finding.HasErrors(res.Findings) {
+	switch {
+	case finding.HasErrors(res.Findings):
 		out.failed = "the desired state has errors"
+	case live && res.Plan.Unreadable():
+		out.failed = door.LiveUnreadable(res.Plan)
 	}
 
 	return out, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/talops/talops/internal/cluster"
@@ -13,6 +14,7 @@ import (
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/rollout"
+	"github.com/talops/talops/internal/suggest"
 	"github.com/talops/talops/internal/talos"
 )
 
@@ -83,6 +85,11 @@ type ApplyOptions struct {
 	// report records it); without it such an apply changes nothing and returns an
 	// *OutsideWindowError.
 	IgnoreWindow bool
+	// Confirm, when set, is shown the plan once apply has nothing left to refuse, before
+	// any node is touched (and before the lock, the snapshot and the preparations); an
+	// error from it stops apply there. It is not asked for a dry run or a plan that
+	// changes nothing.
+	Confirm func(res *PlanResult) error
 	// Review, when set, is asked which plan was reviewed for the cluster (by name) before
 	// anything else is read: its hash and the base it was computed against become PlanHash
 	// and ReviewedBase (unless ReviewedAgainst names the base). An empty hash checks none.
@@ -146,12 +153,18 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 
 	pre.AllowRemove, pre.EtcdMembers = opts.AllowRemove, st.current.EtcdMembers
 
-	if pre.Only, err = selection(opts.Nodes, res.Plan); err != nil {
+	if pre.Only, err = selection(opts.Nodes, res.Plan, st); err != nil {
 		return nil, err
 	}
 
 	if reasons := rollout.Refusals(pre); len(reasons) > 0 {
 		return nil, &RefusedError{Reasons: reasons}
+	}
+
+	if opts.Confirm != nil && !opts.DryRun && res.Plan.HasChanges() {
+		if err := opts.Confirm(res); err != nil {
+			return nil, err
+		}
 	}
 
 	todo, err := steps(res.Plan, st)
@@ -247,28 +260,79 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	return out, nil
 }
 
-// selection is the set of nodes --nodes names, each one the plan knows (nil: all).
-func selection(names []string, p *plan.Plan) (map[string]bool, error) {
+// selection is the set of nodes --nodes names, each one the plan knows (nil: all). A
+// node is named by its talops name, or as the user knows it: its hostname (as the
+// desired or the running config sets it, or as the node said its Kubernetes Node is
+// named) or its address.
+func selection(names []string, p *plan.Plan, st *planned) (map[string]bool, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
 
-	known := map[string]bool{}
-	for _, n := range p.Nodes {
-		known[n.Name] = true
+	known := nodeAliases(p, st)
+
+	var all []string
+	for alias := range known {
+		all = append(all, alias)
 	}
+
+	slices.Sort(all)
 
 	out := map[string]bool{}
 
 	for _, name := range names {
-		if !known[name] {
-			return nil, &UsageError{Msg: fmt.Sprintf("--nodes: %q is not a node of talops.yaml", name)}
+		nodes := known[name]
+
+		switch {
+		case slices.Contains(nodes, name):
+			nodes = []string{name} // a talops name wins over another node's alias
+		case len(nodes) == 0:
+			return nil, &UsageError{Msg: fmt.Sprintf("--nodes: %q is not a node of talops.yaml (a name, hostname or address)%s", name, suggest.DidYouMean(name, all))}
+		case len(nodes) > 1:
+			return nil, &UsageError{Msg: fmt.Sprintf("--nodes: %q names more than one node (%s): use their talops names", name, strings.Join(nodes, ", "))}
 		}
 
-		out[name] = true
+		out[nodes[0]] = true
 	}
 
 	return out, nil
+}
+
+// nodeAliases maps every name a plan's node goes by to the talops names of the nodes
+// that go by it.
+func nodeAliases(p *plan.Plan, st *planned) map[string][]string {
+	out := map[string][]string{}
+	add := func(alias, name string) {
+		if alias != "" && !slices.Contains(out[alias], name) {
+			out[alias] = append(out[alias], name)
+		}
+	}
+
+	for _, n := range p.Nodes {
+		add(n.Name, n.Name)
+	}
+
+	if st == nil {
+		return out
+	}
+
+	for _, n := range st.head.Cluster.Spec.Nodes {
+		add(n.Address, n.Name)
+	}
+
+	for _, r := range st.head.Nodes {
+		if r.Machine != nil {
+			add(kubeNodeName("", r.Machine.Config), r.Name)
+		}
+	}
+
+	for _, n := range st.current.Nodes {
+		add(n.Address, n.Name)
+		add(n.KubeNode, n.Name)
+		add(kubeNodeName("", n.Config), n.Name)
+	}
+
+	return out
 }
 
 // livePlan plans the repository against the running nodes, refusing a throwaway bundle

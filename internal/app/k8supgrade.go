@@ -178,6 +178,7 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 		WaitTimeout: orDefault(d.GateTimeout, defaultGateTimeout),
 		Interval:    orDefault(d.GateInterval, defaultGateInterval),
 		Progress:    func(line string) { d.note("kubernetes: " + line + "\n") },
+		Now:         d.Now,
 	})
 
 	var refused *rollout.K8sRefusedError

@@ -19,37 +19,38 @@ import (
 )
 
 // talosconfigPath is the talosconfig to use: the flag, then $TALOSCONFIG, then
-// ~/.talos/config, as talosctl looks for it.
-func talosconfigPath(d *Deps, flagValue string) (string, error) {
+// ~/.talos/config, as talosctl looks for it. from says where the path came from, for the
+// messages about it (" (from $TALOSCONFIG)"; "" for the flag).
+func talosconfigPath(d *Deps, flagValue string) (path, from string, err error) {
 	switch {
 	case flagValue != "":
-		return flagValue, nil
+		return flagValue, "", nil
 	case d.Getenv("TALOSCONFIG") != "":
-		return d.Getenv("TALOSCONFIG"), nil
+		return d.Getenv("TALOSCONFIG"), " (from $TALOSCONFIG)", nil
 	case d.Getenv("HOME") != "":
-		return filepath.Join(d.Getenv("HOME"), ".talos", "config"), nil
+		return filepath.Join(d.Getenv("HOME"), ".talos", "config"), " (the default: --talosconfig or $TALOSCONFIG names another)", nil
 	default:
-		return "", &UsageError{Msg: "reading the nodes needs a talosconfig: --talosconfig FILE or $TALOSCONFIG"}
+		return "", "", &UsageError{Msg: "reading the nodes needs a talosconfig: --talosconfig FILE or $TALOSCONFIG"}
 	}
 }
 
 // LoadTalosconfig reads the talosconfig (path, else $TALOSCONFIG, else ~/.talos/config) and
 // masks its key material before anything else can print it.
 func LoadTalosconfig(d *Deps, flagValue string) (*clientconfig.Config, error) {
-	path, err := talosconfigPath(d, flagValue)
+	path, from, err := talosconfigPath(d, flagValue)
 	if err != nil {
 		return nil, err
 	}
 
 	data, err := d.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read talosconfig %s: %w", path, err)
+		return nil, fmt.Errorf("read talosconfig %s%s: %w", path, from, err)
 	}
 
 	cfg, err := parseTalosconfig(data)
 	if err != nil {
 		// The decoder's message may quote the file, key included.
-		return nil, fmt.Errorf("talosconfig %s is not a talosconfig (YAML with contexts)", path)
+		return nil, fmt.Errorf("talosconfig %s%s is not a talosconfig (YAML with contexts)", path, from)
 	}
 
 	for _, c := range cfg.Contexts {

@@ -120,6 +120,20 @@ func isRepositoryFile(file string, data []byte) bool {
 	return filepath.Base(file) == cluster.FileName || repositoryKey.Match(data)
 }
 
+// InputFindings are the problems of a repository that does not load, as findings placed
+// at their file and line, for the views tools read (JSON, annotations); ok is false when
+// err holds a problem that is not in the user's files (it stays an error).
+func InputFindings(err error) (fs []finding.Finding, ok bool) {
+	for _, e := range cluster.Split(err) {
+		var ie *cluster.InputError
+		if !errors.As(e, &ie) || ie.File == "" {
+			return nil, false
+		}
+	}
+
+	return loadFindings(err), true
+}
+
 // loadFindings turns the placed errors of a config that does not load into findings,
 // one per problem (each unknown key is one).
 func loadFindings(err error) []finding.Finding {

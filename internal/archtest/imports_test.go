@@ -24,7 +24,7 @@ var (
 	core     = []string{
 		"internal/applied", "internal/catalog", "internal/cluster", "internal/finding", "internal/httpcap", "internal/images", "internal/importer", "internal/mask",
 		"internal/plan", "internal/render", "internal/rules", "internal/scaffold", "internal/schematic",
-		"internal/secrets", "internal/health", "internal/window", "internal/yamlpos",
+		"internal/secrets", "internal/health", "internal/suggest", "internal/window", "internal/yamlpos",
 	}
 )
 

@@ -19,7 +19,7 @@ type ApplyOptions = door.ApplyOptions
 func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	opts := &ApplyOptions{Deps: d}
 
-	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--proxmox-vms] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--etcd-backup DIR | --no-etcd-backup] [--etcd-backup-recipient R] [--nodes a,b] [--kubeconfig F] [--drain-timeout D] [--no-drain] [--proxmox-reset] [--allow-remove] [--no-lock] [--ignore-window] [--kubeconfig-out FILE] [--format text|json]")
+	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--proxmox-vms] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--etcd-backup DIR | --no-etcd-backup] [--etcd-backup-recipient R] [--nodes a,b] [--kubeconfig F] [--drain-timeout D] [--no-drain] [--proxmox-reset] [--allow-remove] [--no-lock] [--ignore-window] [--kubeconfig-out FILE] [--yes] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.PlanHash, "plan-hash", "", "refuse to apply unless the plan has this hash (the one reviewed)")
@@ -39,7 +39,7 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 
 		return nil
 	})
-	fs.Func("nodes", "apply only these nodes, comma-separated names of talops.yaml (the plan hash still covers every node)", func(v string) error {
+	fs.Func("nodes", "apply only these nodes, comma-separated: names of talops.yaml, hostnames or addresses (the plan hash still covers every node)", func(v string) error {
 		for _, name := range strings.Split(v, ",") {
 			if name = strings.TrimSpace(name); name != "" {
 				opts.Nodes = append(opts.Nodes, name)
@@ -56,6 +56,7 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	fs.BoolVar(&opts.AllowRemove, "allow-remove", false, "remove the nodes the plan removes (not in talops.yaml): drain, graceful reset, delete their Kubernetes Node; without it such a plan is refused")
 	fs.BoolVar(&opts.IgnoreWindow, "ignore-window", false, "apply outside the maintenance windows of talops.yaml (an emergency; the report records it). Without it such an apply changes nothing and exits with code 3")
 	fs.BoolVar(&opts.NoLock, "no-lock", false, "go on without the apply lock (and drains) when the Kubernetes API of a running cluster does not answer; the report records it. Without it such an apply is refused")
+	fs.BoolVar(&opts.Yes, "yes", false, "apply without showing the plan and asking first (it is only asked on a terminal)")
 	fs.StringVar(&opts.KubeconfigOut, "kubeconfig-out", "", "once every node was applied, write the admin kubeconfig to this file (mode 0600)")
 
 	if err := parseNoArgs(fs, args); err != nil {

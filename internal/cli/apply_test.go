@@ -565,3 +565,62 @@ func TestApply_NodeThatDriftedBeyondTheReviewedPlanIsRefused(t *testing.T) {
 	refused(t, l, "talops: node k8s-node2 needs upgrade now, but the reviewed plan said noop: it drifted since; review a new plan (talops plan --live)\n",
 		"--plan-hash", reviewed.Hash, "--reviewed-against", "reviewed")
 }
+
+func TestApply_OnATerminalShowsThePlanAndAppliesOnlyOnYes(t *testing.T) {
+	for _, tc := range []struct {
+		name, answer string
+		args         []string
+		asked, apply bool
+	}{
+		{name: "no", answer: "no\n", asked: true},
+		{name: "an empty line", answer: "\n", asked: true},
+		{name: "yes", answer: "yes\n", asked: true, apply: true},
+		{name: "--yes asks nothing", args: []string{"--yes"}, apply: true},
+		{name: "a dry run asks nothing", args: []string{"--dry-run"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newApplyLab(t, nil, nil)
+			addSysctl(t, l.files)
+
+			var questions []string
+
+			l.h.deps.Prompt = func(q string) (string, error) {
+				questions = append(questions, q)
+
+				return tc.answer, nil
+			}
+
+			err := l.apply(tc.args...)
+
+			if asked := len(questions) > 0; asked != tc.asked {
+				t.Fatalf("asked %q", questions)
+			}
+
+			if tc.asked {
+				if questions[0] != `Apply this plan to homelab? Only "yes" applies it: ` {
+					t.Errorf("question: %q", questions[0])
+				}
+
+				if !strings.Contains(l.h.stderr.String(), "~ k8s-master (controlplane): update\n") || !strings.Contains(l.h.stderr.String(), "Plan: 5 nodes — 5 updates\n") {
+					t.Errorf("the plan was not shown before the question:\n%s", l.h.stderr.String())
+				}
+			}
+
+			applied := len(l.nodes["k8s-master"].Applied()) > 0
+			if applied != tc.apply {
+				t.Errorf("applied = %v, want %v (err %v)", applied, tc.apply, err)
+			}
+
+			if tc.asked && !tc.apply {
+				if cli.ExitCode(err) != cli.ExitFailure || !strings.Contains(l.h.stderr.String(), "talops: apply refused, no node was changed:\n") ||
+					!strings.Contains(l.h.stderr.String(), `not confirmed (the answer was not "yes"; --yes applies without asking)`) {
+					t.Errorf("exit %d, stderr:\n%s", cli.ExitCode(err), l.h.stderr.String())
+				}
+
+				if got := l.touched(); len(got) != 0 {
+					t.Errorf("touched: %q", got)
+				}
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"github.com/talops/talops/internal/gitrev"
 	"github.com/talops/talops/internal/kube"
 	"github.com/talops/talops/internal/proxmox"
+	"github.com/talops/talops/internal/suggest"
 )
 
 // What both doors share lives in internal/door; these names keep the command line's.
@@ -122,6 +124,30 @@ func OSDeps() *Deps {
 
 			return err == nil && st.Mode()&os.ModeCharDevice != 0
 		},
+		Prompt: prompt(os.Stdin, os.Stderr),
+	}
+}
+
+// prompt asks on w and reads the answer from in, a line; nil when in is no terminal
+// (CI, a pipe): nobody is there to answer.
+func prompt(in *os.File, w io.Writer) func(question string) (string, error) {
+	if st, err := in.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+
+	r := bufio.NewReader(in)
+
+	return func(question string) (string, error) {
+		if _, err := io.WriteString(w, question); err != nil {
+			return "", err
+		}
+
+		line, err := r.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
+
+		return line, nil
 	}
 }
 
@@ -233,13 +259,17 @@ func dispatch(ctx context.Context, d *Deps, args []string) error {
 		return d.Out(usage())
 	}
 
+	names := []string{"action", "help"}
+
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(ctx, d, args[1:])
 		}
+
+		names = append(names, c.name)
 	}
 
-	return &UsageError{Msg: fmt.Sprintf("unknown command %q (run talops help)", args[0])}
+	return &UsageError{Msg: fmt.Sprintf("unknown command %q%s (run talops help)", args[0], suggest.DidYouMean(args[0], names))}
 }
 
 func usage() string {
@@ -334,10 +364,41 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 
-		return &UsageError{Msg: fmt.Sprintf("%v (run talops %s -h)", err, fs.Name())}
+		return &UsageError{Msg: fmt.Sprintf("%v%s (run talops %s -h)", err, flagSuggestion(fs, args), fs.Name())}
 	}
 
 	return nil
+}
+
+// flagSuggestion is the "did you mean" of the first flag in args fs does not define
+// ("" when every flag is defined or none is close).
+func flagSuggestion(fs *flag.FlagSet, args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
+			break
+		}
+
+		name, _, withValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if f := fs.Lookup(name); f != nil {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !withValue && (!ok || !b.IsBoolFlag()) {
+				i++ // the flag's value
+			}
+
+			continue
+		}
+
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+
+		if c := suggest.Closest(name, names); c != "" {
+			return "; did you mean --" + c + "?"
+		}
+
+		return ""
+	}
+
+	return ""
 }
 
 func oneOf(flagName, value string, allowed []string) error {

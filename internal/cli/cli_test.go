@@ -153,7 +153,7 @@ func TestValidate_InputErrorsAreOneLineEachWithExitOne(t *testing.T) {
 		t.Fatalf("exit code %d", cli.ExitCode(err))
 	}
 
-	want := "talops: examples/homelab/talops.yaml:10: platfrom: unknown field\n"
+	want := "talops: examples/homelab/talops.yaml:10: platfrom: unknown field; did you mean platform?\n"
 	if h.stderr.String() != want {
 		t.Errorf("stderr = %q, want %q", h.stderr.String(), want)
 	}
@@ -306,6 +306,9 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"frobnicate"}, "talops: unknown command \"frobnicate\" (run talops help)\n"},
+		{[]string{"aply"}, "talops: unknown command \"aply\"; did you mean apply? (run talops help)\n"},
+		{[]string{"validate", "--dir", "examples/homelab", "--fromat", "json"}, "talops: flag provided but not defined: -fromat; did you mean --format? (run talops validate -h)\n"},
+		{[]string{"apply", "--allow-removes"}, "talops: flag provided but not defined: -allow-removes; did you mean --allow-remove? (run talops apply -h)\n"},
 		{[]string{"validate", "--format", "xml"}, "talops: --format must be one of text, json, github, got \"xml\"\n"},
 		{[]string{"render", "--dir", "examples/homelab"}, "talops: --out is required\n"},
 		{[]string{"plan", "--against", "base", "stray"}, "talops: unexpected argument \"stray\" (run talops plan -h)\n"},
@@ -442,5 +445,52 @@ func TestTopLevelHelpGoesToStdoutAndNoCommandIsAnError(t *testing.T) {
 	h = newHarness(t, nil, nil)
 	if err := h.run(); cli.ExitCode(err) != cli.ExitFailure || !strings.Contains(h.stderr.String(), "talops: a command is required") || h.stdout.Len() != 0 {
 		t.Errorf("no command: %v, stdout %q, stderr %q", err, h.stdout.String(), h.stderr.String())
+	}
+}
+
+// The formats tools read carry the typo's file and line, as the text on stderr does.
+func TestValidate_TalopsYAMLTypoIsAPlacedFindingInJSONAndGitHubFormats(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct{ cmd, format, want string }{
+		{"validate", "json", `"file": "examples/homelab/talops.yaml",` + "\n      \"line\": 10,\n      \"path\": \"platfrom\""},
+		{"validate", "github", "::error file=examples/homelab/talops.yaml,line=10"},
+		{"plan", "json", `"file": "examples/homelab/talops.yaml",` + "\n      \"line\": 10,\n      \"path\": \"platfrom\""},
+	} {
+		t.Run(tc.cmd+" "+tc.format, func(t *testing.T) {
+			t.Parallel()
+
+			files := testlab.Files(t)
+			testlab.Edit(t, files, "talops.yaml", "platform: nocloud", "platfrom: nocloud")
+
+			h := newHarness(t, files, nil)
+
+			args := []string{tc.cmd, "--dir", "examples/homelab", "--format", tc.format}
+			if tc.cmd == "plan" {
+				args = append(args, "--against", "examples/homelab")
+			}
+
+			if err := h.run(args...); cli.ExitCode(err) != cli.ExitFailure {
+				t.Fatalf("exit code %d: %v", cli.ExitCode(err), err)
+			}
+
+			if !strings.Contains(h.stdout.String(), tc.want) || !strings.Contains(h.stdout.String(), "unknown field") {
+				t.Errorf("stdout lacks %q:\n%s", tc.want, h.stdout.String())
+			}
+		})
+	}
+}
+
+func TestValidate_UnknownFieldSuggestsTheFieldATypoMeant(t *testing.T) {
+	t.Parallel()
+
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "    installDisk: /dev/sda", "    instalDisk: /dev/sda")
+
+	h := newHarness(t, files, nil)
+	_ = h.run("validate", "--dir", "examples/homelab")
+
+	if want := "talops: examples/homelab/talops.yaml:25: nodes[0].instalDisk: unknown field; did you mean installDisk?\n"; h.stderr.String() != want {
+		t.Errorf("stderr = %q, want %q", h.stderr.String(), want)
 	}
 }

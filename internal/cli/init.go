@@ -8,6 +8,7 @@ import (
 
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/scaffold"
 )
 
@@ -95,7 +96,7 @@ func runInit(ctx context.Context, d *Deps, args []string) error {
 	}
 
 	if res.Encrypted {
-		fmt.Fprintf(&b, "The secrets bundle is encrypted with SOPS to %d age recipient(s); talops and sops decrypt it with SOPS_AGE_KEY_FILE.\n", res.Recipients)
+		fmt.Fprintf(&b, "The secrets bundle is encrypted with SOPS to %s; talops and sops decrypt it with SOPS_AGE_KEY_FILE.\n", plan.Plural(res.Recipients, "age recipient"))
 	} else {
 		fmt.Fprintf(&b, "The secrets bundle %s is PLAINTEXT: keep it out of Git, encrypt it with sops before sharing it.\n", res.Bundle)
 	}
@@ -104,7 +105,9 @@ func runInit(ctx context.Context, d *Deps, args []string) error {
 	fmt.Fprintf(&b, "Talos %s, Kubernetes %s.\n\nNext:\n", res.TalosVersion, res.KubernetesVersion)
 	fmt.Fprintf(&b, "  1. edit %s: the nodes' names, addresses and install disks (the lines marked EDIT)\n", filepath.Join(dir, cluster.FileName))
 	fmt.Fprintf(&b, "  2. talops validate --dir %s\n", dir)
-	fmt.Fprintf(&b, "  3. talops talosconfig --dir %s --out talosconfig\n", dir)
+	// Inside the repository, where its .gitignore keeps it out of Git (a talosconfig
+	// written beside a repository made in a subdirectory of a work tree is refused).
+	fmt.Fprintf(&b, "  3. talops talosconfig --dir %s --out %s\n", dir, filepath.Join(dir, "talosconfig"))
 
 	return d.Out(b.String())
 }

@@ -137,13 +137,13 @@ wrote DIR/nodes/lab-cp1.yaml
 wrote DIR/nodes/lab-worker1.yaml
 wrote DIR/.sops.yaml
 wrote DIR/.gitignore
-The secrets bundle is encrypted with SOPS to 2 age recipient(s); talops and sops decrypt it with SOPS_AGE_KEY_FILE.
+The secrets bundle is encrypted with SOPS to 2 age recipients; talops and sops decrypt it with SOPS_AGE_KEY_FILE.
 Talos v1.14.7, Kubernetes v1.37.1.
 
 Next:
   1. edit DIR/talops.yaml: the nodes' names, addresses and install disks (the lines marked EDIT)
   2. talops validate --dir DIR
-  3. talops talosconfig --dir DIR --out talosconfig
+  3. talops talosconfig --dir DIR --out DIR/talosconfig
 `, "DIR", dir)
 	if got := h.stdout.String(); got != want {
 		t.Errorf("stdout\n%s\nwant\n%s", got, want)

@@ -177,7 +177,8 @@ func TestPlanLive_BrokenTalosconfigIsOneLineWithoutItsContent(t *testing.T) {
 		t.Fatalf("exit %d", cli.ExitCode(err))
 	}
 
-	if want := "talops: talosconfig " + l.talosconfig + " is not a talosconfig (YAML with contexts)\n"; l.h.stderr.String() != want {
+	// The path came from $TALOSCONFIG: the message says so, the user did not type it.
+	if want := "talops: talosconfig " + l.talosconfig + " (from $TALOSCONFIG) is not a talosconfig (YAML with contexts)\n"; l.h.stderr.String() != want {
 		t.Errorf("stderr %q", l.h.stderr.String())
 	}
 
@@ -207,5 +208,21 @@ func TestPlanLive_UnreachableNodesAreCountedAndFailTheDetailedExitCode(t *testin
 
 	if !strings.Contains(l.h.stdout.String(), "Plan: 5 nodes — 1 upgrade (v1.14.6 → v1.14.7), 3 unreachable, 1 unchanged") {
 		t.Errorf("the summary does not count the unreachable nodes:\n%s", l.h.stdout.String())
+	}
+}
+
+func TestPlanLive_EveryNodeUnreachableFailsAndSaysSo(t *testing.T) {
+	t.Parallel()
+
+	l := newLiveLab(t)
+	l.h.deps.TalosEndpoint = func(string) string { return talostest.Closed(t) }
+
+	err := l.h.run("plan", "--dir", "examples/homelab", "--live")
+	if cli.ExitCode(err) != 1 || err.Error() != "plan --live read no node: every node is unreachable (k8s-master, k8s-node1, k8s-node2, k8s-node3, k8s-node4)" {
+		t.Errorf("plan --live with every node down: exit %d, %v", cli.ExitCode(err), err)
+	}
+
+	if !strings.Contains(l.h.stdout.String(), "Plan refused: no node's current state could be read (5 nodes — 5 unreachable)\n") {
+		t.Errorf("the headline does not say the plan is refused:\n%s", l.h.stdout.String())
 	}
 }

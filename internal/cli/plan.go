@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/talops/talops/internal/app"
+	"github.com/talops/talops/internal/door"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/report"
@@ -61,7 +62,13 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 
 	res, err := Plan(ctx, opts)
 	if err != nil {
-		return err
+		// Tools read the JSON, not stderr: a typo lands on its line there too, with no plan.
+		fs, placed := app.InputFindings(err)
+		if !placed || opts.Format == report.FormatText {
+			return err
+		}
+
+		res = &app.PlanResult{Plan: plan.BlockedPlan(""), Findings: fs}
 	}
 
 	view := report.PlanView{Color: d.Color(), Version: d.TalopsVersion(), Bump: res.Bump}
@@ -74,6 +81,9 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 	switch {
 	case finding.HasErrors(res.Findings):
 		return &FailedError{Msg: "the desired state has errors"}
+	case opts.Live && res.Plan.Unreadable():
+		// A plan of nothing read is no answer: a nightly drift check must not pass on it.
+		return &FailedError{Msg: door.LiveUnreadable(res.Plan)}
 	case opts.DetailedExitCode && res.Plan.Count()[plan.Unknown] > 0:
 		// Neither "no changes" nor "changes": some node could not be read.
 		return &FailedError{Msg: fmt.Sprintf("cannot tell whether %s drifted: not readable", strings.Join(res.Plan.Names(plan.Unknown), ", "))}

@@ -70,7 +70,13 @@ func runValidate(ctx context.Context, d *Deps, args []string) error {
 
 	res, err := Validate(ctx, opts)
 	if err != nil {
-		return err
+		// Tools read the JSON and the annotations, not stderr: a typo lands on its line there too.
+		fs, placed := app.InputFindings(err)
+		if !placed || opts.Format == report.FormatText {
+			return err
+		}
+
+		res = &ValidateResult{Findings: fs}
 	}
 
 	view := d.View

@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/go-version"
 	"go.yaml.in/yaml/v4"
 
+	"github.com/talops/talops/internal/suggest"
 	"github.com/talops/talops/internal/yamlpos"
 )
 
@@ -91,7 +92,7 @@ func (c *Cluster) parse(data []byte) error {
 
 	var errs []error
 	for _, u := range yamlpos.UnknownFields(&root, reflect.TypeFor[Spec]()) {
-		errs = append(errs, inputErrorf(file, u.Line, u.Path, "unknown field"))
+		errs = append(errs, inputErrorf(file, u.Line, u.Path, "unknown field%s", suggest.DidYouMean(u.Key, u.Known)))
 	}
 
 	if len(errs) > 0 {

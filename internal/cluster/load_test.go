@@ -403,3 +403,21 @@ func TestLoad_ImageFactoryOverHTTPOnlyToALoopbackAddress(t *testing.T) {
 		}
 	}
 }
+
+// YAML's ~ is null: a setting written ~ is absent (its default, or "is required"), never the
+// string "~".
+func TestLoad_TildeIsAnAbsentValueNotTheStringTilde(t *testing.T) {
+	c, err := cluster.Load("lab", files(strings.Replace(minimal, "talosVersion: v1.13.9\n", "talosVersion: v1.13.9\nplatform: ~\nimageFactory: ~\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if c.Platform() != "metal" || c.ImageFactory() != "https://factory.talos.dev" {
+		t.Errorf("~ did not leave the defaults: platform %q factory %q", c.Platform(), c.ImageFactory())
+	}
+
+	_, err = cluster.Load("lab", files(strings.Replace(minimal, "kubernetesVersion: v1.36.4", "kubernetesVersion: ~", 1)))
+	if err == nil || err.Error() != "lab/talops.yaml:5: kubernetesVersion: is required" {
+		t.Errorf("kubernetesVersion: ~ gave %v, want it required", err)
+	}
+}

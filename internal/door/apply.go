@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/talops/talops/internal/app"
@@ -74,6 +75,9 @@ type ApplyOptions struct {
 	IgnoreWindow bool
 	// Review, when set, says which plan was reviewed (see app.ApplyOptions.Review).
 	Review func(ctx context.Context, cluster string) (hash, base string, err error)
+	// Yes applies without asking. Without it, where Deps.Prompt can ask (a terminal),
+	// apply shows the plan and applies only on the answer "yes".
+	Yes bool
 }
 
 // Apply runs apply (see app.Apply) and prints its report. The result is nil when it refused.
@@ -99,6 +103,7 @@ func Apply(ctx context.Context, opts *ApplyOptions) (*app.ApplyResult, error) {
 		ProxmoxReset: opts.ProxmoxReset, ProxmoxVMs: opts.ProxmoxVMs,
 		Progress:    opts.Progress,
 		AllowRemove: opts.AllowRemove, NoLock: opts.NoLock, IgnoreWindow: opts.IgnoreWindow,
+		Confirm: confirm(d, opts),
 	})
 	if opts.ProgressDone != nil {
 		opts.ProgressDone()
@@ -170,4 +175,27 @@ func WriteKubeconfig(ctx context.Context, opts *KubeconfigOptions) (string, erro
 	}
 
 	return fmt.Sprintf("wrote %s: the admin kubeconfig of %s, from %s", opts.Out, res.Cluster, res.Node), nil
+}
+
+// confirm shows the plan on the terminal and asks, as terraform apply does; nil (apply
+// without asking) with --yes or where nobody can answer (CI, a pipe).
+func confirm(d *Deps, opts *ApplyOptions) func(res *app.PlanResult) error {
+	if opts.Yes || d.Prompt == nil {
+		return nil
+	}
+
+	return func(res *app.PlanResult) error {
+		d.Errf("%s\n", report.PlanText(res.Plan, nil, res.Nodes, d.Color()))
+
+		answer, err := d.Prompt(fmt.Sprintf("Apply this plan to %s? Only \"yes\" applies it: ", res.Plan.Cluster))
+		if err != nil {
+			return fmt.Errorf("ask for confirmation: %w", err)
+		}
+
+		if strings.TrimSpace(answer) != "yes" {
+			return &RefusedError{Reasons: []string{"not confirmed (the answer was not \"yes\"; --yes applies without asking)"}}
+		}
+
+		return nil
+	}
 }

@@ -76,6 +76,9 @@ type Deps struct {
 	ImageFactory func(baseURL string) (*factory.Client, error)
 	// IsTerminal reports whether stdout is a terminal (colour is for terminals only).
 	IsTerminal func() bool
+	// Prompt asks the person at the terminal a question and returns the line answered
+	// (nil: nobody can answer, as in CI or with a pipe on stdin).
+	Prompt func(question string) (string, error)
 	// TalosEndpoint maps a node address to the Talos API endpoint dialled when the
 	// talosconfig context names no endpoints (nil: the address, on port 50000).
 	TalosEndpoint func(address string) string

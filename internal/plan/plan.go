@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -560,8 +561,13 @@ func redactedYAML(cfg coreconfig.Provider) (string, error) {
 		return "", fmt.Errorf("encode config: %w", err)
 	}
 
-	return string(data), nil
+	// A redacted field of bytes (a CA's key) encodes as the base64 of the marker, which
+	// reads like a real key: show the marker itself.
+	return strings.ReplaceAll(string(data), redactedBase64, Redacted), nil
 }
+
+// redactedBase64 is how a field of bytes that holds Redacted encodes.
+var redactedBase64 = base64.StdEncoding.EncodeToString([]byte(Redacted))
 
 // hash is the SHA-256 of the plan's content (nodes, actions, reasons and diffs) and of
 // every desired setting apply acts on, changed or not: a plan that changes nothing is

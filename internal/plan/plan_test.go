@@ -247,3 +247,27 @@ func TestCompute_AnInterruptedPlanStopsWithTheContextsError(t *testing.T) {
 		t.Errorf("plan %v, error %v: want no plan and context.Canceled", p, err)
 	}
 }
+
+func TestCompute_RedactedKeyShowsAPlainMarkerNotItsBase64(t *testing.T) {
+	// A control plane's CA keys are bytes: redacted, they would encode as the base64 of the
+	// marker ("PHJlZGFjdGVkPg=="), which reads like a real key.
+	des, b := state(t, testlab.Files(t))
+
+	p, err := plan.Compute(context.Background(), "homelab", plan.State{}, des, mask.New(b.Values()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cp := p.Nodes[0]
+	if cp.Role != "controlplane" || cp.Action != plan.Create {
+		t.Fatalf("first node = %s %s, want a created control plane", cp.Name, cp.Action)
+	}
+
+	if strings.Contains(cp.Diff, "PHJlZGFjdGVkPg==") {
+		t.Error("a redacted key shows as the base64 of the marker")
+	}
+
+	if !strings.Contains(cp.Diff, "key: "+plan.Redacted+"\n") {
+		t.Errorf("no key shows the plain marker:\n%s", cp.Diff)
+	}
+}

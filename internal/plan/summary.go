@@ -43,7 +43,37 @@ func (p *Plan) Summary() string {
 		parts = []string{"no changes"}
 	}
 
-	return fmt.Sprintf("Plan: %s — %s%s", Plural(len(p.Nodes), "node"), strings.Join(parts, ", "), p.settingsChange())
+	counted := fmt.Sprintf("%s — %s%s", Plural(len(p.Nodes), "node"), strings.Join(parts, ", "), p.settingsChange())
+
+	// A refused plan is no list of changes to make: say so before the counts.
+	if r := p.Refusals(); len(r) > 0 {
+		return fmt.Sprintf("Plan refused: %s (%s)", strings.Join(r, "; "), counted)
+	}
+
+	return "Plan: " + counted
+}
+
+// Refusals are the reasons, known from the plan alone, why apply would not run it: a
+// refused Kubernetes upgrade (its reasons are in Kubernetes.Refused), or nodes none of
+// which could be read, which leave nothing to compare with.
+func (p *Plan) Refusals() []string {
+	var out []string
+
+	if u := p.Kubernetes; u != nil && len(u.Refused) > 0 {
+		out = append(out, fmt.Sprintf("the Kubernetes upgrade %s → %s cannot be applied as planned", u.From, u.To))
+	}
+
+	if p.Unreadable() {
+		out = append(out, "no node's current state could be read")
+	}
+
+	return out
+}
+
+// Unreadable reports whether the plan has nodes and none of them could be read: against
+// the running nodes, a plan of nothing read.
+func (p *Plan) Unreadable() bool {
+	return len(p.Nodes) > 0 && p.Count()[Unknown] == len(p.Nodes)
 }
 
 // settingsChange is "; settings change: 2 nodes and the cluster" when settings move

@@ -204,6 +204,9 @@ func (p palette) symbol(a plan.Action) string {
 		return p.wrap("31", "-")
 	case plan.Upgrade, plan.Reboot:
 		return p.wrap("33", "!")
+	case plan.Unknown:
+		// Not "~", which reads as an update in place: nothing is known of this node.
+		return p.wrap("35", "?")
 	default:
 		return p.wrap("33", "~")
 	}

@@ -225,3 +225,20 @@ func TestPlanMarkdown_BlockedPlanCarriesNoHash(t *testing.T) {
 		t.Errorf("blocked plan comment:\n%s", s)
 	}
 }
+
+func TestPlanText_UnknownNodeIsMarkedUnknownNotAsAnUpdate(t *testing.T) {
+	p := &plan.Plan{Cluster: "lab", Nodes: []plan.Node{
+		{Name: "cp1", Role: "controlplane", Action: plan.Unknown, Reasons: []string{"cannot tell: not readable over the Talos API"}},
+		{Name: "w1", Role: "worker", Action: plan.Update, Reasons: []string{"machine.sysctls changed: applied live"}},
+	}}
+
+	got := report.PlanText(p, nil, 2, false)
+
+	// "~" reads as an update in place (as in terraform): a node that could not be read
+	// has no known change.
+	for _, want := range []string{"? cp1 (controlplane): unknown\n", "~ w1 (worker): update\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("plan text lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -89,7 +89,7 @@ func bootstrap(ctx context.Context, d talos.Dialer, s Step, o Options) error {
 	// data" that follows is that start, not an earlier cluster.
 	unanswered := false
 
-	return poll(ctx, o, func(ctx context.Context) error {
+	return pollFor(ctx, o, "etcd to bootstrap", func(ctx context.Context) error {
 		n, err := d.Dial(ctx, s.Address)
 		if err != nil {
 			return err

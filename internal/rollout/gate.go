@@ -42,7 +42,7 @@ type gateWant struct {
 func observe(ctx context.Context, d talos.Dialer, s Step, o Options) (health, error) {
 	var h health
 
-	err := poll(ctx, o, func(ctx context.Context) error {
+	err := pollFor(ctx, o, "the node to answer", func(ctx context.Context) error {
 		var err error
 
 		h, err = look(ctx, d, s.Address, o, gateWant{version: s.Version})
@@ -59,7 +59,7 @@ func observe(ctx context.Context, d talos.Dialer, s Step, o Options) (health, er
 func gate(ctx context.Context, d talos.Dialer, s Step, o Options, before health, want gateWant) (health, error) {
 	var h health
 
-	err := poll(ctx, o, func(ctx context.Context) error {
+	err := pollFor(ctx, o, "the node to come back healthy", func(ctx context.Context) error {
 		var err error
 
 		if h, err = look(ctx, d, s.Address, o, want); err != nil {
@@ -230,10 +230,17 @@ func dryRunSummary(details string) string {
 // is the last one try gave before the deadline. Interrupted, it says so with the time it
 // really waited.
 func poll(ctx context.Context, o Options, try func(context.Context) error) error {
+	return pollFor(ctx, o, "", try)
+}
+
+// pollFor is poll that, on the node's progress line, says once in a while what it still
+// waits for and how long it has: a reboot or an install may take minutes.
+func pollFor(ctx context.Context, o Options, what string, try func(context.Context) error) error {
 	gctx, cancel := context.WithTimeout(ctx, o.GateTimeout)
 	defer cancel()
 
 	start := o.now()
+	said := start
 
 	var last error
 
@@ -241,6 +248,11 @@ func poll(ctx context.Context, o Options, try func(context.Context) error) error
 		err := try(gctx)
 		if err == nil {
 			return nil
+		}
+
+		if now := o.now(); o.waiting != nil && now.Sub(said) >= orHeartbeat(o.Heartbeat) {
+			said = now
+			o.waiting(stillWaiting(what, now.Sub(start), err.Error()))
 		}
 
 		var p permanent
@@ -276,4 +288,31 @@ func stop(err error) error { return permanent{err} }
 // deadline reports whether err is a call cut short by its context's deadline.
 func deadline(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded
+}
+
+// DefaultHeartbeat is how often a long wait says it is still waiting.
+const DefaultHeartbeat = 30 * time.Second
+
+// orHeartbeat is h, or DefaultHeartbeat when h is not set.
+func orHeartbeat(h time.Duration) time.Duration {
+	if h <= 0 {
+		return DefaultHeartbeat
+	}
+
+	return h
+}
+
+// stillWaiting is the line of a wait that goes on: "still waiting for the node to come
+// back healthy: 1m0s so far (machine stage booting)"; last is the last look ("": none said).
+func stillWaiting(what string, elapsed time.Duration, last string) string {
+	if what == "" {
+		what = "the node"
+	}
+
+	line := fmt.Sprintf("still waiting for %s: %s so far", what, elapsed.Round(time.Second))
+	if last != "" {
+		line += " (" + last + ")"
+	}
+
+	return line
 }

@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +123,71 @@ func TestNotReady_ANodeNoBetterThanBeforeIsNotCalledHealthy(t *testing.T) {
 
 	if got := notReady("applied, rebooted, healthy", health{status: talos.Status{Stage: "booting"}}); got != "applied, rebooted; not ready, as before the change" {
 		t.Errorf("a booting node: %q", got)
+	}
+}
+
+func TestPoll_ALongWaitSaysOnceInAWhileWhatItWaitsForAndHowLong(t *testing.T) {
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	var lines []string
+
+	o := Options{GateTimeout: time.Hour, GateInterval: time.Millisecond, Heartbeat: 30 * time.Second, Now: func() time.Time { return clock }}
+	o.waiting = func(line string) { lines = append(lines, line) }
+
+	tries := 0
+
+	err := pollFor(context.Background(), o, "the node to come back healthy", func(context.Context) error {
+		tries++
+		if tries == 10 {
+			return nil
+		}
+
+		clock = clock.Add(10 * time.Second) // a try every 10s: a line every third
+
+		return errors.New("machine stage booting")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	want := []string{
+		"still waiting for the node to come back healthy: 30s so far (machine stage booting)",
+		"still waiting for the node to come back healthy: 1m0s so far (machine stage booting)",
+		"still waiting for the node to come back healthy: 1m30s so far (machine stage booting)",
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("lines:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+func TestK8sWait_TheKubeletWaitSaysOnceInAWhileWhatItWaitsFor(t *testing.T) {
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	var lines []string
+
+	r := &k8sUpgrade{o: K8sOptions{
+		WaitTimeout: time.Hour, CallTimeout: time.Second, Interval: time.Millisecond, Heartbeat: time.Minute,
+		Now: func() time.Time { return clock }, Progress: func(line string) { lines = append(lines, line) },
+	}}
+
+	last, looks := "", 0
+
+	err := r.wait(context.Background(), "the Node k8s-node1 to report kubelet v1.36.4", &last, func(context.Context) (bool, error) {
+		looks++
+		clock = clock.Add(20 * time.Second)
+		last = "the Node reports kubelet v1.35.2"
+
+		return looks == 7, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	want := []string{
+		"still waiting for the Node k8s-node1 to report kubelet v1.36.4: 1m0s so far (the Node reports kubelet v1.35.2)",
+		"still waiting for the Node k8s-node1 to report kubelet v1.36.4: 2m0s so far (the Node reports kubelet v1.35.2)",
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("lines:\n%s", strings.Join(lines, "\n"))
 	}
 }

@@ -55,8 +55,20 @@ type K8sOptions struct {
 	WaitTimeout time.Duration
 	// Interval is the pause between looks.
 	Interval time.Duration
-	// Progress gets one line per step as it happens.
-	Progress func(line string)
+	// Progress gets one line per step as it happens, and a line once in a while
+	// (Heartbeat, 0: DefaultHeartbeat) while a wait goes on.
+	Progress  func(line string)
+	Heartbeat time.Duration
+	// Now reads the clock, for how long a wait has gone on (nil: time.Now).
+	Now func() time.Time
+}
+
+func (o K8sOptions) now() time.Time {
+	if o.Now == nil {
+		return time.Now()
+	}
+
+	return o.Now()
 }
 
 // K8sResult is what a Kubernetes upgrade did, one line per step and node in order.

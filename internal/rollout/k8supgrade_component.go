@@ -94,7 +94,7 @@ func (r *k8sUpgrade) waitStaticPod(ctx context.Context, node talos.Node, compone
 
 	last := "no static pod " + component + " yet"
 
-	err := r.wait(ctx, func(ctx context.Context) (bool, error) {
+	err := r.wait(ctx, component+" to run "+image, &last, func(ctx context.Context) (bool, error) {
 		pods, err := kn.StaticPods(ctx)
 		if err != nil {
 			last = err.Error()
@@ -130,7 +130,7 @@ func (r *k8sUpgrade) waitStaticPod(ctx context.Context, node talos.Node, compone
 func (r *k8sUpgrade) waitKubelet(ctx context.Context, name, version string) error {
 	last := ""
 
-	err := r.wait(ctx, func(ctx context.Context) (bool, error) {
+	err := r.wait(ctx, "the Node "+name+" to report kubelet "+version, &last, func(ctx context.Context) (bool, error) {
 		v, ready, err := r.k.KubeletVersion(ctx, name)
 
 		switch {
@@ -153,10 +153,15 @@ func (r *k8sUpgrade) waitKubelet(ctx context.Context, name, version string) erro
 	return nil
 }
 
-// wait looks until done says so or WaitTimeout passes.
-func (r *k8sUpgrade) wait(ctx context.Context, done func(context.Context) (bool, error)) error {
+// wait looks until done says so or WaitTimeout passes. Once in a while (Heartbeat) it says
+// on the progress lines that it still waits for what, how long it has, and the last look
+// (*last, which done keeps).
+func (r *k8sUpgrade) wait(ctx context.Context, what string, last *string, done func(context.Context) (bool, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, r.o.WaitTimeout)
 	defer cancel()
+
+	start := r.o.now()
+	said := start
 
 	for {
 		cctx, ccancel := context.WithTimeout(ctx, r.o.CallTimeout)
@@ -169,6 +174,11 @@ func (r *k8sUpgrade) wait(ctx context.Context, done func(context.Context) (bool,
 			return err
 		case ok:
 			return nil
+		}
+
+		if now := r.o.now(); r.o.Progress != nil && now.Sub(said) >= orHeartbeat(r.o.Heartbeat) {
+			said = now
+			r.o.Progress(stillWaiting(what, now.Sub(start), *last))
 		}
 
 		select {

@@ -124,6 +124,12 @@ type Options struct {
 	// last one: a check that does not pass within its timeout stops the rollout there.
 	Health       []checks.Check
 	HealthReader HealthReader
+	// Heartbeat is how often a wait that goes on (a reboot, an install, etcd) says so on
+	// the node's progress line (0: DefaultHeartbeat).
+	Heartbeat time.Duration
+
+	// waiting is the progress of the node whose step is running (set per node by step).
+	waiting func(string)
 }
 
 // oneAtATime serializes say: workers change in parallel, their lines go out one at a time.

@@ -33,6 +33,7 @@ type stepper struct {
 // step brings one node to its desired state and waits until it is no less healthy than it
 // was. On a control plane, etcd must be healthy before anything is touched and again after.
 func step(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step, res NodeResult, r *Report, say func(string)) NodeResult {
+	o.waiting = say // this node's waits say they go on, on its progress line
 	st := &stepper{ctx: ctx, d: d, s: s, o: o, members: members, res: res, report: r, say: say}
 
 	if (s.Node.Action == plan.Noop && !s.Regate) || s.NotSelected || s.DoneBefore != "" {

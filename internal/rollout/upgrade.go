@@ -153,7 +153,7 @@ func etcdGate(ctx context.Context, d talos.Dialer, members []Step, o Options) er
 // etcdGateListing is etcdGate where etcd may still list up to dead members that do not
 // answer (before a dead control plane's member is removed).
 func etcdGateListing(ctx context.Context, d talos.Dialer, members []Step, dead int, o Options) error {
-	return poll(ctx, o, func(ctx context.Context) error {
+	return pollFor(ctx, o, "etcd to be healthy on every control plane", func(ctx context.Context) error {
 		for _, m := range members {
 			if err := etcdMember(ctx, d, m, len(members), dead, o); err != nil {
 				return fmt.Errorf("%s: %w", m.Node.Name, err)

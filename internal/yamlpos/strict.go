@@ -1,7 +1,9 @@
 package yamlpos
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,6 +14,10 @@ import (
 type Unknown struct {
 	Path string
 	Line int
+	// Key is the unknown key itself; Known are the keys its mapping's type declares,
+	// sorted (for a "did you mean").
+	Key   string
+	Known []string
 }
 
 // UnknownFields walks n against the yaml tags of typ and returns every key
@@ -85,7 +91,7 @@ func unknownFields(n *yaml.Node, typ reflect.Type, prefix string, out *[]Unknown
 
 			ft, ok := fields[k.Value]
 			if !ok {
-				*out = append(*out, Unknown{Path: p, Line: k.Line})
+				*out = append(*out, Unknown{Path: p, Line: k.Line, Key: k.Value, Known: slices.Sorted(maps.Keys(fields))})
 
 				continue
 			}

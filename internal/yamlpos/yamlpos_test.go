@@ -120,7 +120,7 @@ func TestUnknownFields_FollowsMergeKeysAndAliases(t *testing.T) {
 	}
 
 	got := yamlpos.UnknownFields(&root, reflect.TypeFor[spec]())
-	if want := []yamlpos.Unknown{{Path: "items[3].rol", Line: 8}}; !reflect.DeepEqual(got, want) {
+	if want := []yamlpos.Unknown{{Path: "items[3].rol", Line: 8, Key: "rol", Known: []string{"role"}}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("unknown = %+v, want %+v", got, want)
 	}
 }

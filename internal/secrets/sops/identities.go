@@ -40,7 +40,8 @@ func IdentitiesFromEnv(getenv func(string) string, readFile func(string) ([]byte
 		if err != nil {
 			return nil, &IdentityError{Source: envAgeKeyFile + " " + path, Reason: "cannot read the file: " + readFailure(err)}
 		}
-		parsed, err := parseIdentities(string(data), path)
+		// Named with its variable: the file is the one the environment chose.
+		parsed, err := parseIdentities(string(data), envAgeKeyFile+" "+path)
 		if err != nil {
 			return nil, err
 		}

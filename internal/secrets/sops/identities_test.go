@@ -141,7 +141,14 @@ func TestIdentitiesFromEnv_Errors(t *testing.T) {
 			name:       "passphrase-protected key file is unsupported",
 			env:        map[string]string{"SOPS_AGE_KEY_FILE": "/keys/locked.age"},
 			readFile:   fakeFS(map[string]string{"/keys/locked.age": "-----BEGIN AGE ENCRYPTED FILE-----\nYWdl\n-----END AGE ENCRYPTED FILE-----\n"}),
-			wantSource: "/keys/locked.age",
+			wantSource: "SOPS_AGE_KEY_FILE /keys/locked.age",
+		},
+		{
+			name:       "a SOPS_AGE_KEY_FILE that holds no key names the variable and line",
+			env:        map[string]string{"SOPS_AGE_KEY_FILE": "/etc/hostname"},
+			readFile:   fakeFS(map[string]string{"/etc/hostname": "lab-laptop\n"}),
+			wantSource: "SOPS_AGE_KEY_FILE /etc/hostname",
+			wantLine:   1,
 		},
 		{
 			name:       "missing SOPS_AGE_KEY_FILE is an error",

@@ -1,0 +1,88 @@
+package action_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/testlab"
+)
+
+type exampleWorkflow struct {
+	Jobs map[string]struct {
+		Steps []struct {
+			Uses string            `yaml:"uses"`
+			With map[string]string `yaml:"with"`
+		} `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+// talopsSteps are the steps of an example workflow that run one of talops' actions, by
+// the action's name ("apply" for talops/talops/actions/apply@v0).
+func talopsSteps(t *testing.T, file string) map[string][]map[string]string {
+	t.Helper()
+
+	data, err := os.ReadFile(filepath.Join(testlab.Root(), "docs", "workflows", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var wf exampleWorkflow
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+
+	out := map[string][]map[string]string{}
+
+	for _, job := range wf.Jobs {
+		for _, s := range job.Steps {
+			if name, ok := strings.CutPrefix(s.Uses, "talops/talops/actions/"); ok {
+				name, _, _ = strings.Cut(name, "@")
+				out[name] = append(out[name], s.With)
+			}
+		}
+	}
+
+	return out
+}
+
+// Every input an example workflow passes is one its action declares: a misspelt input is
+// silently ignored by the runner.
+func TestExampleWorkflows_PassOnlyInputsTheActionsDeclare(t *testing.T) {
+	for _, file := range []string{"pr.yml", "apply.yml", "nightly.yml"} {
+		for name, steps := range talopsSteps(t, file) {
+			var meta struct {
+				Inputs map[string]any `yaml:"inputs"`
+			}
+
+			data, err := os.ReadFile(filepath.Join(testlab.Root(), "actions", name, "action.yml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			if err := yaml.Unmarshal(data, &meta); err != nil {
+				t.Fatal(err)
+			}
+
+			for _, with := range steps {
+				for input := range with {
+					if _, ok := meta.Inputs[input]; !ok {
+						t.Errorf("%s passes %s an input it does not declare: %s", file, name, input)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The example apply workflow gives a way to remove a node: without allow-remove, a merged
+// pull request that drops a node from talops.yaml could never be applied.
+func TestExampleWorkflows_ApplyPassesAllowRemove(t *testing.T) {
+	steps := talopsSteps(t, "apply.yml")["apply"]
+	if len(steps) != 1 || steps[0]["allow-remove"] == "" {
+		t.Errorf("the apply workflow's talops step does not pass allow-remove: %v", steps)
+	}
+}
