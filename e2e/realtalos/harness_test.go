@@ -40,7 +40,7 @@ func setup(m *testing.M) (int, error) {
 
 	harness = os.Getenv("REALTALOS_HARNESS")
 	if harness == "" {
-		harness = filepath.Join(root, "..", "shared", "realtalos")
+		harness = filepath.Join(root, "e2e", "harness")
 	}
 
 	if _, err := os.Stat(filepath.Join(harness, "start.sh")); err != nil {
