@@ -40,7 +40,7 @@ func setup(m *testing.M) (int, error) {
 
 	harness = os.Getenv("REALTALOS_HARNESS")
 	if harness == "" {
-		harness = filepath.Join(root, "..", "shared", "realtalos")
+		harness = filepath.Join(root, "e2e", "harness")
 	}
 
 	if _, err := os.Stat(filepath.Join(harness, "start.sh")); err != nil {
@@ -54,7 +54,7 @@ func setup(m *testing.M) (int, error) {
 
 	// Idempotent: seconds when everything is built, the whole build on a fresh machine.
 	build := exec.Command("bash", filepath.Join(harness, "build.sh"))
-	build.Env = append(os.Environ(), "ETCD=1", "REALTALOS_WORK="+work)
+	build.Env = append(append(os.Environ(), harnessModes...), "REALTALOS_WORK="+work)
 	if out, err := build.CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("build the harness: %w\n%s", err, tail(out))
 	}

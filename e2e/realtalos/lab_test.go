@@ -40,6 +40,14 @@ type lab struct {
 func newLab(t *testing.T, address string) *lab {
 	t.Helper()
 
+	return newLabOf(t, address, kubernetesVersion, nil)
+}
+
+// newLabOf writes the repository of newLab with the Kubernetes version and more patches
+// for all its nodes (paths under the repository, written by the caller).
+func newLabOf(t *testing.T, address, kubernetes string, patches []string) *lab {
+	t.Helper()
+
 	l := &lab{dir: t.TempDir(), node: "cp1", address: address}
 
 	bundle, err := secrets.NewBundle(secrets.NewFixedClock(time.Now()), config.TalosVersionCurrent)
@@ -57,11 +65,11 @@ func newLab(t *testing.T, address string) *lab {
   name: e2e
   endpoint: https://`+address+`:6443
 talosVersion: `+talosVersion+`
-kubernetesVersion: `+kubernetesVersion+`
+kubernetesVersion: `+kubernetes+`
 secrets: secrets.yaml
 platform: metal
 patches:
-  all: [patches/all.yaml]
+  all: [`+strings.Join(append([]string{"patches/all.yaml"}, patches...), ", ")+`]
 nodes:
   - name: cp1
     address: `+address+`

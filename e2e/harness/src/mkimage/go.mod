@@ -1,0 +1,3 @@
+module realtalos/mkimage
+
+go 1.26.8

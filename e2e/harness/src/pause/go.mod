@@ -1,0 +1,3 @@
+module realtalos/pause
+
+go 1.26.8

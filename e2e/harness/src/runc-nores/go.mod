@@ -1,0 +1,3 @@
+module realtalos/runc-nores
+
+go 1.26.8
