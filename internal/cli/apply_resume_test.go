@@ -81,20 +81,37 @@ func TestApply_TheSameReviewedPlanResumesWhereTheRolloutStopped(t *testing.T) {
 	}
 }
 
-// Another plan starts from the beginning, whatever the last one left.
+// Another reviewed plan starts from the beginning, whatever the last one left.
 func TestApply_AnotherPlanDoesNotResume(t *testing.T) {
 	l := newApplyLab(t, map[string]string{"USER": "alice"}, nil)
+	l.h.dirs["reviewed"] = testlab.On113(t)
 	addMotd(l)
 
-	k := &labKube{l: l}
-	k.progress = &appliedProgressStoppedAtNode4
+	if err := l.h.run("plan", "--dir", "examples/homelab", "--against", "reviewed", "--format", "json"); err != nil {
+		t.Fatal(err)
+	}
 
-	if err := l.apply("--kubeconfig", withKube(t, l, k), "--format", "json"); err != nil {
+	var reviewed struct{ Hash string }
+	if err := json.Unmarshal(l.h.stdout.Bytes(), &reviewed); err != nil {
+		t.Fatal(err)
+	}
+
+	// The last rollout, of another plan, stopped at k8s-node4 after k8s-node3.
+	k := &labKube{l: l}
+	last := appliedProgressStoppedAtNode4
+	k.progress = &last
+
+	if err := l.apply("--kubeconfig", withKube(t, l, k), "--plan-hash", reviewed.Hash, "--reviewed-against", "reviewed", "--format", "json"); err != nil {
 		t.Fatalf("apply: %v\n%s", err, l.h.stderr.String())
 	}
 
 	if strings.Contains(l.h.stdout.String(), `"resumed"`) || strings.Contains(l.h.stderr.String(), "resumed") {
-		t.Errorf("an apply without the reviewed plan resumed:\n%s\n%s", l.h.stdout.String(), l.h.stderr.String())
+		t.Errorf("another plan resumed:\n%s\n%s", l.h.stdout.String(), l.h.stderr.String())
+	}
+
+	// What it keeps is its own: this plan, done, nothing of the other one's.
+	if k.progress.PlanHash != reviewed.Hash || k.progress.StoppedAt != "" || strings.Join(k.progress.Done, ",") != "k8s-node4" {
+		t.Errorf("progress kept: %+v", k.progress)
 	}
 }
 
