@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/door"
@@ -119,19 +121,15 @@ func OSDeps() *Deps {
 
 			return c, nil
 		},
-		IsTerminal: func() bool {
-			st, err := os.Stdout.Stat()
-
-			return err == nil && st.Mode()&os.ModeCharDevice != 0
-		},
-		Prompt: prompt(os.Stdin, os.Stderr),
+		IsTerminal: func() bool { return term.IsTerminal(int(os.Stdout.Fd())) },
+		Prompt:     prompt(os.Stdin, os.Stderr),
 	}
 }
 
 // prompt asks on w and reads the answer from in, a line; nil when in is no terminal
-// (CI, a pipe): nobody is there to answer.
+// (CI, a pipe, /dev/null, which is a character device too): nobody is there to answer.
 func prompt(in *os.File, w io.Writer) func(question string) (string, error) {
-	if st, err := in.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+	if !term.IsTerminal(int(in.Fd())) {
 		return nil
 	}
 
