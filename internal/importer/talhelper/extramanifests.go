@@ -15,8 +15,9 @@ import (
 // extraManifests are the files whose documents talhelper appends to a node's config after
 // every patch: the node's extraManifests, then its role's unless overrideExtraManifests. Each
 // becomes a patch of its own, last on the node, with its path and its text as written
-// (talhelper substitutes no variable in them); a templated one is imported unrendered and
-// said so, and one that cannot be read is a finding and left out.
+// (talhelper substitutes no variable in them); a templated one is rendered per node, as
+// talhelper renders it on the node's final config (patchtemplates.go), and one that cannot
+// be read is a finding and left out.
 func (im *mapping) extraManifests(n, role *yaml.Node, name string, field func(string) string) []string {
 	type entry struct {
 		item *yaml.Node
@@ -58,8 +59,10 @@ func (im *mapping) extraManifests(n, role *yaml.Node, name string, field func(st
 			continue
 		}
 
-		if bytes.Contains(data, []byte("{{")) {
-			im.repo.Unsupported(e.item.Line, name, e.at, rel+" uses talhelper templates ({{ }}), which talops has none of; the manifest is imported as written")
+		if isTemplate(string(data)) {
+			out = append(out, im.deferTemplate(rel, string(data), false, e.item.Line, e.at))
+
+			continue
 		}
 
 		if err := im.repo.Add(rel, data); err != nil {

@@ -28,6 +28,10 @@ type mapping struct {
 	factory string
 	// templates are the templated node labels and annotations, rendered last.
 	templates []templated
+	// patchTemplates are the templated patches and extra manifests, by path, and
+	// patchSets each node's sets of patches that talhelper templates together.
+	patchTemplates map[string]*patchTemplate
+	patchSets      map[string][][]string
 }
 
 // topKeys are the talconfig keys the import reads; any other is reported.
@@ -51,7 +55,10 @@ func Import(in Input) (*Result, error) {
 		return nil, &cluster.InputError{File: in.File, Line: 1, Msg: "a talconfig is a mapping"}
 	}
 
-	im := &mapping{in: in, repo: importer.Repo{Source: in.File}, schematics: map[string]string{}}
+	im := &mapping{
+		in: in, repo: importer.Repo{Source: in.File}, schematics: map[string]string{},
+		patchTemplates: map[string]*patchTemplate{}, patchSets: map[string][][]string{},
+	}
 	if err := im.substituteEnv(root); err != nil {
 		return nil, err
 	}
@@ -147,6 +154,7 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 	}
 
 	im.renderTemplates(&spec)
+	im.renderPatchTemplates(&spec)
 
 	return im.repo.Finish(spec, "talhelper")
 }

@@ -104,13 +104,20 @@ func (im *mapping) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatc
 
 	// Role patches come first (talhelper prepends them to the node's), unless the node
 	// overrides them.
+	var own []string
 	if !boolean(get(n, "overridePatches")) || zero(get(n, "patches"), "patches") {
-		out.Patches = append(out.Patches, rolePatches[cp]...)
+		own = append(own, rolePatches[cp]...)
 	}
 
-	out.Patches = append(out.Patches, im.patchList(get(n, "patches"), "node-"+name)...)
+	own = append(own, im.patchList(get(n, "patches"), "node-"+name)...)
+	manifests := im.extraManifests(n, roles[cp], name, field)
+
+	// talhelper templates each of these sets on the config as it is before the set.
+	im.patchSets[name] = [][]string{own, global, manifests}
+
+	out.Patches = append(out.Patches, own...)
 	out.Patches = append(out.Patches, global...)
-	out.Patches = append(out.Patches, im.extraManifests(n, roles[cp], name, field)...)
+	out.Patches = append(out.Patches, manifests...)
 
 	return out, nil
 }

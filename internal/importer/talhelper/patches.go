@@ -20,13 +20,17 @@ func (im *mapping) patchList(n *yaml.Node, kind string) []string {
 	for i, item := range items(n) {
 		s := scalar(item)
 		line := item.Line
-
-		if strings.Contains(s, "{{") {
-			im.repo.Unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), "talhelper templates ({{ }}) have no talops equivalent; the patch is imported as written")
-		}
+		at := fmt.Sprintf("%s.patches[%d]", kind, i)
 
 		if !strings.HasPrefix(s, "@") {
 			rel := fmt.Sprintf("patches/%s-%02d.yaml", kind, i+1)
+			if isTemplate(s) {
+				// The talconfig's variables are already substituted, as talhelper does first.
+				out = append(out, im.deferTemplate(rel, s, false, line, at))
+
+				continue
+			}
+
 			// The text as talhelper hands it to Talos: a newline added after a block scalar
 			// that ends the patch would become part of its value.
 			if err := im.repo.Add(rel, []byte(s)); err != nil {
@@ -47,20 +51,30 @@ func (im *mapping) patchList(n *yaml.Node, kind string) []string {
 			continue
 		}
 
-		data, err := im.patchFile(rel)
+		raw, err := im.manifestFile(rel)
 		if err != nil {
-			im.repo.Unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), err.Error()+"; not imported")
+			im.repo.Unsupported(line, "", at, err.Error()+"; not imported")
 
 			continue
 		}
 
-		if strings.Contains(string(data), "{{") {
-			im.repo.Unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), rel+" uses talhelper templates ({{ }}), which talops has none of; the patch is imported as written")
+		if isTemplate(string(raw)) && len(bytes.TrimSpace(raw)) > 0 {
+			// talhelper renders a patch file before it substitutes the environment in it.
+			out = append(out, im.deferTemplate(rel, string(raw), true, line, at))
+
+			continue
+		}
+
+		data, err := im.substitutePatch(rel, raw)
+		if err != nil {
+			im.repo.Unsupported(line, "", at, err.Error()+"; not imported")
+
+			continue
 		}
 
 		if len(bytes.TrimSpace(data)) == 0 {
 			// talhelper skips an empty patch file; so does the import.
-			im.repo.Mapped(finding.Info, line, "", fmt.Sprintf("%s.patches[%d]", kind, i), rel+" is empty: talhelper skips it, and so does talops")
+			im.repo.Mapped(finding.Info, line, "", at, rel+" is empty: talhelper skips it, and so does talops")
 
 			continue
 		}
@@ -77,14 +91,9 @@ func (im *mapping) patchList(n *yaml.Node, kind string) []string {
 	return out
 }
 
-// patchFile reads a patch file and substitutes the environment in it, as talhelper does.
-// An encrypted patch is refused: talops would have to write it in clear.
-func (im *mapping) patchFile(rel string) ([]byte, error) {
-	data, err := im.manifestFile(rel)
-	if err != nil {
-		return nil, err
-	}
-
+// substitutePatch substitutes the environment in a patch file read with manifestFile (which
+// refuses an encrypted one: talops would have to write it in clear), as talhelper does.
+func (im *mapping) substitutePatch(rel string, data []byte) ([]byte, error) {
 	if !strings.Contains(string(data), "$") {
 		return data, nil
 	}

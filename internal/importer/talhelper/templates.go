@@ -35,7 +35,17 @@ func (im *mapping) renderTemplates(spec *cluster.Spec) {
 		return
 	}
 
-	configs, err := im.templateConfigs(spec)
+	cuts := map[string]int{}
+
+	for _, t := range im.templates {
+		for _, n := range spec.Nodes {
+			if n.Name == t.node {
+				cuts[n.Name] = im.labelCut(n)
+			}
+		}
+	}
+
+	configs, err := im.stageConfigs(spec, cuts)
 	if err != nil {
 		for _, t := range im.templates {
 			im.repo.Unsupported(t.line, t.node, t.field, "a talhelper template, not rendered ("+importer.OneLine(err)+"): not imported")
@@ -92,11 +102,27 @@ func talhelperPatch(node string) string {
 	return "nodes/" + node + "-talhelper.yaml"
 }
 
-// templateConfigs renders, twice, each node that has templates as talhelper templates it:
-// the generated config, the cluster patches and the node's talhelper patch.
-func (im *mapping) templateConfigs(spec *cluster.Spec) (map[string][]*v1alpha1.Config, error) {
+// labelCut is how many of a node's patches talhelper has applied when it templates the
+// node's labels: those before its talhelper fields, and those.
+func (im *mapping) labelCut(n cluster.Node) int {
+	if at := slices.Index(n.Patches, talhelperPatch(n.Name)); at >= 0 {
+		return at + 1
+	}
+
+	return im.setStart(n, 0)
+}
+
+// stageConfigs renders, twice (with two throwaway bundles), each node of cuts as talhelper
+// templates it: the generated config with the node's first cuts[node] patches.
+func (im *mapping) stageConfigs(spec *cluster.Spec, cuts map[string]int) (map[string][]*v1alpha1.Config, error) {
 	s := im.repo.WithSchematics(*spec)
 	s.Secrets = "secrets.yaml"
+	s.Nodes = slices.Clone(s.Nodes)
+
+	for i := range s.Nodes {
+		// The patches past the cut may be templates not written yet.
+		s.Nodes[i].Patches = s.Nodes[i].Patches[:min(cuts[s.Nodes[i].Name], len(s.Nodes[i].Patches))]
+	}
 
 	talops, err := scaffold.ImportedSpec(s, "talhelper")
 	if err != nil {
@@ -129,13 +155,8 @@ func (im *mapping) templateConfigs(spec *cluster.Spec) (map[string][]*v1alpha1.C
 		}
 
 		for _, n := range c.Spec.Nodes {
-			if !slices.ContainsFunc(im.templates, func(t templated) bool { return t.node == n.Name }) {
+			if _, ok := cuts[n.Name]; !ok {
 				continue
-			}
-
-			// talhelper templates before the role's, the node's and the global patches.
-			if at := slices.Index(n.Patches, talhelperPatch(n.Name)); at >= 0 {
-				n.Patches = n.Patches[:at+1]
 			}
 
 			m, err := render.One(c, &secrets.Bundle{Bundle: b, Throwaway: true}, n, render.Options{Installer: render.FactoryInstaller(ids)})
