@@ -1,12 +1,14 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -36,8 +38,9 @@ func bumped(t *testing.T, talops []byte, minor bool) ([]byte, string) {
 
 // TestImport_ImportedRepositoriesTakeAPatchAndAMinorBump: every imported test repository,
 // its talosVersion bumped one patch release and one minor release (as Renovate does),
-// still validates without an error: configVersion keeps the layout, and installers
-// follow the version.
+// still validates without an error, and plans against the import as it was as an upgrade
+// of every node to the new release and nothing else: configVersion keeps the layout, and
+// installers follow the version.
 func TestImport_ImportedRepositoriesTakeAPatchAndAMinorBump(t *testing.T) {
 	type source struct {
 		tool, dir string
@@ -69,6 +72,11 @@ func TestImport_ImportedRepositoriesTakeAPatchAndAMinorBump(t *testing.T) {
 					t.Fatal(err)
 				}
 
+				base := filepath.Join(t.TempDir(), "base")
+				if err := os.CopyFS(base, os.DirFS(repo)); err != nil {
+					t.Fatal(err)
+				}
+
 				data, v := bumped(t, talops, minor)
 				if err := os.WriteFile(filepath.Join(repo, "talops.yaml"), data, 0o600); err != nil {
 					t.Fatal(err)
@@ -78,7 +86,59 @@ func TestImport_ImportedRepositoriesTakeAPatchAndAMinorBump(t *testing.T) {
 				if got := codes(t, h.stdout.String(), "error"); len(got) > 0 || err != nil {
 					t.Errorf("validate at %s: %v, finds %v\n%s", v, err, got, h.stdout.String())
 				}
+
+				h.stdout.Reset()
+				if err := h.run("plan", "--dir", repo, "--against", base, "--offline", "--format", "json"); err != nil {
+					t.Fatalf("plan of the bump to %s: %v\n%s%s", v, err, h.stdout.String(), h.stderr.String())
+				}
+
+				checkUpgradeOnly(t, h.stdout.Bytes(), v)
 			})
+		}
+	}
+}
+
+// checkUpgradeOnly fails unless a plan (JSON) moves every node to the release v and
+// changes nothing else: no setting, no refusal, no line of the config but its installer.
+func checkUpgradeOnly(t *testing.T, out []byte, v string) {
+	t.Helper()
+
+	var p struct {
+		Blocked  bool            `json:"blocked"`
+		Settings json.RawMessage `json:"settings"`
+		Nodes    []struct {
+			Name     string          `json:"name"`
+			Diff     string          `json:"diff"`
+			Settings json.RawMessage `json:"settings"`
+			Upgrade  *struct {
+				ToVersion, FromInstaller, ToInstaller string
+			} `json:"upgrade"`
+		} `json:"nodes"`
+	}
+
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatalf("plan --format json: %v\n%s", err, out)
+	}
+
+	if p.Blocked || len(p.Settings) > 0 || len(p.Nodes) == 0 {
+		t.Errorf("the plan of the bump is blocked, changes settings or has no node:\n%s", out)
+	}
+
+	for _, n := range p.Nodes {
+		if len(n.Settings) > 0 || n.Upgrade == nil || n.Upgrade.ToVersion != v {
+			t.Errorf("%s: want an upgrade to %s and nothing else:\n%s", n.Name, v, out)
+
+			continue
+		}
+
+		for line := range strings.SplitSeq(n.Diff, "\n") {
+			changed := strings.HasPrefix(line, "+") || strings.HasPrefix(line, "-")
+			header := strings.HasPrefix(line, "+++") || strings.HasPrefix(line, "---")
+			installer := strings.HasSuffix(line, " "+n.Upgrade.FromInstaller) || strings.HasSuffix(line, " "+n.Upgrade.ToInstaller)
+
+			if changed && !header && !installer {
+				t.Errorf("%s: the bump changes more than the installer: %q", n.Name, line)
+			}
 		}
 	}
 }

@@ -59,6 +59,12 @@ var talhelperCases = []talhelperCase{
 		validateWarnings: []string{"config.warning"},
 	},
 	{
+		// Written for the tests: talhelper templates in role, node and global patches, in a
+		// patch file (rendered before its variables are substituted) and in an extra manifest.
+		dir:     "templates",
+		outputs: map[string]string{"cp1": "templates-cp1.yaml", "w1": "templates-w1.yaml"},
+	},
+	{
 		dir: "jfroy-flatops",
 		outputs: map[string]string{
 			"kantai1": "kantai-kantai1.yaml", "kantai2": "kantai-kantai2.yaml", "kantai3": "kantai-kantai3.yaml",
