@@ -9,6 +9,7 @@ import (
 
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/suggest"
 )
 
 // DefaultCatalogFile is the embedded release data, relative to the talops repository root.
@@ -45,7 +46,7 @@ func catalogFlags(d *Deps, args []string) (*CatalogUpdateOptions, error) {
 
 		return nil, &UsageError{Msg: "catalog needs a command: update"}
 	case args[0] != "update":
-		return nil, &UsageError{Msg: fmt.Sprintf("unknown catalog command %q (update)", args[0])}
+		return nil, &UsageError{Msg: fmt.Sprintf("unknown catalog command %q%s (known: update)", args[0], suggest.DidYouMean(args[0], []string{"update"}))}
 	}
 
 	opts := &CatalogUpdateOptions{Deps: d}

@@ -102,7 +102,7 @@ func TestCatalog_UnknownSubcommand(t *testing.T) {
 		t.Fatal("no error")
 	}
 
-	if h.stderr.String() != "talops: unknown catalog command \"refresh\" (update)\n" {
+	if h.stderr.String() != "talops: unknown catalog command \"refresh\" (known: update)\n" {
 		t.Errorf("stderr = %q", h.stderr.String())
 	}
 }

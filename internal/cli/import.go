@@ -13,6 +13,7 @@ import (
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/scaffold"
+	"github.com/talops/talops/internal/suggest"
 )
 
 // ImportOptions are import's inputs.
@@ -66,7 +67,7 @@ func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 
 	opts.Source = args[0]
 	if _, ok := importSources[opts.Source]; !ok {
-		return nil, &UsageError{Msg: fmt.Sprintf("unknown source %q: talops import talhelper, topf or talosctl", opts.Source)}
+		return nil, &UsageError{Msg: fmt.Sprintf("unknown source %q%s (known: talhelper, topf, talosctl)", opts.Source, suggest.DidYouMean(opts.Source, []string{"talhelper", "topf", "talosctl"}))}
 	}
 
 	fs := importFlagSet(d, opts, "import "+opts.Source)

@@ -8,6 +8,7 @@ import (
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/images"
 	"github.com/talops/talops/internal/report"
+	"github.com/talops/talops/internal/suggest"
 )
 
 // Environment variables holding the Proxmox API token; talops.yaml never does.
@@ -42,7 +43,7 @@ func runProxmox(ctx context.Context, d *Deps, args []string) error {
 	case "vms":
 		return runProxmoxVMs(ctx, d, args[1:])
 	default:
-		return &UsageError{Msg: fmt.Sprintf("unknown proxmox command %q (images or vms)", args[0])}
+		return &UsageError{Msg: fmt.Sprintf("unknown proxmox command %q%s (known: images, vms)", args[0], suggest.DidYouMean(args[0], []string{"images", "vms"}))}
 	}
 }
 

@@ -449,7 +449,7 @@ func TestProxmox_UnknownSubcommandIsAUsageError(t *testing.T) {
 	err := h.run("proxmox", "prune")
 
 	var usage *cli.UsageError
-	if !errors.As(err, &usage) || err.Error() != `unknown proxmox command "prune" (images or vms)` {
+	if !errors.As(err, &usage) || err.Error() != `unknown proxmox command "prune" (known: images, vms)` {
 		t.Errorf("err = %v", err)
 	}
 }

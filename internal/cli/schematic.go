@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/talops/talops/internal/app"
+	"github.com/talops/talops/internal/suggest"
 )
 
 // SchematicIDOptions are schematic id's inputs.
@@ -40,7 +41,7 @@ func schematicFlags(d *Deps, args []string) (*SchematicIDOptions, error) {
 	}
 
 	if args[0] != "id" {
-		return nil, &UsageError{Msg: fmt.Sprintf("schematic: unknown subcommand %q (known: id)", args[0])}
+		return nil, &UsageError{Msg: fmt.Sprintf("unknown schematic command %q%s (known: id)", args[0], suggest.DidYouMean(args[0], []string{"id"}))}
 	}
 
 	opts := &SchematicIDOptions{Deps: d}

@@ -107,7 +107,7 @@ func TestSchematicID_UsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"schematic"}, "talops: schematic: a subcommand is required (id)\n"},
-		{[]string{"schematic", "hash", "x.yaml"}, "talops: schematic: unknown subcommand \"hash\" (known: id)\n"},
+		{[]string{"schematic", "hash", "x.yaml"}, "talops: unknown schematic command \"hash\" (known: id)\n"},
 		{[]string{"schematic", "id"}, "talops: schematic id: at least one FILE is required\n"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
