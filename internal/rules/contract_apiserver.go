@@ -1,0 +1,145 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/siderolabs/talos/pkg/machinery/config/config"
+	"github.com/siderolabs/talos/pkg/machinery/config/types/k8s"
+	"github.com/siderolabs/talos/pkg/machinery/config/types/meta"
+	"github.com/siderolabs/talos/pkg/machinery/config/validation"
+
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/yamlpos"
+)
+
+const kubeAPIServerConfig = "KubeAPIServerConfig"
+
+// apiServerAuth finds control planes whose KubeAPIServerConfig comes without the
+// documents that carry what the v1alpha1 layout set on kube-apiserver by itself: the
+// Node and RBAC authorizers (KubeAuthorizerConfig), and anonymous access to the health
+// endpoints (KubeAuthenticationConfig).
+func apiServerAuth(in *Input) []finding.Finding {
+	var out []finding.Finding
+
+	for _, n := range rendered(in) {
+		if !nodeIsControlPlane(n) || !n.Config.Has(kubeAPIServerConfig) {
+			continue
+		}
+
+		file, line, inPatch := documentAt(n, kubeAPIServerConfig, "")
+		if !inPatch {
+			file, line = place(in.Cluster, n, "")
+		}
+
+		if len(n.Config.K8sAuthorizerConfigs()) == 0 {
+			out = append(out, finding.Finding{
+				Severity: finding.Error, Code: CodeAPIServerAuthorizers, Node: n.Node.Name, File: file, Line: line, Path: kubeAPIServerConfig,
+				Message: fmt.Sprintf("the KubeAPIServerConfig at %s:%d comes with no KubeAuthorizerConfig document: kube-apiserver loses the Node and RBAC authorizers the v1alpha1 layout set; add two KubeAuthorizerConfig documents, name: node with type: Node and name: rbac with type: RBAC (as Talos generates them), before any webhook", file, line),
+			})
+		}
+
+		if n.Config.K8sAuthenticationConfig() == nil {
+			out = append(out, finding.Finding{
+				Severity: finding.Warning, Code: CodeAPIServerAuthentication, Node: n.Node.Name, File: file, Line: line, Path: kubeAPIServerConfig,
+				Message: fmt.Sprintf("the KubeAPIServerConfig at %s:%d comes with no KubeAuthenticationConfig document: kube-apiserver loses the authentication flags of the v1alpha1 layout (anonymous access to /livez, /readyz and /healthz, the oidc-* flags); add a KubeAuthenticationConfig (Talos generates one with anonymous access to those paths) and move OIDC settings to its jwt list", file, line),
+			})
+		}
+	}
+
+	return out
+}
+
+// apiServerArgs places each kube-apiserver extra argument a KubeAPIServerConfig refuses at
+// its line, with the cure. Which arguments it refuses is machinery's to say: each one is
+// validated alone in an otherwise valid document. When the refused arguments are all that
+// is wrong with the document, machinery's message about it is replaced.
+func apiServerArgs(n *render.Machine, mode Mode) []replacement {
+	var doc *k8s.KubeAPIServerConfigV1Alpha1
+
+	for _, d := range n.Config.Documents() {
+		if a, ok := d.(*k8s.KubeAPIServerConfigV1Alpha1); ok {
+			doc = a
+		}
+	}
+
+	if doc == nil || len(doc.PodArgs) == 0 {
+		return nil
+	}
+
+	probe := k8s.NewKubeAPIServerConfigV1Alpha1()
+	probe.PodImage = doc.PodImage
+
+	if _, err := probe.Validate(mode, validation.WithLocal()); err != nil {
+		return nil
+	}
+
+	var (
+		out  []replacement
+		errs []error
+	)
+
+	for _, arg := range slices.Sorted(maps.Keys(doc.PodArgs)) {
+		probe.PodArgs = meta.Args{arg: doc.PodArgs[arg]}
+
+		_, err := probe.Validate(mode, validation.WithLocal())
+		if err == nil {
+			continue
+		}
+
+		errs = append(errs, err)
+		file, line := argLine(n, arg)
+
+		cure := "move it to the KubeAuthenticationConfig or KubeAuthorizerConfig document the message names"
+		if arg == "oidc-signing-algs" {
+			cure = "remove it: with a KubeAuthenticationConfig kube-apiserver accepts every RFC 7518 asymmetric algorithm, and no setting narrows them"
+		}
+
+		r := replacement{}
+		r.Severity, r.Code, r.Node, r.File, r.Line = finding.Error, CodeAPIServerArg, n.Node.Name, file, line
+		r.Path = kubeAPIServerConfig + ".extraArgs." + arg
+		r.Message = fmt.Sprintf("%s; %s", err.Error(), cure)
+		out = append(out, r)
+	}
+
+	if len(out) == 0 {
+		return nil
+	}
+
+	// The document's whole error is the refused arguments': machinery's message about it
+	// is what these findings say, argument by argument.
+	if _, err := doc.Validate(mode, validation.WithLocal()); err != nil && err.Error() == errors.Join(errs...).Error() {
+		out[0].machinery = yamlpos.WithoutValues(docID(doc) + ": " + err.Error())
+	}
+
+	return out
+}
+
+// argLine is the last patch line that writes a kube-apiserver argument in a
+// KubeAPIServerConfig, else where the document is.
+func argLine(n *render.Machine, arg string) (string, int) {
+	for i := len(n.Layers) - 1; i >= 0; i-- {
+		ix := n.Layers[i].Index
+		if d := lastDoc(ix, kubeAPIServerConfig, ""); d >= 0 && ix.Docs[d].Has("extraArgs."+arg) {
+			l, _ := ix.Docs[d].Nearest("extraArgs." + arg)
+
+			return n.Layers[i].File, l
+		}
+	}
+
+	file, line, _ := documentAt(n, kubeAPIServerConfig, "")
+
+	return file, line
+}
+
+// docID names a document as machinery's validation does at the start of its messages.
+func docID(doc config.Document) string {
+	if named, ok := doc.(config.NamedDocument); ok {
+		return doc.Kind() + "/" + named.Name()
+	}
+
+	return doc.Kind()
+}
