@@ -191,8 +191,9 @@ func fieldSetBy(n *render.Machine, fields []string) (field, file string, line in
 		for i := len(n.Layers) - 1; i >= 0; i-- {
 			ix := n.Layers[i].Index
 
+			// A field a patch deletes ($patch: delete) is not one it sets.
 			d := ix.Find("", "")
-			if d < 0 || !ix.Docs[d].Has(f) {
+			if d < 0 || !ix.Docs[d].Has(f) || ix.Docs[d].Has(f+".$patch") {
 				continue
 			}
 

@@ -239,3 +239,21 @@ func TestEtcdKeyDropped_DocumentWithoutTheBundlesKeyNamesItNeverPrintsIt(t *test
 		})
 	}
 }
+
+func TestAPIServer_HandWrittenDocumentOnTheV1Alpha1FormatKeepsMachinerysOtherErrors(t *testing.T) {
+	// The v1.13 lab: .cluster.apiServer deleted, a KubeAPIServerConfig written by hand
+	// without an image. The flag is placed at its line; machinery's error about the
+	// document, which also says the image is missing, stays.
+	files := testlab.Files(t)
+	files["patches/controlplane.yaml"] = []byte("cluster:\n  apiServer:\n    $patch: delete\n---\napiVersion: v1alpha1\nkind: KubeAPIServerConfig\nextraArgs:\n  oidc-signing-algs: RS256\n")
+
+	want := []string{
+		"examples/homelab/patches/controlplane.yaml:5 error config.invalid [k8s-master] ",
+		"examples/homelab/patches/controlplane.yaml:5 error contract.apiserver-authorizers [k8s-master] KubeAPIServerConfig",
+		"examples/homelab/patches/controlplane.yaml:8 error contract.apiserver-arg [k8s-master] KubeAPIServerConfig.extraArgs.oidc-signing-algs",
+		"examples/homelab/patches/controlplane.yaml:5 warning contract.apiserver-authentication [k8s-master] KubeAPIServerConfig",
+	}
+	if got := placedAt(checkCodes(t, files, false, layoutCodes...)); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
