@@ -30,22 +30,42 @@ func apiServerAuth(in *Input) []finding.Finding {
 			continue
 		}
 
-		file, line, inPatch := documentAt(n, kubeAPIServerConfig, "")
+		docFile, docLine, inPatch := documentAt(n, kubeAPIServerConfig, "")
+
+		where := fmt.Sprintf("the KubeAPIServerConfig at %s:%d", docFile, docLine)
 		if !inPatch {
-			file, line = place(in.Cluster, n, "")
+			where = "the KubeAPIServerConfig talops generates"
+		}
+
+		// At the document a patch writes, else where a patch deleted the missing ones, else
+		// at the node.
+		at := func(missing string) (string, int, string) {
+			if inPatch {
+				return docFile, docLine, ""
+			}
+
+			if file, line, ok := deletedAt(n, missing); ok {
+				return file, line, fmt.Sprintf(" (deleted at %s:%d)", file, line)
+			}
+
+			file, line := place(in.Cluster, n, "")
+
+			return file, line, ""
 		}
 
 		if len(n.Config.K8sAuthorizerConfigs()) == 0 {
+			file, line, deleted := at("KubeAuthorizerConfig")
 			out = append(out, finding.Finding{
 				Severity: finding.Error, Code: CodeAPIServerAuthorizers, Node: n.Node.Name, File: file, Line: line, Path: kubeAPIServerConfig,
-				Message: fmt.Sprintf("the KubeAPIServerConfig at %s:%d comes with no KubeAuthorizerConfig document: kube-apiserver loses the Node and RBAC authorizers the v1alpha1 layout set; add two KubeAuthorizerConfig documents, name: node with type: Node and name: rbac with type: RBAC (as Talos generates them), before any webhook", file, line),
+				Message: fmt.Sprintf("%s comes with no KubeAuthorizerConfig document%s: kube-apiserver loses the Node and RBAC authorizers the v1alpha1 layout set; add two KubeAuthorizerConfig documents, name: node with type: Node and name: rbac with type: RBAC (as Talos generates them), before any webhook", where, deleted),
 			})
 		}
 
 		if n.Config.K8sAuthenticationConfig() == nil {
+			file, line, deleted := at("KubeAuthenticationConfig")
 			out = append(out, finding.Finding{
 				Severity: finding.Warning, Code: CodeAPIServerAuthentication, Node: n.Node.Name, File: file, Line: line, Path: kubeAPIServerConfig,
-				Message: fmt.Sprintf("the KubeAPIServerConfig at %s:%d comes with no KubeAuthenticationConfig document: kube-apiserver loses the authentication flags of the v1alpha1 layout (anonymous access to /livez, /readyz and /healthz, the oidc-* flags); add a KubeAuthenticationConfig (Talos generates one with anonymous access to those paths) and move OIDC settings to its jwt list", file, line),
+				Message: fmt.Sprintf("%s comes with no KubeAuthenticationConfig document%s: kube-apiserver loses the authentication flags of the v1alpha1 layout (anonymous access to /livez, /readyz and /healthz, the oidc-* flags); add a KubeAuthenticationConfig (Talos generates one with anonymous access to those paths) and move OIDC settings to its jwt list", where, deleted),
 			})
 		}
 	}
@@ -118,6 +138,20 @@ func apiServerArgs(n *render.Machine, mode Mode) []replacement {
 	}
 
 	return out
+}
+
+// deletedAt is the last delete selector ($patch: delete) of a kind in the node's patches.
+func deletedAt(n *render.Machine, kind string) (string, int, bool) {
+	for i := len(n.Layers) - 1; i >= 0; i-- {
+		ix := n.Layers[i].Index
+		for d := len(ix.Docs) - 1; d >= 0; d-- {
+			if ix.Docs[d].Kind == kind && ix.Docs[d].Has("$patch") {
+				return n.Layers[i].File, ix.Docs[d].Line, true
+			}
+		}
+	}
+
+	return "", 0, false
 }
 
 // argLine is the last patch line that writes a kube-apiserver argument in a

@@ -257,3 +257,24 @@ func TestAPIServer_HandWrittenDocumentOnTheV1Alpha1FormatKeepsMachinerysOtherErr
 		t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+func TestAPIServer_AuthDocumentsAPatchDeletesArePlacedAtTheDeletion(t *testing.T) {
+	// The generated KubeAPIServerConfig kept; the documents Talos generates with it deleted.
+	files := migratedLab(t)
+	appendTo(files, "patches/controlplane.yaml", "apiVersion: v1alpha1\nkind: KubeAuthorizerConfig\nname: node\n$patch: delete\n---\n"+
+		"apiVersion: v1alpha1\nkind: KubeAuthorizerConfig\nname: rbac\n$patch: delete\n---\napiVersion: v1alpha1\nkind: KubeAuthenticationConfig\n$patch: delete\n")
+
+	fs := checkCodes(t, files, false, layoutCodes...)
+
+	want := []string{
+		"examples/homelab/patches/controlplane.yaml:15 error contract.apiserver-authorizers [k8s-master] KubeAPIServerConfig",
+		"examples/homelab/patches/controlplane.yaml:20 warning contract.apiserver-authentication [k8s-master] KubeAPIServerConfig",
+	}
+	if got := placedAt(fs); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	if !strings.HasPrefix(fs[0].Message, "the KubeAPIServerConfig talops generates comes with no KubeAuthorizerConfig document (deleted at examples/homelab/patches/controlplane.yaml:15): ") {
+		t.Errorf("message = %s", fs[0].Message)
+	}
+}
