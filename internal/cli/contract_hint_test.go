@@ -13,8 +13,8 @@ import (
 
 // The lab as it ran 1.13 is the base of these 1.13 → 1.14 bumps.
 
-// A minor bump without configVersion gives config.invalid errors where the lab's patches
-// set fields the new format moved; validate says why and what to pin, once.
+// A minor bump without configVersion gives contract.v1alpha1-conflict errors where the
+// lab's patches set fields the new format moved; validate says why and what to pin, once.
 func TestValidate_MinorBumpWithoutConfigVersionHintsAtIt(t *testing.T) {
 	t.Parallel()
 
@@ -26,7 +26,7 @@ func TestValidate_MinorBumpWithoutConfigVersionHintsAtIt(t *testing.T) {
 	_ = h.run("validate", "--dir", "examples/homelab", "--offline")
 
 	out := h.stdout.String()
-	if !strings.Contains(out, "config.invalid") || strings.Count(out, "config.contract") != 1 || !strings.Contains(out, "configVersion: v1.13") {
+	if !strings.Contains(out, "contract.v1alpha1-conflict") || strings.Count(out, "config.contract") != 1 || !strings.Contains(out, "configVersion: v1.13") {
 		t.Errorf("validate of a bump without configVersion:\n%s", out)
 	}
 }
@@ -73,7 +73,7 @@ func TestVersions_ReportsTheNewStatesErrorsAsPlanDoes(t *testing.T) {
 		h.dirs["base"] = testlab.On113(t)
 
 		err := h.run(cmd, "--dir", "examples/homelab", "--against", "base", "--offline")
-		if cli.ExitCode(err) != cli.ExitFailure || !strings.Contains(h.stdout.String(), "config.invalid") {
+		if cli.ExitCode(err) != cli.ExitFailure || !strings.Contains(h.stdout.String(), "contract.v1alpha1-conflict") {
 			t.Errorf("%s of a bump with config errors: exit %d\n%s", cmd, cli.ExitCode(err), h.stdout.String())
 		}
 	}

@@ -82,8 +82,9 @@ var talhelperCases = []talhelperCase{
 		},
 		real: true,
 		// The nodes install talosImageURL, whose schematic is schematic.yaml beside the
-		// talconfig; patches/global/machine-files.yaml writes machine.files.
-		validateWarnings: []string{"config.warning"},
+		// talconfig; patches/global/machine-files.yaml writes machine.files, and
+		// patches/global/machine-network.yaml an empty search domain list.
+		validateWarnings: []string{"config.warning", "contract.search-domains-cleared"},
 		// patches/global/machine-network.yaml writes searchDomains: {domains: []}: talops
 		// (Talos machinery v1.14.1) keeps the empty list the patch writes, talhelper
 		// v3.1.16's output has no searchDomains at all.

@@ -110,3 +110,29 @@ const (
 	// CodeProxmoxVMMissing is a node whose VM is not on its Proxmox node.
 	CodeProxmoxVMMissing = "proxmox.vm-missing"
 )
+
+// Codes of the config layout's traps: a v1alpha1 field moved to a typed document
+// (Talos 1.14), whether talops generated the documents or a patch wrote them.
+const (
+	// CodeV1Alpha1Conflict is a v1alpha1 field set next to the typed document that replaces it.
+	CodeV1Alpha1Conflict = "contract.v1alpha1-conflict"
+	// CodeControlPlaneLabel is a control plane's KubeNodeConfig without the control-plane
+	// role label the v1alpha1 layout added by itself.
+	CodeControlPlaneLabel = "contract.control-plane-label"
+	// CodeControlPlaneTaint is a control plane's KubeNodeConfig without the NoSchedule taint
+	// the v1alpha1 layout added by itself.
+	CodeControlPlaneTaint = "contract.control-plane-taint"
+	// CodeAPIServerAuthorizers is a KubeAPIServerConfig with no KubeAuthorizerConfig: no
+	// Node and RBAC authorizers.
+	CodeAPIServerAuthorizers = "contract.apiserver-authorizers"
+	// CodeAPIServerAuthentication is a KubeAPIServerConfig with no KubeAuthenticationConfig.
+	CodeAPIServerAuthentication = "contract.apiserver-authentication"
+	// CodeAPIServerArg is a kube-apiserver extra argument the KubeAPIServerConfig refuses.
+	CodeAPIServerArg = "contract.apiserver-arg"
+	// CodeSearchDomainsCleared is a ResolverConfig whose empty search domain list clears the
+	// ones DHCP or the platform gives.
+	CodeSearchDomainsCleared = "contract.search-domains-cleared"
+	// CodeEtcdKeyDropped is a KubeEtcdEncryptionConfig without a key etcd's data is
+	// encrypted with.
+	CodeEtcdKeyDropped = "contract.etcd-key-dropped"
+)

@@ -55,11 +55,23 @@ func machineryValidation(in *Input) []finding.Finding {
 	mode := ModeFor(in.Cluster.Platform())
 
 	for _, n := range rendered(in) {
-		for _, f := range ValidateConfig(n.Config, mode, in.Strict, func(path string) (string, int) {
+		conflicts := append(v1alpha1Conflicts(in, n), apiServerArgs(n, mode)...)
+		for _, c := range conflicts {
+			out = append(out, c.Finding)
+		}
+
+		roleLabel := missingRoleLabel(n)
+
+		for _, f := range replacedBy(ValidateConfig(n.Config, mode, in.Strict, func(path string) (string, int) {
 			return place(in.Cluster, n, path)
-		}, n.Node.Name) {
+		}, n.Node.Name), conflicts) {
 			// install.extensions-deprecated reports the same field and says how to fix it.
 			if f.Code == CodeConfigWarning && f.Path == deprecatedExtensionsPath {
+				continue
+			}
+
+			// contract.control-plane-label reports it at the document, with the cure.
+			if roleLabel && f.Code == CodeConfigWarning && isRoleLabelWarning(f.Message) {
 				continue
 			}
 
@@ -81,7 +93,7 @@ func contractHint(in *Input, fs []finding.Finding) []finding.Finding {
 	moved := 0
 
 	for _, f := range fs {
-		if f.Code == CodeConfigInvalid && movedByContract(f.Message) {
+		if f.Code == CodeV1Alpha1Conflict {
 			moved++
 		}
 	}
@@ -99,19 +111,9 @@ func contractHint(in *Input, fs []finding.Finding) []finding.Finding {
 
 	return []finding.Finding{{
 		Severity: finding.Info, Code: CodeConfigContract, File: file, Line: line, Path: "talosVersion",
-		Message: fmt.Sprintf("%d config.invalid errors say a v1alpha1 field conflicts with the document it moved to: Talos %s generates configs in the %s format, where those fields moved; add configVersion with the release the patches were written for (e.g. configVersion: v1.13) to keep that format",
+		Message: fmt.Sprintf("%d contract.v1alpha1-conflict errors say a v1alpha1 field conflicts with the document it moved to: Talos %s generates configs in the %s format, where those fields moved; add configVersion with the release the patches were written for (e.g. configVersion: v1.13) to keep that format",
 			moved, in.Cluster.Spec.TalosVersion, contract.String()),
 	}}
-}
-
-// movedByContract reports whether a machinery validation message says a v1alpha1 field
-// conflicts with the document a newer config contract moved it to ("kubelet config is
-// already set in v1alpha1 config (.machine.kubelet)", "UnattendedInstallConfig config is
-// incompatible with v1alpha1 config (.machine.install)"). Machinery returns these as plain
-// errors.New values, with no type or sentinel to test for: the text is all there is, and
-// this is the one place that reads it.
-func movedByContract(msg string) bool {
-	return strings.Contains(msg, "already set in v1alpha1 config") || strings.Contains(msg, "incompatible with v1alpha1 config")
 }
 
 // Placer finds the file and line that set a config path, or that hold a typed document

@@ -49,6 +49,10 @@ var all = []rule{
 	nvidiaRules,
 	controlPlanePresent,
 	kernelArgsIgnored,
+	controlPlaneRole,
+	apiServerAuth,
+	searchDomainsCleared,
+	etcdKeyDropped,
 }
 
 // Check runs every rule and returns the findings sorted. It stops between rules when
