@@ -70,7 +70,17 @@ func Migrate(ctx context.Context, d *Deps, opts MigrateOptions) (*MigrateResult,
 		return nil, fmt.Errorf("read %s: %w", before.Cluster.Path(cluster.FileName), err)
 	}
 
-	mig, err := migrate.Rewrite(migrate.Input{Target: opts.ConfigVersion, Talops: talops, Patches: patchesOf(before.Cluster)})
+	in := migrate.Input{From: before.Cluster.ConfigVersion(), Target: opts.ConfigVersion, Talops: talops, Patches: patchesOf(before.Cluster)}
+
+	for _, n := range before.Cluster.Spec.Nodes {
+		if n.Role == cluster.RoleControlPlane {
+			in.ControlPlanes++
+		} else {
+			in.Workers++
+		}
+	}
+
+	mig, err := migrate.Rewrite(in)
 	if err != nil {
 		if u, ok := err.(*migrate.UsageError); ok {
 			return nil, &UsageError{Msg: u.Msg}
@@ -128,33 +138,29 @@ func loadFrom(ctx context.Context, d *Deps, dir string, files cluster.Files, oth
 	return loadState(ctx, d, c, nil)
 }
 
-// patchesOf lists every patch file talops.yaml names once, and whether only control
-// planes use it.
+// patchesOf lists every patch file talops.yaml names once, with how many nodes of each
+// role use it.
 func patchesOf(c *cluster.Cluster) []migrate.Patch {
-	var (
-		order  []string
-		cpOnly = map[string]bool{}
-	)
+	var out []migrate.Patch
+
+	index := map[string]int{}
 
 	for _, n := range c.Spec.Nodes {
 		for _, rel := range c.NodePatches(n) {
-			cp := n.Role == cluster.RoleControlPlane
-			if was, seen := cpOnly[rel]; seen {
-				cpOnly[rel] = was && cp
-
-				continue
+			i, seen := index[rel]
+			if !seen {
+				data, _ := c.File(rel)
+				i = len(out)
+				index[rel] = i
+				out = append(out, migrate.Patch{Path: rel, Data: data})
 			}
 
-			order = append(order, rel)
-			cpOnly[rel] = cp
+			if n.Role == cluster.RoleControlPlane {
+				out[i].ControlPlanes++
+			} else {
+				out[i].Workers++
+			}
 		}
-	}
-
-	out := make([]migrate.Patch, 0, len(order))
-
-	for _, rel := range order {
-		data, _ := c.File(rel)
-		out = append(out, migrate.Patch{Path: rel, Data: data, ControlPlaneOnly: cpOnly[rel]})
 	}
 
 	return out

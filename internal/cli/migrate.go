@@ -75,20 +75,25 @@ func migrateText(res *app.MigrateResult, dir string, check bool) string {
 	m := res.Migration
 
 	for _, mv := range m.Moved {
-		fmt.Fprintf(&b, "%s:%d: moved %s → %s\n", filepath.Join(dir, mv.File), mv.Line, mv.From, mv.To)
+		verb := "moved"
+		if mv.Kept {
+			verb = "kept"
+		}
+
+		fmt.Fprintf(&b, "%s: %s %s → %s\n", place(dir, mv.File, mv.Line), verb, mv.From, mv.To)
 	}
 
 	for _, l := range m.Left {
-		fmt.Fprintf(&b, "%s:%d: left %s: %s\n", filepath.Join(dir, l.File), l.Line, l.Path, l.Reason)
+		fmt.Fprintf(&b, "%s: left %s: %s\n", place(dir, l.File, l.Line), l.Path, l.Reason)
 	}
 
 	for _, r := range res.Refusals {
-		fmt.Fprintf(&b, "%s:%d: refused [%s] %s\n", r.File, r.Line, r.Node, r.Msg)
+		fmt.Fprintf(&b, "%s: refused [%s] %s\n", place("", r.File, r.Line), r.Node, r.Msg)
 	}
 
 	var files []string
 	for _, f := range m.Files {
-		files = append(files, filepath.Join(dir, f.Path))
+		files = append(files, place(dir, f.Path, 0))
 	}
 
 	switch {
@@ -103,4 +108,18 @@ func migrateText(res *app.MigrateResult, dir string, check bool) string {
 	}
 
 	return b.String()
+}
+
+// place writes file:line as findings do, the file under dir as talops.yaml names it
+// (without the line when it is not known).
+func place(dir, file string, line int) string {
+	if dir != "" && dir != "." {
+		file = filepath.ToSlash(filepath.Join(dir, file))
+	}
+
+	if line == 0 {
+		return file
+	}
+
+	return fmt.Sprintf("%s:%d", file, line)
 }

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -86,12 +87,12 @@ func (f *file) apiServer() {
 		}
 	}
 
-	if authn != nil {
+	if slices.ContainsFunc(slices.Collect(maps.Keys(flags)), isAuthnFlag) {
 		authDoc := f.doc(k8s.KubeAuthenticationConfig, "")
 
 		var node yaml.Node
 		if err := node.Encode(authn); err == nil {
-			set(authDoc, "configuration", &node).HeadComment = "From the apiServer's oidc-* flags, as kube-apiserver itself converts them (a username\nwithout a prefix flag is prefixed with the issuer URL and #, unless its claim is email)."
+			set(authDoc, "configuration", &node).HeadComment = "From the apiServer's flags, as kube-apiserver itself converts them: anonymous requests on\nevery path, and a username without a prefix flag prefixed with the issuer URL and #\n(unless its claim is email)."
 		}
 
 		f.moved(args.Line, "cluster.apiServer.extraArgs.oidc-*", k8s.KubeAuthenticationConfig, authDoc, comment)
@@ -139,11 +140,12 @@ func isAuthnFlag(name string) bool {
 	return strings.HasPrefix(name, "oidc-") || name == "anonymous-auth" || name == "authentication-config"
 }
 
-// AuthenticationFromFlags is the structured authentication configuration kube-apiserver
-// builds from its legacy flags (anonymous-auth and oidc-*), on top of the anonymous access
-// the new contract allows by default; nil when no such flag is set. It follows
-// kube-apiserver's own conversion: the username claim defaults to sub, and a username
-// without a prefix flag is prefixed with the issuer URL and # unless the claim is email.
+// AuthenticationFromFlags is the structured authentication configuration equal to what
+// kube-apiserver's legacy flags (anonymous-auth and oidc-*) configure, none set included:
+// anonymous requests on every path unless anonymous-auth is false, and one JWT issuer for
+// the oidc-* flags, as kube-apiserver itself converts them (the username claim defaults to
+// sub, and a username without a prefix flag is prefixed with the issuer URL and # unless
+// the claim is email).
 func AuthenticationFromFlags(flags map[string]string) (map[string]any, error) {
 	var names []string
 
@@ -153,13 +155,9 @@ func AuthenticationFromFlags(flags map[string]string) (map[string]any, error) {
 		}
 	}
 
-	if len(names) == 0 {
-		return nil, nil
-	}
-
 	slices.Sort(names)
 
-	cfg := k8s.DefaultAuthenticationConfig().AuthConfig.Object
+	cfg := map[string]any{"anonymous": map[string]any{"enabled": true}, "jwt": []any{}}
 
 	for _, name := range names {
 		switch name {

@@ -64,6 +64,20 @@ func Settings(c config.Config) map[string]string {
 		put("hostname", h.Hostname())
 	}
 
+	isolation := false
+	if p := c.SecurityProfileConfig(); p != nil {
+		isolation = p.WorkloadIsolation()
+	}
+
+	put("securityProfile.workloadIsolation", isolation)
+
+	trim := "off"
+	if t := c.FilesystemTrimConfig(); t != nil {
+		trim = t.Interval().String()
+	}
+
+	put("filesystemTrim.interval", trim)
+
 	if c.Machine() != nil && c.Machine().Type() == machine.TypeControlPlane {
 		controlPlane(c, put)
 	}
@@ -122,29 +136,13 @@ func controlPlane(c config.Config, put func(string, any)) {
 			}
 		}
 
-		authn, err := AuthenticationFromFlags(flags)
-		if err != nil {
-			put("apiServer.authentication.jwt", "unconvertible: "+err.Error())
-		} else if authn != nil {
-			put("apiServer.authentication.jwt", authn["jwt"])
+		if authn, err := AuthenticationFromFlags(flags); err != nil {
+			put("apiServer.authentication", "unconvertible: "+err.Error())
 		} else {
-			put("apiServer.authentication.jwt", []any{})
-		}
-
-		if _, ok := flags["anonymous-auth"]; ok {
-			put("apiServer.authentication.anonymous", authn["anonymous"])
+			put("apiServer.authentication", authn)
 		}
 	} else if a := c.K8sAuthenticationConfig(); a != nil {
-		jwt := a.Configuration()["jwt"]
-		if jwt == nil {
-			jwt = []any{}
-		}
-
-		put("apiServer.authentication.jwt", jwt)
-
-		if anon, ok := a.Configuration()["anonymous"].(map[string]any); ok && anon["enabled"] == false {
-			put("apiServer.authentication.anonymous", anon)
-		}
+		put("apiServer.authentication", a.Configuration())
 	}
 
 	put("apiServer.image", api.Image())

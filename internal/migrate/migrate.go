@@ -22,15 +22,22 @@ type Patch struct {
 	// Path is the file's path relative to the repository (as talops.yaml names it).
 	Path string
 	Data []byte
-	// ControlPlaneOnly is true when only control-plane nodes use the file: a KubeNodeConfig
-	// written there then keeps the control-plane label and taint explicitly.
-	ControlPlaneOnly bool
+	// ControlPlanes and Workers count the nodes of each role that use the file. A
+	// KubeNodeConfig written in a file only control planes use names the control-plane
+	// label and taint that v1alpha1 set by itself.
+	ControlPlanes, Workers int
 }
+
+// controlPlaneOnly is a file no worker uses.
+func (p Patch) controlPlaneOnly() bool { return p.ControlPlanes > 0 && p.Workers == 0 }
 
 // Input is what a migration reads.
 type Input struct {
-	// Target is the config contract to move to ("v1.14").
-	Target string
+	// From is the config contract the repository renders with now, Target the one to
+	// move to ("v1.14").
+	From, Target string
+	// ControlPlanes and Workers count the repository's nodes.
+	ControlPlanes, Workers int
 	// Talops is talops.yaml.
 	Talops  []byte
 	Patches []Patch
@@ -48,6 +55,8 @@ type Move struct {
 	Line int
 	// From is the v1alpha1 path (machine.kubelet.extraArgs), To the document kind.
 	From, To string
+	// Kept is a document written to keep an old contract's default (From says which).
+	Kept bool
 }
 
 // Left is a field that stays where it is, and why.
@@ -76,13 +85,18 @@ func (e *UsageError) Error() string { return e.Msg }
 
 // Rewrite computes the migration of the given files to the target contract.
 func Rewrite(in Input) (*Result, error) {
-	contract, err := coreconfig.ParseContractFromVersion(in.Target)
+	target, err := coreconfig.ParseContractFromVersion(in.Target)
 	if err != nil {
 		return nil, &UsageError{Msg: fmt.Sprintf("--config-version %s: %v", in.Target, err)}
 	}
 
-	if !contract.MultidocKubernetesConfigSupported() {
+	if !target.MultidocKubernetesConfigSupported() {
 		return nil, &UsageError{Msg: fmt.Sprintf("--config-version %s: the v1alpha1 layout is the layout of that contract; migrate moves to v1.14 or later", in.Target)}
+	}
+
+	from, err := coreconfig.ParseContractFromVersion(in.From)
+	if err != nil {
+		return nil, fmt.Errorf("config contract of the repository (%s): %w", in.From, err)
 	}
 
 	res := &Result{}
@@ -96,13 +110,35 @@ func Rewrite(in Input) (*Result, error) {
 		res.Files = append(res.Files, File{Path: "talops.yaml", Data: talops})
 	}
 
+	files := map[string]*file{}
+
 	for _, p := range in.Patches {
-		data, err := rewritePatch(p, res)
+		f, err := rewritePatch(p, res)
 		if err != nil {
 			return nil, err
 		}
 
-		if data != nil && !bytes.Equal(data, p.Data) {
+		if f != nil {
+			files[p.Path] = f
+		}
+	}
+
+	if target.Greater(from) {
+		keepDefaults(in, from, files, res)
+	}
+
+	for _, p := range in.Patches {
+		f := files[p.Path]
+		if f == nil || !f.changed {
+			continue
+		}
+
+		data, err := f.encode()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Path, err)
+		}
+
+		if !bytes.Equal(data, p.Data) {
 			res.Files = append(res.Files, File{Path: p.Path, Data: data})
 		}
 	}
@@ -110,9 +146,16 @@ func Rewrite(in Input) (*Result, error) {
 	return res, nil
 }
 
+// isJSONPatch is an RFC 6902 patch: one document, a list.
+func isJSONPatch(data []byte) bool {
+	docs, err := parseDocs(data)
+
+	return err == nil && len(docs) == 1 && len(docs[0].Content) == 1 && docs[0].Content[0].Kind == yaml.SequenceNode
+}
+
 // rewritePatch moves the fields of one patch file; nil when the file is not YAML this
 // migration edits (an RFC 6902 patch).
-func rewritePatch(p Patch, res *Result) ([]byte, error) {
+func rewritePatch(p Patch, res *Result) (*file, error) {
 	docs, err := parseDocs(p.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
@@ -125,7 +168,7 @@ func rewritePatch(p Patch, res *Result) ([]byte, error) {
 		return nil, nil
 	}
 
-	f := &file{patch: p, res: res, docs: docs}
+	f := &file{patch: p, res: res, docs: docs, v1Index: len(docs) - 1}
 
 	for i := 0; i < len(f.docs); i++ {
 		if d := f.docs[i]; isV1Alpha1(d) {
@@ -136,17 +179,21 @@ func rewritePatch(p Patch, res *Result) ([]byte, error) {
 		}
 	}
 
-	if f.v1 == nil {
-		return p.Data, nil
+	if f.v1 != nil {
+		f.moveAll()
 	}
 
-	f.moveAll()
+	return f, nil
+}
 
-	if !f.changed {
-		return p.Data, nil
-	}
-
+// encode writes the file's documents back; a v1alpha1 document left empty goes, and its
+// comment heads what replaced it.
+func (f *file) encode() ([]byte, error) {
 	out := f.docs
+	if f.v1 == nil {
+		return importer.EncodeNodes(out)
+	}
+
 	if body := f.v1.Content[0]; len(body.Content) == 0 || onlyVersion(body) {
 		// The v1alpha1 document is empty now: its comment heads what replaced it.
 		out = slices.Delete(slices.Clone(out), f.v1Index, f.v1Index+1)

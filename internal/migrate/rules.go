@@ -129,7 +129,7 @@ func (f *file) nodeDoc() *yaml.Node {
 	}
 
 	doc := f.doc(k8s.KubeNodeConfig, "")
-	if fresh && f.patch.ControlPlaneOnly {
+	if fresh && f.patch.controlPlaneOnly() {
 		set(child(doc, "labels"), labelControlPlane, quoted(""))
 		set(child(doc, "taints"), labelControlPlane, str(taintNoSchedule))
 	}
