@@ -37,7 +37,7 @@ func TestRewrite_MovesEachFieldToItsDocument(t *testing.T) {
 
 	cases := []struct {
 		name, patch, want, moved string
-		controlPlanes, workers     int
+		controlPlanes, workers   int
 	}{
 		{
 			name:  "install becomes UnattendedInstallConfig",
