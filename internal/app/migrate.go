@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -113,7 +114,16 @@ func Migrate(ctx context.Context, d *Deps, opts MigrateOptions) (*MigrateResult,
 
 	for _, f := range mig.Files {
 		path := filepath.Join(opts.Dir, filepath.FromSlash(f.Path))
-		if err := d.WriteFile(path, f.Data, 0o644); err != nil {
+
+		// A patch keeps its mode: only its contents move.
+		perm := os.FileMode(0o644)
+		if d.Lstat != nil {
+			if fi, err := d.Lstat(path); err == nil {
+				perm = fi.Mode().Perm()
+			}
+		}
+
+		if err := d.WriteFile(path, f.Data, perm); err != nil {
 			return res, fmt.Errorf("write %s: %w", path, err)
 		}
 	}
