@@ -4,13 +4,12 @@ import (
 	"testing"
 
 	"github.com/talops/talops/internal/migrate"
-	"github.com/talops/talops/internal/testlab"
 )
 
 // FuzzRewrite: no patch makes the migration panic, and whatever it writes, migrating it
 // again changes nothing.
 func FuzzRewrite(f *testing.F) {
-	for _, p := range labInput(&testing.T{}).Patches {
+	for _, p := range labInput(f).Patches {
 		f.Add(p.Data, true)
 	}
 
@@ -18,8 +17,6 @@ func FuzzRewrite(f *testing.F) {
 	f.Add([]byte("machine:\n  install:\n    disk: /dev/sda\n  kubelet:\n    nodeIP:\n      validSubnets: [10.0.0.0/8]\n"), false)
 	f.Add([]byte("- op: add\n  path: /machine/nodeLabels\n  value: {a: b}\n"), false)
 	f.Add([]byte("machine: &a\n  nodeLabels: *a\n"), false)
-
-	_ = testlab.Root
 
 	f.Fuzz(func(t *testing.T, patch []byte, controlPlane bool) {
 		p := migrate.Patch{Path: "p.yaml", Data: patch, Workers: 1}

@@ -10,7 +10,7 @@ import (
 
 // labInput is the reference lab as migrate reads it, with how many nodes of each role use
 // each patch (one control plane, four workers).
-func labInput(t *testing.T) migrate.Input {
+func labInput(t testing.TB) migrate.Input {
 	t.Helper()
 
 	files := testlab.Files(t)
