@@ -184,3 +184,35 @@ func TestCompare_NamesAChangedEtcdKeyWithoutItsValue(t *testing.T) {
 		}
 	}
 }
+
+func TestMigrate_RefusesAnAPIServerThatCannotMoveWholeAndNamesWhy(t *testing.T) {
+	t.Parallel()
+
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "patches/controlplane.yaml", "      oidc-groups-claim: groups\n", "      oidc-groups-claim: groups\n      oidc-signing-algs: RS256\n")
+
+	res, err := app.Migrate(context.Background(), migrateDeps(t, files), app.MigrateOptions{Dir: "lab", ConfigVersion: "v1.14"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	named := false
+
+	for _, l := range res.Migration.Left {
+		named = named || (l.File == "patches/controlplane.yaml" && l.Line == 4 && strings.Contains(l.Reason, "oidc-signing-algs"))
+	}
+
+	if res.Written || !named {
+		t.Fatalf("written %v, left %+v: want the signing algorithms named and nothing written", res.Written, res.Migration.Left)
+	}
+
+	invalid := false
+
+	for _, r := range res.Refusals {
+		invalid = invalid || (r.Node == "k8s-master" && strings.Contains(r.Msg, "kube-apiserver config is already set in v1alpha1 config"))
+	}
+
+	if !invalid {
+		t.Fatalf("refusals %+v, want k8s-master's apiServer left in v1alpha1 refused by machinery", res.Refusals)
+	}
+}
