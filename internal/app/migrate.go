@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
@@ -192,9 +193,18 @@ func prove(before, after *Repo, mig *migrate.Result) []MigrateRefusal {
 			continue
 		}
 
-		for _, f := range rules.ValidateConfig(a.Machine.Config, mode, false, func(string) (string, int) { return nodeFile, nodeLine }, b.Name) {
+		// A field left where it was is where machinery's refusal of it is fixed.
+		at := func(path string) (string, int) {
+			if file, line := leftAt(after.Cluster, a.Machine, mig, path); file != "" {
+				return file, line
+			}
+
+			return nodeFile, nodeLine
+		}
+
+		for _, f := range rules.ValidateConfig(a.Machine.Config, mode, false, at, b.Name) {
 			if f.Severity == finding.Error {
-				out = append(out, MigrateRefusal{Node: b.Name, Setting: f.Path, File: nodeFile, Line: nodeLine, Msg: "the migrated config is invalid: " + f.Message})
+				out = append(out, MigrateRefusal{Node: b.Name, Setting: f.Path, File: f.File, Line: f.Line, Msg: "the migrated config is invalid: " + f.Message})
 			}
 		}
 
@@ -226,6 +236,26 @@ func sourceOf(c *cluster.Cluster, m *render.Machine, mig *migrate.Result, settin
 
 		if slices.ContainsFunc(m.Layers, func(l render.Layer) bool { return l.File == c.Path(mv.File) }) {
 			return c.Path(mv.File), mv.Line
+		}
+	}
+
+	return "", 0
+}
+
+// leftAt finds, among a node's layers, the field left in place that a config path names.
+func leftAt(c *cluster.Cluster, m *render.Machine, mig *migrate.Result, path string) (string, int) {
+	// Machinery names a cluster field as .machine.cluster.network at times.
+	if strings.HasPrefix(path, "machine.cluster.") {
+		path = strings.TrimPrefix(path, "machine.")
+	}
+
+	for _, l := range mig.Left {
+		if !strings.Contains(path, ".") || !(strings.HasPrefix(l.Path, path) || strings.HasPrefix(path, l.Path)) {
+			continue
+		}
+
+		if slices.ContainsFunc(m.Layers, func(x render.Layer) bool { return x.File == c.Path(l.File) }) {
+			return c.Path(l.File), l.Line
 		}
 	}
 

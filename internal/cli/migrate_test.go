@@ -85,7 +85,18 @@ func TestMigrate_RefusalIsOneLinePerSettingWithExitOne(t *testing.T) {
 	}
 
 	out := h.stdout.String()
-	if !strings.Contains(out, "examples/homelab/patches/controlplane.yaml:4: refused [k8s-master] node.taints would change\n") || !strings.Contains(out, "Not written") {
+	for _, line := range []string{
+		"examples/homelab/patches/controlplane.yaml:2: left cluster.allowSchedulingOnControlPlanes: its document is KubeNodeConfig taints",
+		"examples/homelab/patches/controlplane.yaml:2: refused [k8s-master] the migrated config is invalid: .cluster.allowSchedulingOnControlPlanes is already set in v1alpha1 config\n",
+		"examples/homelab/patches/controlplane.yaml:4: refused [k8s-master] node.taints would change\n",
+		"Not written: 2 effective differences or invalid configs across 5 nodes; the files are as they were.\n",
+	} {
+		if !strings.Contains(out, line) {
+			t.Errorf("output lacks %q", line)
+		}
+	}
+
+	if t.Failed() {
 		t.Fatalf("output:\n%s", out)
 	}
 }
