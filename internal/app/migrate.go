@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,8 +85,9 @@ func Migrate(ctx context.Context, d *Deps, opts MigrateOptions) (*MigrateResult,
 
 	mig, err := migrate.Rewrite(in)
 	if err != nil {
-		if u, ok := err.(*migrate.UsageError); ok {
-			return nil, &UsageError{Msg: u.Msg}
+		var usage *migrate.UsageError
+		if errors.As(err, &usage) {
+			return nil, &UsageError{Msg: usage.Msg}
 		}
 
 		return nil, err
