@@ -22,7 +22,7 @@ var (
 	engine   = []string{"internal/rollout"}
 	adapters = []string{"internal/talos", "internal/proxmox", "internal/github", "internal/factory", "internal/gitrev", "internal/kube"}
 	core     = []string{
-		"internal/applied", "internal/catalog", "internal/cluster", "internal/finding", "internal/httpcap", "internal/images", "internal/importer", "internal/mask",
+		"internal/applied", "internal/catalog", "internal/cluster", "internal/finding", "internal/httpcap", "internal/images", "internal/importer", "internal/mask", "internal/migrate",
 		"internal/plan", "internal/render", "internal/rules", "internal/scaffold", "internal/schematic",
 		"internal/secrets", "internal/health", "internal/suggest", "internal/window", "internal/yamlpos",
 	}

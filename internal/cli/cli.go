@@ -220,6 +220,7 @@ func commands() []command {
 		{"talosconfig", "write a talosconfig signed by the bundle's OS CA: talosconfig --out FILE", runTalosconfig},
 		{"validate", "check the machine configs of a repository (or standalone files)", runValidate},
 		{"render", "write the machine config of every node", runRender},
+		{"migrate", "move the patches to a newer config contract's documents, proving nothing effective changes", runMigrate},
 		{"plan", "show what applying would change on each node", runPlan},
 		{"apply", "apply the plan to the nodes, node by node with health gates", runApply},
 		{"kubeconfig", "write the cluster's admin kubeconfig, read from a control plane", runKubeconfig},

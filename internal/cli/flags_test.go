@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/talops/talops/internal/app"
 )
 
 // flagsDeps are doors for flag parsing alone: usage goes to a buffer, nothing else is used.
@@ -44,6 +46,12 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(validateFlags(d, a)) },
 			args:  []string{"--strict", "--offline", "--mode", "cloud", "--format", "json", "a.yaml", "b.yaml"},
 			want:  &ValidateOptions{Dir: ".", Strict: true, Offline: true, Mode: "cloud", Format: "json", Files: []string{"a.yaml", "b.yaml"}},
+		},
+		{
+			name:  "migrate with a check",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(migrateFlags(d, a)) },
+			args:  []string{"--config-version", "v1.14", "--dir", "lab", "--check"},
+			want:  &MigrateOptions{MigrateOptions: app.MigrateOptions{Dir: "lab", ConfigVersion: "v1.14", Check: true}},
 		},
 		{
 			name:  "plan against a ref",

@@ -34,6 +34,9 @@ type changes struct {
 
 type docChange struct {
 	kind, name, how string // how: added, removed, changed
+	// sameEffect is a document that only writes out what the node ran without it (talops
+	// migrate keeps an old contract's default so): nothing it governs changes.
+	sameEffect bool
 }
 
 // changedPaths finds what differs between the configs of two states of a node; oldData
@@ -59,15 +62,15 @@ func changedPaths(old, new coreconfig.Provider, oldData, newData []byte) (change
 
 		switch {
 		case !ok:
-			ch.docKinds = append(ch.docKinds, docChange{id.kind, id.name, "removed"})
+			ch.docKinds = append(ch.docKinds, docChange{kind: id.kind, name: id.name, how: "removed", sameEffect: sameEffect(id.kind, old, new)})
 		case !reflect.DeepEqual(o, n):
-			ch.docKinds = append(ch.docKinds, docChange{id.kind, id.name, "changed"})
+			ch.docKinds = append(ch.docKinds, docChange{kind: id.kind, name: id.name, how: "changed", sameEffect: sameEffect(id.kind, old, new)})
 		}
 	}
 
 	for id := range newDocs {
 		if _, ok := oldDocs[id]; !ok {
-			ch.docKinds = append(ch.docKinds, docChange{id.kind, id.name, "added"})
+			ch.docKinds = append(ch.docKinds, docChange{kind: id.kind, name: id.name, how: "added", sameEffect: sameEffect(id.kind, old, new)})
 		}
 	}
 
@@ -338,6 +341,10 @@ func (f field) effectOf(p string, ch changes) effect {
 // document says when a changed document other than v1alpha1 takes effect, and whether
 // that needs a reboot.
 func (r release) document(d docChange) (string, bool) {
+	if d.sameEffect {
+		return d.String() + ": the same effect as before, nothing to apply", false
+	}
+
 	row := document{effect: r.otherDocuments}
 
 	for _, doc := range r.documents {
@@ -408,4 +415,20 @@ func appendUnique(list []string, s string) []string {
 	}
 
 	return append(list, s)
+}
+
+// sameEffect says whether a document that came, went or changed leaves what it governs as
+// the node ran it: for SecurityProfileConfig, the workload isolation (off without one).
+func sameEffect(kind string, old, new coreconfig.Provider) bool {
+	if kind != "SecurityProfileConfig" || old == nil || new == nil {
+		return false
+	}
+
+	isolated := func(c coreconfig.Provider) bool {
+		p := c.SecurityProfileConfig()
+
+		return p != nil && p.WorkloadIsolation()
+	}
+
+	return isolated(old) == isolated(new)
 }

@@ -91,6 +91,24 @@ func TestCompute_RebootPredictionPerRelease(t *testing.T) {
 			node: "k8s-node2", wantAction: plan.Reboot,
 			wantReason: "machine.systemDiskEncryption changed: volume encryption takes effect after a reboot",
 		},
+		{
+			name:  "a SecurityProfileConfig that keeps workload isolation off changes nothing to reboot for",
+			talos: "v1.14.0-rc.1",
+			edit: func(t *testing.T, _, desired cluster.MapFiles) {
+				desired["patches/common.yaml"] = append(desired["patches/common.yaml"], []byte("---\napiVersion: v1alpha1\nkind: SecurityProfileConfig\nworkloadIsolation: false\n")...)
+			},
+			node: "k8s-node2", wantAction: plan.Update,
+			wantReason: "SecurityProfileConfig added: the same effect as before, nothing to apply",
+		},
+		{
+			name:  "a SecurityProfileConfig that turns workload isolation on takes effect after a reboot",
+			talos: "v1.14.0-rc.1",
+			edit: func(t *testing.T, _, desired cluster.MapFiles) {
+				desired["patches/common.yaml"] = append(desired["patches/common.yaml"], []byte("---\napiVersion: v1alpha1\nkind: SecurityProfileConfig\nworkloadIsolation: true\n")...)
+			},
+			node: "k8s-node2", wantAction: plan.Reboot,
+			wantReason: "SecurityProfileConfig added: takes effect after a reboot",
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			current, desired := testlab.Files(t), testlab.Files(t)

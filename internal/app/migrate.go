@@ -1,0 +1,280 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/migrate"
+	"github.com/talops/talops/internal/render"
+	"github.com/talops/talops/internal/rules"
+)
+
+// MigrateOptions are the inputs of Migrate.
+type MigrateOptions struct {
+	Dir string
+	// ConfigVersion is the config contract to move to ("v1.14").
+	ConfigVersion string
+	// Check computes and proves the migration but writes nothing.
+	Check bool
+}
+
+// MigrateRefusal is one reason the migration is not written: a setting a node would run
+// differently, or a migrated config that does not render or validate.
+type MigrateRefusal struct {
+	Node    string
+	Setting string
+	// File and Line place the source of the setting when it is known (the patch it moved
+	// from), else the node's entry in talops.yaml.
+	File string
+	Line int
+	Msg  string
+}
+
+// MigrateResult is a migration, its proof and whether it was written.
+type MigrateResult struct {
+	Migration *migrate.Result
+	// Nodes is how many nodes were rendered before and after and compared.
+	Nodes    int
+	Refusals []MigrateRefusal
+	// Written is true when the files were written.
+	Written bool
+}
+
+// Migrate rewrites the repository in opts.Dir for another config contract (see package
+// migrate), renders every node before and after, and writes the files only when no node's
+// effective settings change and every migrated config validates, and not with Check.
+func Migrate(ctx context.Context, d *Deps, opts MigrateOptions) (*MigrateResult, error) {
+	files, closeDir, err := d.OpenDir(opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("open repository directory %s: %w", opts.Dir, err)
+	}
+	defer closeDir() //nolint:errcheck // read-only
+
+	before, err := loadFrom(ctx, d, opts.Dir, files, nil)
+	if err != nil {
+		return nil, err
+	}
+
+	for _, n := range before.Nodes {
+		if n.Err != nil {
+			return nil, fmt.Errorf("the repository does not render as it is, so there is nothing to compare a migration with (run talops validate): %w", n.Err)
+		}
+	}
+
+	talops, err := files.ReadFile(cluster.FileName)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", before.Cluster.Path(cluster.FileName), err)
+	}
+
+	in := migrate.Input{From: before.Cluster.ConfigVersion(), Target: opts.ConfigVersion, Talops: talops, Patches: patchesOf(before.Cluster)}
+
+	for _, n := range before.Cluster.Spec.Nodes {
+		if n.Role == cluster.RoleControlPlane {
+			in.ControlPlanes++
+		} else {
+			in.Workers++
+		}
+	}
+
+	mig, err := migrate.Rewrite(in)
+	if err != nil {
+		var usage *migrate.UsageError
+		if errors.As(err, &usage) {
+			return nil, &UsageError{Msg: usage.Msg}
+		}
+
+		return nil, err
+	}
+
+	res := &MigrateResult{Migration: mig}
+	if !mig.Changed() {
+		return res, nil
+	}
+
+	rewritten := overlay{base: files, over: map[string][]byte{}}
+	for _, f := range mig.Files {
+		rewritten.over[f.Path] = f.Data
+	}
+
+	after, err := loadFrom(ctx, d, opts.Dir, rewritten, before)
+	if err != nil {
+		return nil, fmt.Errorf("the migrated repository does not load: %w", err)
+	}
+
+	res.Nodes = len(before.Nodes)
+	res.Refusals = prove(before, after, mig)
+
+	if len(res.Refusals) > 0 || opts.Check {
+		return res, nil
+	}
+
+	for _, f := range mig.Files {
+		path := filepath.Join(opts.Dir, filepath.FromSlash(f.Path))
+
+		// A patch keeps its mode: only its contents move.
+		perm := os.FileMode(0o644)
+		if d.Lstat != nil {
+			if fi, err := d.Lstat(path); err == nil {
+				perm = fi.Mode().Perm()
+			}
+		}
+
+		if err := d.WriteFile(path, f.Data, perm); err != nil {
+			return res, fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+
+	res.Written = true
+
+	return res, nil
+}
+
+// loadFrom loads and renders the repository served by files, with other's bundle when it
+// has no real one.
+func loadFrom(ctx context.Context, d *Deps, dir string, files cluster.Files, other *Repo) (*Repo, error) {
+	c, err := cluster.Load(dir, files)
+	if err != nil {
+		return nil, err
+	}
+
+	if other != nil {
+		return loadState(ctx, d, c, other.Bundle)
+	}
+
+	return loadState(ctx, d, c, nil)
+}
+
+// patchesOf lists every patch file talops.yaml names once, with how many nodes of each
+// role use it.
+func patchesOf(c *cluster.Cluster) []migrate.Patch {
+	var out []migrate.Patch
+
+	index := map[string]int{}
+
+	for _, n := range c.Spec.Nodes {
+		for _, rel := range c.NodePatches(n) {
+			i, seen := index[rel]
+			if !seen {
+				data, _ := c.File(rel)
+				i = len(out)
+				index[rel] = i
+				out = append(out, migrate.Patch{Path: rel, Data: data})
+			}
+
+			if n.Role == cluster.RoleControlPlane {
+				out[i].ControlPlanes++
+			} else {
+				out[i].Workers++
+			}
+		}
+	}
+
+	return out
+}
+
+// prove compares every node before and after, and validates every migrated config.
+func prove(before, after *Repo, mig *migrate.Result) []MigrateRefusal {
+	var out []MigrateRefusal
+
+	mode := rules.ModeFor(after.Cluster.Platform())
+
+	for i, b := range before.Nodes {
+		a := after.Nodes[i]
+		nodeFile, nodeLine := after.Cluster.Path(cluster.FileName), after.Cluster.NodeLine(b.Name, "")
+
+		if a.Err != nil {
+			out = append(out, MigrateRefusal{Node: b.Name, File: nodeFile, Line: nodeLine, Msg: "the migrated config does not render: " + a.Err.Error()})
+
+			continue
+		}
+
+		// A field left where it was is where machinery's refusal of it is fixed.
+		at := func(path string) (string, int) {
+			if file, line := leftAt(after.Cluster, a.Machine, mig, path); file != "" {
+				return file, line
+			}
+
+			return nodeFile, nodeLine
+		}
+
+		for _, f := range rules.ValidateConfig(a.Machine.Config, mode, false, at, b.Name) {
+			if f.Severity == finding.Error {
+				out = append(out, MigrateRefusal{Node: b.Name, Setting: f.Path, File: f.File, Line: f.Line, Msg: "the migrated config is invalid: " + f.Message})
+			}
+		}
+
+		for _, diff := range migrate.Compare(b.Machine.Config, a.Machine.Config) {
+			file, line := sourceOf(after.Cluster, a.Machine, mig, diff.Setting)
+			if file == "" {
+				file, line = nodeFile, nodeLine
+			}
+
+			out = append(out, MigrateRefusal{Node: b.Name, Setting: diff.Setting, File: file, Line: line, Msg: diff.Setting + " would change"})
+		}
+	}
+
+	return out
+}
+
+// sourceOf finds the patch a setting moved from among a node's layers.
+func sourceOf(c *cluster.Cluster, m *render.Machine, mig *migrate.Result, setting string) (string, int) {
+	from := migrate.SourceOf(setting)
+	if from == "" {
+		return "", 0
+	}
+
+	for i := len(mig.Moved) - 1; i >= 0; i-- {
+		mv := mig.Moved[i]
+		if len(mv.From) < len(from) || mv.From[:len(from)] != from {
+			continue
+		}
+
+		if slices.ContainsFunc(m.Layers, func(l render.Layer) bool { return l.File == c.Path(mv.File) }) {
+			return c.Path(mv.File), mv.Line
+		}
+	}
+
+	return "", 0
+}
+
+// leftAt finds, among a node's layers, the field left in place that a config path names.
+func leftAt(c *cluster.Cluster, m *render.Machine, mig *migrate.Result, path string) (string, int) {
+	// Machinery names a cluster field as .machine.cluster.network at times.
+	if strings.HasPrefix(path, "machine.cluster.") {
+		path = strings.TrimPrefix(path, "machine.")
+	}
+
+	for _, l := range mig.Left {
+		if !strings.Contains(path, ".") || !(strings.HasPrefix(l.Path, path) || strings.HasPrefix(path, l.Path)) {
+			continue
+		}
+
+		if slices.ContainsFunc(m.Layers, func(x render.Layer) bool { return x.File == c.Path(l.File) }) {
+			return c.Path(l.File), l.Line
+		}
+	}
+
+	return "", 0
+}
+
+// overlay serves the rewritten files over the repository's own.
+type overlay struct {
+	base cluster.Files
+	over map[string][]byte
+}
+
+// ReadFile implements cluster.Files.
+func (o overlay) ReadFile(name string) ([]byte, error) {
+	if data, ok := o.over[filepath.ToSlash(name)]; ok {
+		return data, nil
+	}
+
+	return o.base.ReadFile(name)
+}

@@ -1,0 +1,51 @@
+package migrate_test
+
+import (
+	"testing"
+
+	"github.com/talops/talops/internal/migrate"
+)
+
+// FuzzRewrite: no patch makes the migration panic, and whatever it writes, migrating it
+// again changes nothing.
+func FuzzRewrite(f *testing.F) {
+	for _, p := range labInput(f).Patches {
+		f.Add(p.Data, true)
+	}
+
+	f.Add([]byte("cluster:\n  apiServer:\n    extraArgs:\n      oidc-issuer-url: https://id.example\n      oidc-client-id: k8s\n"), true)
+	f.Add([]byte("machine:\n  install:\n    disk: /dev/sda\n  kubelet:\n    nodeIP:\n      validSubnets: [10.0.0.0/8]\n"), false)
+	f.Add([]byte("- op: add\n  path: /machine/nodeLabels\n  value: {a: b}\n"), false)
+	f.Add([]byte("machine: &a\n  nodeLabels: *a\n"), false)
+
+	f.Fuzz(func(t *testing.T, patch []byte, controlPlane bool) {
+		p := migrate.Patch{Path: "p.yaml", Data: patch, Workers: 1}
+		if controlPlane {
+			p = migrate.Patch{Path: "p.yaml", Data: patch, ControlPlanes: 1}
+		}
+
+		in := migrate.Input{From: "v1.13", Target: "v1.14", Talops: []byte("configVersion: v1.13\n"), Patches: []migrate.Patch{p}, ControlPlanes: p.ControlPlanes, Workers: p.Workers}
+
+		res, err := migrate.Rewrite(in)
+		if err != nil {
+			return
+		}
+
+		in.From, in.Talops = "v1.14", []byte("configVersion: v1.14\n")
+
+		for _, file := range res.Files {
+			if file.Path == "p.yaml" {
+				in.Patches[0].Data = file.Data
+			}
+		}
+
+		again, err := migrate.Rewrite(in)
+		if err != nil {
+			t.Fatalf("the migrated patch does not migrate again: %v\n%s", err, in.Patches[0].Data)
+		}
+
+		if again.Changed() {
+			t.Fatalf("migrating twice changed the patch again:\n%s\nthen:\n%s", in.Patches[0].Data, again.Files[0].Data)
+		}
+	})
+}

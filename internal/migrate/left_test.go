@@ -1,0 +1,112 @@
+package migrate_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/migrate"
+)
+
+func TestRewrite_LeavesWhatHasNoPlaceAndNamesIt(t *testing.T) {
+	t.Parallel()
+
+	cases := []struct {
+		name, patch, path, reason string
+		line                      int
+	}{
+		{"an install disk selector", "machine:\n  install:\n    diskSelector:\n      size: 4GB\n", "machine.install", "diskSelector", 2},
+		{"kubelet extra mounts", "machine:\n  kubelet:\n    image: ghcr.io/siderolabs/kubelet:v1.37.1\n    extraMounts: []\n", "machine.kubelet", "extraMounts", 2},
+		{"the OIDC signing algorithms", "cluster:\n  apiServer:\n    extraArgs:\n      oidc-signing-algs: RS256\n", "cluster.apiServer.extraArgs", "oidc-signing-algs", 3},
+		{"an authorization flag", "cluster:\n  apiServer:\n    extraArgs:\n      authorization-mode: Node,RBAC\n", "cluster.apiServer.extraArgs.authorization-mode", "KubeAuthorizerConfig", 4},
+		{"api server volumes", "cluster:\n  apiServer:\n    extraVolumes: []\n", "cluster.apiServer", "extraVolumes", 2},
+		{"scheduling on control planes", "cluster:\n  allowSchedulingOnControlPlanes: true\n", "cluster.allowSchedulingOnControlPlanes", "taint", 2},
+		{"a JSON patch", "- op: add\n  path: /machine/nodeLabels\n  value: {a: b}\n", "(RFC 6902 patch)", "strategic-merge", 1},
+	}
+
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			got, res := field(t, tc.patch, 1, 0)
+			if got != tc.patch {
+				t.Errorf("the patch changed:\n%s", got)
+			}
+
+			if len(res.Left) != 1 {
+				t.Fatalf("left %+v, want one", res.Left)
+			}
+
+			l := res.Left[0]
+			if l.File != "p.yaml" || l.Line != tc.line || l.Path != tc.path || !strings.Contains(l.Reason, tc.reason) {
+				t.Errorf("left %+v, want p.yaml:%d %s saying %q", l, tc.line, tc.path, tc.reason)
+			}
+		})
+	}
+}
+
+func TestRewrite_ChangesOnlyTheConfigVersionLineOfTalopsYAML(t *testing.T) {
+	t.Parallel()
+
+	in := "# the lab\ncluster:\n  name: lab # the name\n# pinned\nconfigVersion: v1.13 # kept\nnodes: []\n"
+
+	res, err := migrate.Rewrite(migrate.Input{From: "v1.13", Target: "v1.14", Talops: []byte(in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	want := strings.Replace(in, "v1.13 #", "v1.14 #", 1)
+	if len(res.Files) != 1 || res.Files[0].Path != "talops.yaml" || string(res.Files[0].Data) != want {
+		t.Fatalf("files %+v, want talops.yaml:\n%s", res.Files, want)
+	}
+}
+
+func TestRewrite_RefusesATargetWithoutDocuments(t *testing.T) {
+	t.Parallel()
+
+	_, err := migrate.Rewrite(migrate.Input{From: "v1.12", Target: "v1.13", Talops: []byte("configVersion: v1.12\n")})
+	if err == nil || !strings.Contains(err.Error(), "v1.14 or later") {
+		t.Fatalf("err = %v, want a refusal naming v1.14", err)
+	}
+}
+
+func TestAuthenticationFromFlags_FollowsKubeAPIServersConversion(t *testing.T) {
+	t.Parallel()
+
+	cases := []struct {
+		name  string
+		flags map[string]string
+		want  string
+	}{
+		{"no flag: anonymous on every path, no issuer", map[string]string{}, `{"anonymous":{"enabled":true},"jwt":[]}`},
+		{"anonymous off", map[string]string{"anonymous-auth": "false"}, `{"anonymous":{"enabled":false},"jwt":[]}`},
+		{
+			"a username claim other than email is prefixed with the issuer",
+			map[string]string{"oidc-issuer-url": "https://id.example", "oidc-client-id": "k8s"},
+			`{"anonymous":{"enabled":true},"jwt":[{"claimMappings":{"username":{"claim":"sub","prefix":"https://id.example#"}},"issuer":{"audiences":["k8s"],"url":"https://id.example"}}]}`,
+		},
+		{
+			"a dash prefix is no prefix; groups and required claims carry over",
+			map[string]string{"oidc-issuer-url": "https://id.example", "oidc-client-id": "k8s", "oidc-username-prefix": "-", "oidc-groups-claim": "groups", "oidc-groups-prefix": "oidc:", "oidc-required-claim": "hd=example.com"},
+			`{"anonymous":{"enabled":true},"jwt":[{"claimMappings":{"groups":{"claim":"groups","prefix":"oidc:"},"username":{"claim":"sub","prefix":""}},"claimValidationRules":[{"claim":"hd","requiredValue":"example.com"}],"issuer":{"audiences":["k8s"],"url":"https://id.example"}}]}`,
+		},
+	}
+
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			got, err := migrate.AuthenticationFromFlags(tc.flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			if s := canonicalJSON(t, got); s != tc.want {
+				t.Errorf("got %s\nwant %s", s, tc.want)
+			}
+		})
+	}
+
+	if _, err := migrate.AuthenticationFromFlags(map[string]string{"oidc-issuer-url": "https://id.example"}); err == nil {
+		t.Error("an issuer without a client ID converted")
+	}
+}

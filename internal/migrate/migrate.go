@@ -1,0 +1,244 @@
+// Package migrate moves a repository's patches from the v1alpha1 layout to the typed
+// documents of a newer config contract: bytes of talops.yaml and the patch files in, the
+// rewritten files and what moved or stayed out. It reads and writes nothing itself; the
+// proof that nothing effective changes (Compare) runs over configs rendered by others.
+package migrate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/importer"
+)
+
+// Patch is one patch file of the repository.
+type Patch struct {
+	// Path is the file's path relative to the repository (as talops.yaml names it).
+	Path string
+	Data []byte
+	// ControlPlanes and Workers count the nodes of each role that use the file. A
+	// KubeNodeConfig written in a file only control planes use names the control-plane
+	// label and taint that v1alpha1 set by itself.
+	ControlPlanes, Workers int
+}
+
+// controlPlaneOnly is a file no worker uses.
+func (p Patch) controlPlaneOnly() bool { return p.ControlPlanes > 0 && p.Workers == 0 }
+
+// Input is what a migration reads.
+type Input struct {
+	// From is the config contract the repository renders with now, Target the one to
+	// move to ("v1.14").
+	From, Target string
+	// ControlPlanes and Workers count the repository's nodes.
+	ControlPlanes, Workers int
+	// Talops is talops.yaml.
+	Talops  []byte
+	Patches []Patch
+}
+
+// File is a file the migration rewrote.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Move is one v1alpha1 field that became (part of) a document.
+type Move struct {
+	File string
+	Line int
+	// From is the v1alpha1 path (machine.kubelet.extraArgs), To the document kind.
+	From, To string
+	// Kept is a document written to keep an old contract's default (From says which).
+	Kept bool
+}
+
+// Left is a field that stays where it is, and why.
+type Left struct {
+	File   string
+	Line   int
+	Path   string
+	Reason string
+}
+
+// Result is a migration computed in memory.
+type Result struct {
+	// Files are the files whose bytes change, talops.yaml first when it does.
+	Files []File
+	Moved []Move
+	Left  []Left
+}
+
+// Changed says whether anything would be written.
+func (r *Result) Changed() bool { return len(r.Files) > 0 }
+
+// UsageError is a target the migration cannot move to.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Rewrite computes the migration of the given files to the target contract.
+func Rewrite(in Input) (*Result, error) {
+	target, err := coreconfig.ParseContractFromVersion(in.Target)
+	if err != nil {
+		return nil, &UsageError{Msg: fmt.Sprintf("--config-version %s: %v", in.Target, err)}
+	}
+
+	if !target.MultidocKubernetesConfigSupported() {
+		return nil, &UsageError{Msg: fmt.Sprintf("--config-version %s: the v1alpha1 layout is the layout of that contract; migrate moves to v1.14 or later", in.Target)}
+	}
+
+	from, err := coreconfig.ParseContractFromVersion(in.From)
+	if err != nil {
+		return nil, fmt.Errorf("config contract of the repository (%s): %w", in.From, err)
+	}
+
+	res := &Result{}
+
+	talops, err := setConfigVersion(in.Talops, in.Target)
+	if err != nil {
+		return nil, err
+	}
+
+	if !bytes.Equal(talops, in.Talops) {
+		res.Files = append(res.Files, File{Path: "talops.yaml", Data: talops})
+	}
+
+	files := map[string]*file{}
+
+	for _, p := range in.Patches {
+		f, err := rewritePatch(p, res)
+		if err != nil {
+			return nil, err
+		}
+
+		if f != nil {
+			files[p.Path] = f
+		}
+	}
+
+	if target.Greater(from) {
+		keepDefaults(in, from, files, res)
+	}
+
+	for _, p := range in.Patches {
+		f := files[p.Path]
+		if f == nil || !f.changed {
+			continue
+		}
+
+		data, err := f.encode()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Path, err)
+		}
+
+		if !bytes.Equal(data, p.Data) {
+			res.Files = append(res.Files, File{Path: p.Path, Data: data})
+		}
+	}
+
+	return res, nil
+}
+
+// isJSONPatch is an RFC 6902 patch: one document, a list.
+func isJSONPatch(data []byte) bool {
+	docs, err := parseDocs(data)
+
+	return err == nil && len(docs) == 1 && len(docs[0].Content) == 1 && docs[0].Content[0].Kind == yaml.SequenceNode
+}
+
+// rewritePatch moves the fields of one patch file; nil when the file is not YAML this
+// migration edits (an RFC 6902 patch).
+func rewritePatch(p Patch, res *Result) (*file, error) {
+	docs, err := parseDocs(p.Data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Path, err)
+	}
+
+	if len(docs) == 1 && docs[0].Kind == yaml.DocumentNode && len(docs[0].Content) == 1 && docs[0].Content[0].Kind == yaml.SequenceNode {
+		res.Left = append(res.Left, Left{File: p.Path, Line: docs[0].Content[0].Line, Path: "(RFC 6902 patch)",
+			Reason: "a JSON patch applies to the v1alpha1 document alone: rewrite it as a strategic-merge patch to move its fields"})
+
+		return nil, nil
+	}
+
+	f := &file{patch: p, res: res, docs: docs, v1Index: len(docs) - 1}
+
+	for i := 0; i < len(f.docs); i++ {
+		if d := f.docs[i]; isV1Alpha1(d) {
+			f.v1 = d
+			f.v1Index = i
+
+			break
+		}
+	}
+
+	if f.v1 != nil {
+		f.moveAll()
+	}
+
+	return f, nil
+}
+
+// encode writes the file's documents back; a v1alpha1 document left empty goes, and its
+// comment heads what replaced it.
+func (f *file) encode() ([]byte, error) {
+	out := f.docs
+	if f.v1 == nil {
+		return importer.EncodeNodes(out)
+	}
+
+	if body := f.v1.Content[0]; len(body.Content) == 0 || onlyVersion(body) {
+		// The v1alpha1 document is empty now: its comment heads what replaced it.
+		out = slices.Delete(slices.Clone(out), f.v1Index, f.v1Index+1)
+		if f.v1Index < len(out) {
+			out[f.v1Index].HeadComment = joinComments(f.v1.HeadComment, body.HeadComment, out[f.v1Index].HeadComment)
+		}
+	}
+
+	return importer.EncodeNodes(out)
+}
+
+// parseDocs decodes every document of a stream, keeping comments.
+func parseDocs(data []byte) ([]*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+
+	var docs []*yaml.Node
+
+	for {
+		var d yaml.Node
+
+		err := dec.Decode(&d)
+		if errors.Is(err, io.EOF) {
+			return docs, nil
+		}
+
+		if err != nil {
+			return nil, err
+		}
+
+		docs = append(docs, &d)
+	}
+}
+
+// isV1Alpha1 is the legacy machine config document: a mapping without a kind.
+func isV1Alpha1(d *yaml.Node) bool {
+	if d.Kind != yaml.DocumentNode || len(d.Content) != 1 || d.Content[0].Kind != yaml.MappingNode {
+		return false
+	}
+
+	_, kind := get(d.Content[0], "kind")
+
+	return kind == nil
+}
+
+// onlyVersion is a v1alpha1 document left with nothing but `version: v1alpha1`.
+func onlyVersion(m *yaml.Node) bool {
+	return len(m.Content) == 2 && m.Content[0].Value == "version"
+}

@@ -1,0 +1,266 @@
+package migrate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/siderolabs/talos/pkg/machinery/config/types/k8s"
+	"github.com/siderolabs/talos/pkg/machinery/config/types/network"
+	"github.com/siderolabs/talos/pkg/machinery/config/types/runtime"
+	"go.yaml.in/yaml/v4"
+)
+
+// Control-plane facts a v1alpha1 control plane got without asking.
+const (
+	labelControlPlane = "node-role.kubernetes.io/control-plane"
+	taintNoSchedule   = "NoSchedule"
+)
+
+// moveAll moves every field this migration knows, in the order of the documents it makes.
+func (f *file) moveAll() {
+	f.install()
+	f.kubelet()
+	f.nodeLabels()
+	f.apiServer()
+	f.hostname()
+	f.resolvers()
+	f.hostDNS()
+	f.leftInPlace()
+}
+
+// install: machine.install → UnattendedInstallConfig, for the disk, image and wipe.
+func (f *file) install() {
+	_, v := at(f.body(), "machine.install")
+	if v == nil {
+		return
+	}
+
+	if extra := unknownKeys(v, "disk", "image", "wipe"); len(extra) > 0 || v.Kind != yaml.MappingNode {
+		f.left("machine.install", fmt.Sprintf("%s has no place in UnattendedInstallConfig this migration writes: move it by hand (diskSelector becomes provisioning.diskSelector.match, a CEL expression)", strings.Join(extra, ", ")))
+
+		return
+	}
+
+	k, v, comment := f.take("machine.install")
+	doc := f.doc(runtime.UnattendedInstallConfigKind, "")
+
+	if _, img := get(v, "image"); img != nil {
+		set(child(doc, "installer"), "image", img)
+	}
+
+	if _, disk := get(v, "disk"); disk != nil {
+		set(child(child(doc, "provisioning"), "diskSelector"), "match", str(fmt.Sprintf("disk.dev_path == %q", disk.Value)))
+	}
+
+	if _, wipe := get(v, "wipe"); wipe != nil {
+		set(child(doc, "provisioning"), "wipe", wipe)
+	}
+
+	f.moved(k.Line, "machine.install", runtime.UnattendedInstallConfigKind, doc, comment)
+}
+
+// kubelet: machine.kubelet → KubeletConfig, with nodeIP, registerWithFQDN and
+// skipNodeRegistration → KubeNodeConfig. All or nothing: any v1alpha1 kubelet left
+// conflicts with the KubeletConfig every node of the new contract has.
+func (f *file) kubelet() {
+	_, v := at(f.body(), "machine.kubelet")
+	if v == nil {
+		return
+	}
+
+	toKubelet := map[string]string{"image": "image", "extraArgs": "extraArgs", "clusterDNS": "clusterDNS", "extraConfig": "config", "defaultRuntimeSeccompProfileEnabled": "defaultRuntimeSeccompProfileEnabled"}
+	toNode := map[string]string{"nodeIP": "nodeIP", "registerWithFQDN": "registerWithFQDN", "skipNodeRegistration": "skipNodeRegistration"}
+
+	var extra []string
+
+	for _, key := range keys(v) {
+		if _, ok := toKubelet[key]; !ok {
+			if _, ok := toNode[key]; !ok {
+				extra = append(extra, key)
+			}
+		}
+	}
+
+	if len(extra) > 0 {
+		f.left("machine.kubelet", fmt.Sprintf("%s has no field in KubeletConfig: the whole kubelet section stays, and the new layout refuses it until it moves by hand", strings.Join(extra, ", ")))
+
+		return
+	}
+
+	k, v, comment := f.take("machine.kubelet")
+
+	var kubelet, node *yaml.Node
+
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		key, val := v.Content[i], v.Content[i+1]
+
+		if to, ok := toKubelet[key.Value]; ok {
+			if kubelet == nil {
+				kubelet = f.doc(k8s.KubeletConfig, "")
+			}
+
+			set(kubelet, to, val).HeadComment = key.HeadComment
+			f.moved(key.Line, "machine.kubelet."+key.Value, k8s.KubeletConfig, kubelet, comment)
+		} else {
+			if node == nil {
+				node = f.nodeDoc()
+			}
+
+			set(node, toNode[key.Value], val).HeadComment = key.HeadComment
+			f.moved(key.Line, "machine.kubelet."+key.Value, k8s.KubeNodeConfig, node, comment)
+		}
+
+		comment = ""
+	}
+
+	if kubelet == nil && node == nil {
+		f.moved(k.Line, "machine.kubelet", k8s.KubeletConfig, f.doc(k8s.KubeletConfig, ""), comment)
+	}
+}
+
+// nodeDoc is the file's KubeNodeConfig; made on a file only control planes use, it names
+// the control-plane label and taint that v1alpha1 set by itself.
+func (f *file) nodeDoc() *yaml.Node {
+	fresh := true
+
+	for _, d := range f.docs {
+		if _, kind := get(d.Content[0], "kind"); kind != nil && kind.Value == k8s.KubeNodeConfig {
+			fresh = false
+		}
+	}
+
+	doc := f.doc(k8s.KubeNodeConfig, "")
+	if fresh && f.patch.controlPlaneOnly() {
+		set(child(doc, "labels"), labelControlPlane, quoted(""))
+		set(child(doc, "taints"), labelControlPlane, str(taintNoSchedule))
+	}
+
+	return doc
+}
+
+// nodeLabels: machine.nodeLabels, nodeAnnotations, nodeTaints → KubeNodeConfig.
+func (f *file) nodeLabels() {
+	for _, m := range []struct{ from, to string }{{"nodeLabels", "labels"}, {"nodeAnnotations", "annotations"}, {"nodeTaints", "taints"}} {
+		_, v := at(f.body(), "machine."+m.from)
+		if v == nil {
+			continue
+		}
+
+		if v.Kind != yaml.MappingNode {
+			f.left("machine."+m.from, "not a mapping")
+
+			continue
+		}
+
+		k, v, comment := f.take("machine." + m.from)
+		doc := f.nodeDoc()
+		into := child(doc, m.to)
+
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			set(into, v.Content[i].Value, v.Content[i+1]).HeadComment = v.Content[i].HeadComment
+		}
+
+		f.moved(k.Line, "machine."+m.from, k8s.KubeNodeConfig, doc, comment)
+	}
+}
+
+// hostname: machine.network.hostname → HostnameConfig (auto off: the name is explicit).
+func (f *file) hostname() {
+	_, v := at(f.body(), "machine.network.hostname")
+	if v == nil {
+		return
+	}
+
+	k, v, comment := f.take("machine.network.hostname")
+	doc := f.doc(network.HostnameKind, "")
+
+	if _, auto := get(doc, "auto"); auto == nil {
+		set(doc, "auto", quoted("off"))
+	}
+
+	set(doc, "hostname", v)
+	f.moved(k.Line, "machine.network.hostname", network.HostnameKind, doc, comment)
+}
+
+// resolvers: machine.network.nameservers, searchDomains, disableSearchDomain → ResolverConfig.
+// An empty search list is never written: in ResolverConfig it would clear the search
+// domains DHCP gives, which the empty v1alpha1 list never did.
+func (f *file) resolvers() {
+	if _, v := at(f.body(), "machine.network.nameservers"); v != nil {
+		k, v, comment := f.take("machine.network.nameservers")
+		doc := f.doc(network.ResolverKind, "")
+		list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+
+		for _, item := range v.Content {
+			entry := mapping()
+			set(entry, "address", item)
+			list.Content = append(list.Content, entry)
+		}
+
+		set(doc, "nameservers", list)
+		f.moved(k.Line, "machine.network.nameservers", network.ResolverKind, doc, comment)
+	}
+
+	if _, v := at(f.body(), "machine.network.searchDomains"); v != nil {
+		k, v, comment := f.take("machine.network.searchDomains")
+		if len(v.Content) > 0 {
+			doc := f.doc(network.ResolverKind, "")
+			set(child(doc, "searchDomains"), "domains", v)
+			f.moved(k.Line, "machine.network.searchDomains", network.ResolverKind, doc, comment)
+		} else {
+			f.res.Moved = append(f.res.Moved, Move{File: f.patch.Path, Line: k.Line, From: "machine.network.searchDomains", To: "(dropped: an empty list adds nothing)"})
+		}
+	}
+
+	if _, v := at(f.body(), "machine.network.disableSearchDomain"); v != nil {
+		k, v, comment := f.take("machine.network.disableSearchDomain")
+		doc := f.doc(network.ResolverKind, "")
+		set(child(doc, "searchDomains"), "disableDefault", v)
+		f.moved(k.Line, "machine.network.disableSearchDomain", network.ResolverKind, doc, comment)
+	}
+}
+
+// hostDNS: machine.features.hostDNS → ResolverConfig.hostDNS (the same three keys).
+func (f *file) hostDNS() {
+	_, v := at(f.body(), "machine.features.hostDNS")
+	if v == nil {
+		return
+	}
+
+	if extra := unknownKeys(v, "enabled", "forwardKubeDNSToHost", "resolveMemberNames"); len(extra) > 0 {
+		f.left("machine.features.hostDNS", strings.Join(extra, ", ")+" has no field in ResolverConfig.hostDNS")
+
+		return
+	}
+
+	k, v, comment := f.take("machine.features.hostDNS")
+	doc := f.doc(network.ResolverKind, "")
+	set(doc, "hostDNS", v)
+	f.moved(k.Line, "machine.features.hostDNS", network.ResolverKind, doc, comment)
+}
+
+// notMoved are v1alpha1 fields with a document in the new contract that this migration
+// does not write: each stays where it is and is named.
+var notMoved = []struct{ path, doc, why string }{
+	{"cluster.allowSchedulingOnControlPlanes", "KubeNodeConfig taints", "conflicts with the new layout: remove the control-plane taint from KubeNodeConfig by hand"},
+	{"cluster.coreDNS", "KubeCoreDNSConfig", "move it by hand"},
+	{"cluster.controllerManager", "KubeControllerManagerConfig", "move it by hand"},
+	{"cluster.scheduler", "KubeSchedulerConfig", "move it by hand"},
+	{"cluster.proxy", "KubeProxyConfig", "move it by hand"},
+	{"cluster.network", "KubeNetworkConfig and KubeFlannelCNIConfig", "move it by hand"},
+	{"cluster.inlineManifests", "KubeInlineManifestConfig", "move it by hand"},
+	{"cluster.extraManifests", "KubeExternalManifestConfig", "move it by hand"},
+	{"machine.sysctls", "SysctlConfig", "still valid in the v1alpha1 document"},
+	{"machine.kernel.modules", "KernelModuleConfig", "still valid in the v1alpha1 document"},
+	{"machine.time", "TimeSyncConfig", "still valid in the v1alpha1 document"},
+	{"machine.registries", "RegistryMirrorConfig", "still valid in the v1alpha1 document"},
+}
+
+// leftInPlace names the fields of notMoved the file still has.
+func (f *file) leftInPlace() {
+	for _, n := range notMoved {
+		if _, v := at(f.body(), n.path); v != nil {
+			f.left(n.path, "its document is "+n.doc+", which this migration does not write: "+n.why)
+		}
+	}
+}
