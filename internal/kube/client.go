@@ -43,7 +43,10 @@ type Client struct {
 	LeaseDuration time.Duration
 	// RenewInterval is how often a held lock is renewed; shorter than LeaseDuration.
 	RenewInterval time.Duration
-	// Now is the clock the lock's times come from.
+	// DrainReport is how often a drain says what it still waits for (DefaultDrainReport
+	// when unset).
+	DrainReport time.Duration
+	// Now is the clock the lock's and the drain's times come from.
 	Now func() time.Time
 }
 
