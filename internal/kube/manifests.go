@@ -2,12 +2,15 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
-	gokubernetes "github.com/siderolabs/go-kubernetes/kubernetes"
 	"github.com/siderolabs/go-retry/retry"
 	"github.com/siderolabs/talos/pkg/machinery/textdiff"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -108,7 +111,7 @@ func syncManifests(ctx context.Context, cfg *rest.Config, objects []*unstructure
 			var err error
 
 			diff, changed, err = m.update(ctx, obj, dryRun)
-			if gokubernetes.IsRetryableError(err) || apierrors.IsConflict(err) {
+			if retryable(err) || apierrors.IsConflict(err) {
 				return retry.ExpectedError(err)
 			}
 
@@ -321,4 +324,24 @@ func masked(obj, before *unstructured.Unstructured) *unstructured.Unstructured {
 	unstructured.RemoveNestedField(out.Object, "metadata", "annotations", "kubectl.kubernetes.io/last-applied-configuration")
 
 	return out
+}
+
+// retryable tells an error that passes (the API server restarting, a connection reset)
+// from one that will not: go-kubernetes' IsRetryableError, which talosctl's sync retries
+// on (less net.Error's deprecated Temporary), kept here because its package links
+// client-go's whole Clientset.
+func retryable(err error) bool {
+	if apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) || apierrors.IsInternalError(err) {
+		return true
+	}
+
+	for _, passing := range []error{io.EOF, io.ErrUnexpectedEOF, syscall.ECONNREFUSED, syscall.ECONNRESET} {
+		if errors.Is(err, passing) {
+			return true
+		}
+	}
+
+	var netErr net.Error
+
+	return errors.As(err, &netErr) && netErr.Timeout()
 }

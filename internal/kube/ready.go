@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	gokubernetes "github.com/siderolabs/go-kubernetes/kubernetes"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -203,7 +202,7 @@ func (m *manifestsClient) ready(ctx context.Context, obj *unstructured.Unstructu
 	switch {
 	case apierrors.IsNotFound(err):
 		return "it is not there yet", nil
-	case err != nil && (gokubernetes.IsRetryableError(err) || ctx.Err() != nil):
+	case err != nil && (retryable(err) || ctx.Err() != nil):
 		return "the API did not answer: " + err.Error(), nil
 	case err != nil:
 		return "", err

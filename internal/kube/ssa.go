@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	gokubernetes "github.com/siderolabs/go-kubernetes/kubernetes"
 	"github.com/siderolabs/go-retry/retry"
 	"github.com/siderolabs/talos/pkg/machinery/constants"
 	corev1 "k8s.io/api/core/v1"
@@ -157,7 +156,7 @@ func (m *manifestsClient) plan(ctx context.Context, obj *unstructured.Unstructur
 		var err error
 
 		live, would, err = m.dryRun(ctx, obj)
-		if gokubernetes.IsRetryableError(err) {
+		if retryable(err) {
 			return retry.ExpectedError(err)
 		}
 
@@ -349,7 +348,7 @@ func (m *manifestsClient) applyOne(ctx context.Context, obj *unstructured.Unstru
 			_, err = m.patch(ctx, obj, false)
 		}
 
-		if gokubernetes.IsRetryableError(err) {
+		if retryable(err) {
 			return retry.ExpectedError(err)
 		}
 

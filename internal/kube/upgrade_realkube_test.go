@@ -83,7 +83,7 @@ func TestUpgrade_AgainstARealAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		if v, ready, err := kube.KubeletVersion(ctx, cs, "cp-1"); err != nil || v != "v1.36.2" || ready {
+		if v, ready, err := kube.KubeletVersion(ctx, cs.CoreV1(), "cp-1"); err != nil || v != "v1.36.2" || ready {
 			t.Fatalf("KubeletVersion = %q ready %v, %v; want v1.36.2, not ready", v, ready, err)
 		}
 
@@ -92,11 +92,11 @@ func TestUpgrade_AgainstARealAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		if _, ready, err := kube.KubeletVersion(ctx, cs, "cp-1"); err != nil || !ready {
+		if _, ready, err := kube.KubeletVersion(ctx, cs.CoreV1(), "cp-1"); err != nil || !ready {
 			t.Fatalf("a Ready Node reads not ready (%v)", err)
 		}
 
-		if _, _, err := kube.KubeletVersion(ctx, cs, "nowhere"); err == nil || !strings.Contains(err.Error(), "nowhere") {
+		if _, _, err := kube.KubeletVersion(ctx, cs.CoreV1(), "nowhere"); err == nil || !strings.Contains(err.Error(), "nowhere") {
 			t.Errorf("a missing Node: err = %v", err)
 		}
 	})
