@@ -214,7 +214,7 @@ func (c *Client) reportWaits(done <-chan struct{}, w *waits, say func(string)) {
 // it is gone (kubectl's evictPods and waitForDelete for one pod).
 func (c *Client) evict(ctx context.Context, p *corev1.Pod, say func(string), w *waits) error {
 	name := p.Namespace + "/" + p.Name
-	w.set(name, "")
+	w.set(name, "its eviction is not answered yet")
 
 	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
 	delay := time.Second
