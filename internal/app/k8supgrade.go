@@ -9,7 +9,7 @@ import (
 
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -49,7 +49,7 @@ func NewKubernetesAPI(ctx context.Context, kubeconfig func(context.Context) ([]b
 		return nil, errors.New("the admin kubeconfig does not load")
 	}
 
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := corev1client.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("Kubernetes client: %w", err)
 	}
@@ -63,7 +63,7 @@ const manifestsTimeout = 5 * time.Minute
 
 type kubernetesAPI struct {
 	cfg *rest.Config
-	cs  kubernetes.Interface
+	cs  corev1client.CoreV1Interface
 }
 
 func (k *kubernetesAPI) KubeletVersion(ctx context.Context, node string) (string, bool, error) {

@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
+	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	policyv1client "k8s.io/client-go/kubernetes/typed/policy/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/flowcontrol"
 )
 
 const (
@@ -29,11 +34,11 @@ const (
 
 // Client is a cluster's Kubernetes API as apply uses it.
 type Client struct {
-	cs kubernetes.Interface
-	// leases is a clientset of its own for the apply lock: client-go rate-limits per
-	// clientset, and a drain that a PodDisruptionBudget holds up retries its evictions
-	// as fast as the limit allows, which must not delay a renewal.
-	leases kubernetes.Interface
+	cs *typed
+	// leases is a client of its own for the apply lock, with its own rate limit: a drain
+	// that PodDisruptionBudgets hold up retries its evictions, many pods at once, and
+	// that must not delay a renewal.
+	leases *typed
 	// dyn and mapper read the objects of health checks, of any kind the cluster serves.
 	dyn    dynamic.Interface
 	mapper *restmapper.DeferredDiscoveryRESTMapper
@@ -43,7 +48,10 @@ type Client struct {
 	LeaseDuration time.Duration
 	// RenewInterval is how often a held lock is renewed; shorter than LeaseDuration.
 	RenewInterval time.Duration
-	// Now is the clock the lock's times come from.
+	// DrainReport is how often a drain says what it still waits for (DefaultDrainReport
+	// when unset).
+	DrainReport time.Duration
+	// Now is the clock the lock's and the drain's times come from.
 	Now func() time.Time
 }
 
@@ -74,12 +82,12 @@ func NewForConfig(cfg *rest.Config) (*Client, error) {
 		cfg.Timeout = requestTimeout
 	}
 
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := newTyped(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
 	}
 
-	leases, err := kubernetes.NewForConfig(cfg)
+	leases, err := newTyped(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
 	}
@@ -93,6 +101,69 @@ func NewForConfig(cfg *rest.Config) (*Client, error) {
 
 	return &Client{cs: cs, leases: leases, dyn: dyn, mapper: mapper, LeaseDuration: DefaultLeaseDuration, RenewInterval: DefaultRenewInterval, Now: time.Now}, nil
 }
+
+// typed is client-go's typed clients of the API groups talops uses (nodes, pods,
+// ConfigMaps, evictions, PodDisruptionBudgets, DaemonSets, Leases) and discovery, with one
+// rate limit, as a Clientset would share it. Not the whole kubernetes.Clientset: it holds
+// the typed clients of every group, some 10 MB of the binary (docs/performance.md).
+type typed struct {
+	core   corev1client.CoreV1Interface
+	policy policyv1client.PolicyV1Interface
+	apps   appsv1client.AppsV1Interface
+	coord  coordinationv1client.CoordinationV1Interface
+	disc   discovery.DiscoveryInterface
+}
+
+func newTyped(cfg *rest.Config) (*typed, error) {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.RateLimiter == nil && cfg.QPS >= 0 {
+		qps, burst := cfg.QPS, cfg.Burst
+		if qps == 0 {
+			qps = rest.DefaultQPS
+		}
+
+		if burst == 0 {
+			burst = rest.DefaultBurst
+		}
+
+		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(qps, burst)
+	}
+
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+
+	t := &typed{}
+
+	if t.core, err = corev1client.NewForConfigAndClient(cfg, hc); err != nil {
+		return nil, err
+	}
+
+	if t.policy, err = policyv1client.NewForConfigAndClient(cfg, hc); err != nil {
+		return nil, err
+	}
+
+	if t.apps, err = appsv1client.NewForConfigAndClient(cfg, hc); err != nil {
+		return nil, err
+	}
+
+	if t.coord, err = coordinationv1client.NewForConfigAndClient(cfg, hc); err != nil {
+		return nil, err
+	}
+
+	if t.disc, err = discovery.NewDiscoveryClientForConfigAndClient(cfg, hc); err != nil {
+		return nil, err
+	}
+
+	return t, nil
+}
+
+func (t *typed) CoreV1() corev1client.CoreV1Interface                         { return t.core }
+func (t *typed) PolicyV1() policyv1client.PolicyV1Interface                   { return t.policy }
+func (t *typed) AppsV1() appsv1client.AppsV1Interface                         { return t.apps }
+func (t *typed) CoordinationV1() coordinationv1client.CoordinationV1Interface { return t.coord }
+func (t *typed) Discovery() discovery.DiscoveryInterface                      { return t.disc }
 
 // resetMapper forgets what discovery said, so that a kind installed since is found.
 func (c *Client) resetMapper() { c.mapper.Reset() }

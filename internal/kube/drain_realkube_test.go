@@ -4,12 +4,15 @@ package kube_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -220,5 +223,197 @@ func TestUncordon_MakesADrainedNodeSchedulable(t *testing.T) {
 
 	if err := c.Uncordon(context.Background(), "uncordon-ghost"); err != nil {
 		t.Errorf("Uncordon of a node that is gone = %v, want nil", err)
+	}
+}
+
+// pod is a pod of a drain test, bound to node.
+func pod(ns, name, node string, mod func(*corev1.Pod)) *corev1.Pod {
+	zero := int64(0)
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"pod": name}},
+		Spec:       corev1.PodSpec{NodeName: node, TerminationGracePeriodSeconds: &zero},
+	}
+
+	if mod != nil {
+		mod(p)
+	}
+
+	return p
+}
+
+// daemonSet creates a DaemonSet and returns the controller reference its pods carry.
+func daemonSet(t *testing.T, env *kubetest.Env, ns, name string) metav1.OwnerReference {
+	t.Helper()
+
+	labels := map[string]string{"ds": name}
+	ds, err := env.Clientset.AppsV1().DaemonSets(ns).Create(context.Background(), &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "registry.invalid/agent:1"}}},
+			},
+		},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	yes := true
+
+	return metav1.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID, Controller: &yes}
+}
+
+func TestDrain_WhichPodsItEvictsAndWhatItSays(t *testing.T) {
+	t.Parallel()
+
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		// pods makes the pods on the node (ns, node: the test's own).
+		pods func(t *testing.T, env *kubetest.Env, ns, node string) []*corev1.Pod
+		// meanwhile runs while the drain does.
+		meanwhile func(t *testing.T, env *kubetest.Env, ns string)
+		wantLeft  []string
+		wantErr   []string // what the error names; none: no error
+		wantLines []string // the beginnings of progress lines among the others
+	}{
+		{
+			name:    "a PodDisruptionBudget refuses until it allows, the drain says what it waits for",
+			timeout: 60 * time.Second,
+			pods: func(t *testing.T, env *kubetest.Env, ns, node string) []*corev1.Pod {
+				env.PDB(t, ns, "db", map[string]string{"pod": "db-0"}, 0)
+
+				return []*corev1.Pod{pod(ns, "db-0", node, nil)}
+			},
+			meanwhile: func(t *testing.T, env *kubetest.Env, ns string) {
+				time.Sleep(3 * time.Second)
+
+				pdbs := env.Clientset.PolicyV1().PodDisruptionBudgets(ns)
+
+				pdb, err := pdbs.Get(context.Background(), "db", metav1.GetOptions{})
+				if err != nil {
+					t.Error(err)
+
+					return
+				}
+
+				pdb.Status.DisruptionsAllowed, pdb.Status.CurrentHealthy = 1, 2
+				if _, err := pdbs.UpdateStatus(context.Background(), pdb, metav1.UpdateOptions{}); err != nil {
+					t.Error(err)
+				}
+			},
+			wantLines: []string{
+				"draining (1 pod)",
+				"evicting pod drain-pdb-then/db-0",
+				"still waiting for drain-pdb-then/db-0 (Cannot evict pod as it would violate the pod's disruption budget.): ",
+				"evicted pod drain-pdb-then/db-0",
+			},
+		},
+		{
+			name:    "a DaemonSet's pod stays, one whose DaemonSet is gone goes",
+			timeout: 30 * time.Second,
+			pods: func(t *testing.T, env *kubetest.Env, ns, node string) []*corev1.Pod {
+				ref := daemonSet(t, env, ns, "agent")
+				orphan := ref
+				orphan.Name, orphan.UID = "gone", "00000000-0000-0000-0000-000000000001"
+
+				return []*corev1.Pod{
+					pod(ns, "agent-x", node, func(p *corev1.Pod) { p.OwnerReferences = []metav1.OwnerReference{ref} }),
+					pod(ns, "orphan-x", node, func(p *corev1.Pod) { p.OwnerReferences = []metav1.OwnerReference{orphan} }),
+				}
+			},
+			wantLeft:  []string{"agent-x"},
+			wantLines: []string{"draining (1 pod)", "evicted pod drain-daemonset/orphan-x"},
+		},
+		{
+			name:    "a mirror pod stays, emptyDir and unmanaged pods go",
+			timeout: 30 * time.Second,
+			pods: func(t *testing.T, env *kubetest.Env, ns, node string) []*corev1.Pod {
+				return []*corev1.Pod{
+					pod(ns, "kube-apiserver-x", node, func(p *corev1.Pod) {
+						p.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "hash"}
+					}),
+					pod(ns, "scratch", node, func(p *corev1.Pod) {
+						p.Spec.Volumes = []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+					}),
+				}
+			},
+			wantLeft:  []string{"kube-apiserver-x"},
+			wantLines: []string{"draining (1 pod)", "evicted pod drain-mirror/scratch"},
+		},
+		{
+			name:    "out of time, the error names the pods still there",
+			timeout: 3 * time.Second,
+			pods: func(t *testing.T, env *kubetest.Env, ns, node string) []*corev1.Pod {
+				// A grace period and no kubelet to end it: evicted, never gone.
+				grace := int64(600)
+
+				return []*corev1.Pod{
+					pod(ns, "slow", node, func(p *corev1.Pod) { p.Spec.TerminationGracePeriodSeconds = &grace }),
+					pod(ns, "quick", node, nil),
+				}
+			},
+			wantLeft:  []string{"slow"},
+			wantErr:   []string{"pods still on node drain-timeout-1 after 3s: drain-timeout/slow (evicted, not gone yet)"},
+			wantLines: []string{"draining (2 pods)", "evicted pod drain-timeout/quick"},
+		},
+	}
+
+	nss := []string{"drain-pdb-then", "drain-daemonset", "drain-mirror", "drain-timeout"}
+
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
+			c, env := client(t)
+			c.DrainReport = time.Second
+			ns, node := nss[i], nss[i]+"-1"
+			env.Namespace(t, ns)
+			env.ReadyNode(t, node)
+
+			for _, p := range tt.pods(t, env, ns, node) {
+				env.StartPod(t, p)
+			}
+
+			if tt.meanwhile != nil {
+				go tt.meanwhile(t, env, ns)
+			}
+
+			var progress lines
+
+			err := c.Drain(context.Background(), node, tt.timeout, progress.add)
+
+			switch {
+			case len(tt.wantErr) == 0 && err != nil:
+				t.Errorf("Drain: %v", err)
+			case len(tt.wantErr) > 0 && err == nil:
+				t.Errorf("Drain went through, want an error naming %q", tt.wantErr)
+			}
+
+			if len(tt.wantErr) > 0 && err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Drain error %v is not a deadline exceeded", err)
+			}
+
+			for _, want := range tt.wantErr {
+				if err != nil && !strings.Contains(err.Error(), want) {
+					t.Errorf("Drain error %q does not say %q", err, want)
+				}
+			}
+
+			if left := podsOn(t, env, ns, node); !slices.Equal(left, tt.wantLeft) {
+				t.Errorf("pods left on the node = %v, want %v", left, tt.wantLeft)
+			}
+
+			got := progress.all()
+			for _, want := range tt.wantLines {
+				if !slices.ContainsFunc(got, func(l string) bool { return strings.HasPrefix(l, want) }) {
+					t.Errorf("progress = %q, want a line that begins %q", got, want)
+				}
+			}
+
+			unique(t, got)
+		})
 	}
 }

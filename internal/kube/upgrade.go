@@ -5,27 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/cosi-project/runtime/pkg/state"
-	"github.com/siderolabs/go-kubernetes/kubernetes/manifests"
-	"github.com/siderolabs/go-kubernetes/kubernetes/ssa"
-	ssacli "github.com/siderolabs/go-kubernetes/kubernetes/ssa/cli"
 	"github.com/siderolabs/go-kubernetes/kubernetes/upgrade"
-	"github.com/siderolabs/talos/pkg/machinery/constants"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 )
 
 // KubeletVersion is the kubelet version the Node named reports ("v1.36.4") and whether
 // its Ready condition is true: a Kubernetes upgrade moves the next node's kubelet only once
 // this one reports the new version.
-func KubeletVersion(ctx context.Context, c kubernetes.Interface, node string) (string, bool, error) {
-	n, err := c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+func KubeletVersion(ctx context.Context, c corev1client.NodesGetter, node string) (string, bool, error) {
+	n, err := c.Nodes().Get(ctx, node, metav1.GetOptions{})
 	if err != nil {
 		return "", false, fmt.Errorf("read Node %s: %w", node, err)
 	}
@@ -85,67 +78,4 @@ func RemovedAPIsInUse(ctx context.Context, cfg *rest.Config, from, to string) ([
 	slices.Sort(out)
 
 	return out, nil
-}
-
-// SyncManifests applies the bootstrap manifests (kube-proxy, CoreDNS, the CNI…) to the
-// cluster as talosctl upgrade-k8s does for releases before server-side apply inventories,
-// and waits for their rollout; with dryRun it only logs the diffs. log gets one line per
-// step.
-func SyncManifests(ctx context.Context, cfg *rest.Config, objects []*unstructured.Unstructured, dryRun bool, log func(string)) error {
-	err := manifests.SyncWithLog(ctx, objects, cfg, dryRun, func(format string, args ...any) { log(fmt.Sprintf(format, args...)) })
-	if err != nil {
-		return fmt.Errorf("sync the bootstrap manifests: %w", err)
-	}
-
-	return nil
-}
-
-// SyncManifestsSSA applies the bootstrap manifests by server-side apply, as talosctl
-// upgrade-k8s does for clusters whose nodes all run Talos 1.13 or later: Talos' field
-// manager and inventory (kube-system/talos-bootstrap-manifests-inventory), adopting objects
-// no inventory owns yet, ConfigMaps and Secrets before what mounts them; then it waits up to
-// timeout for what changed to be reconciled. talops prunes nothing: an object dropped from
-// the manifests stays until removed by hand. With dryRun it only logs the diffs.
-func SyncManifestsSSA(ctx context.Context, cfg *rest.Config, objects []*unstructured.Unstructured, dryRun bool, timeout time.Duration, log func(string)) error {
-	logf := func(format string, args ...any) { log(fmt.Sprintf(format, args...)) }
-
-	m, err := ssa.NewManager(ctx, cfg, constants.KubernetesFieldManagerName, constants.KubernetesInventoryNamespace, constants.KubernetesBootstrapManifestsInventoryName)
-	if err != nil {
-		return fmt.Errorf("server-side apply manager: %w", err)
-	}
-	defer m.Close()
-
-	if dryRun {
-		changes, err := m.Diff(ctx, objects, ssa.DiffOptions{NoPrune: true, InventoryPolicy: ssa.InventoryPolicyAdoptIfNoInventory})
-		if err != nil {
-			return fmt.Errorf("diff the bootstrap manifests: %w", err)
-		}
-
-		for _, c := range changes {
-			logf("%s %s", c.Action, c.Subject)
-		}
-
-		return nil
-	}
-
-	changes, err := m.Apply(ctx, objects, ssa.ApplyOptions{
-		InventoryPolicy: ssa.InventoryPolicyAdoptIfNoInventory,
-		NoPrune:         true,
-		WaitTimeout:     timeout,
-		CustomStageKinds: map[schema.GroupKind]struct{}{
-			schema.ParseGroupKind("ConfigMap"): {},
-			schema.ParseGroupKind("Secret"):    {},
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("apply the bootstrap manifests: %w", err)
-	}
-
-	ssacli.LogApplyResults(ctx, changes, m, logf)
-
-	if err := ssacli.Wait(ctx, changes, logf, m, ssa.WaitOptions{Interval: 2 * time.Second, Timeout: timeout, FailFast: true}); err != nil {
-		return fmt.Errorf("wait for the bootstrap manifests: %w", err)
-	}
-
-	return nil
 }

@@ -83,7 +83,7 @@ func TestUpgrade_AgainstARealAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		if v, ready, err := kube.KubeletVersion(ctx, cs, "cp-1"); err != nil || v != "v1.36.2" || ready {
+		if v, ready, err := kube.KubeletVersion(ctx, cs.CoreV1(), "cp-1"); err != nil || v != "v1.36.2" || ready {
 			t.Fatalf("KubeletVersion = %q ready %v, %v; want v1.36.2, not ready", v, ready, err)
 		}
 
@@ -92,11 +92,11 @@ func TestUpgrade_AgainstARealAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		if _, ready, err := kube.KubeletVersion(ctx, cs, "cp-1"); err != nil || !ready {
+		if _, ready, err := kube.KubeletVersion(ctx, cs.CoreV1(), "cp-1"); err != nil || !ready {
 			t.Fatalf("a Ready Node reads not ready (%v)", err)
 		}
 
-		if _, _, err := kube.KubeletVersion(ctx, cs, "nowhere"); err == nil || !strings.Contains(err.Error(), "nowhere") {
+		if _, _, err := kube.KubeletVersion(ctx, cs.CoreV1(), "nowhere"); err == nil || !strings.Contains(err.Error(), "nowhere") {
 			t.Errorf("a missing Node: err = %v", err)
 		}
 	})
@@ -206,4 +206,90 @@ func TestUpgrade_AgainstARealAPIServer(t *testing.T) {
 			t.Errorf("no Talos inventory after the sync: %v", err)
 		}
 	})
+
+	t.Run("ServerSideApplyAgainChangesNothingAndTheInventoryListsWhatItApplied", func(t *testing.T) {
+		manifests := func() []*unstructured.Unstructured {
+			return []*unstructured.Unstructured{
+				{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "addon", "namespace": "addons"}, "data": map[string]any{"k": "v"}}},
+				{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "addons"}}},
+				{Object: map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "bootstrap-token-abcdef", "namespace": "kube-system"}, "stringData": map[string]any{"token-secret": "0123456789abcdef"}}},
+			}
+		}
+
+		var log []string
+
+		say := func(l string) { log = append(log, l) }
+
+		// The namespace comes after what is in it: the sync applies it first.
+		if err := kube.SyncManifestsSSA(ctx, cfg, manifests(), false, 30*time.Second, say); err != nil {
+			t.Fatal(err)
+		}
+
+		first := strings.Join(log, "\n")
+		for _, want := range []string{" < created Namespace/addons", " < created ConfigMap/addons/addon", " < created Secret/kube-system/bootstrap-token-abcdef", "done"} {
+			if !strings.Contains(first, want) {
+				t.Errorf("first sync's log has no %q:\n%s", want, first)
+			}
+		}
+
+		log = nil
+
+		if err := kube.SyncManifestsSSA(ctx, cfg, manifests(), false, 30*time.Second, say); err != nil {
+			t.Fatal(err)
+		}
+
+		second := strings.Join(log, "\n")
+		for _, want := range []string{" > skipped Namespace/addons: no changes", " > skipped ConfigMap/addons/addon: no changes"} {
+			if !strings.Contains(second, want) {
+				t.Errorf("second sync's log has no %q:\n%s", want, second)
+			}
+		}
+
+		if strings.Contains(first+second, "0123456789abcdef") {
+			t.Errorf("the log shows the Secret's value:\n%s\n%s", first, second)
+		}
+
+		inv, err := cs.CoreV1().ConfigMaps("kube-system").Get(ctx, "talos-bootstrap-manifests-inventory", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		for _, key := range []string{"addons_addon__ConfigMap", "_addons__Namespace", "kube-system_kube-proxy__ConfigMap", "kube-system_bootstrap-token-abcdef__Secret"} {
+			if _, ok := inv.Data[key]; !ok {
+				t.Errorf("inventory %v: no %q", inv.Data, key)
+			}
+		}
+
+		cm, err := cs.CoreV1().ConfigMaps("addons").Get(ctx, "addon", metav1.GetOptions{})
+		if err != nil || cm.Annotations["config.k8s.io/owning-inventory"] != "talos-bootstrap-manifests-inventory" {
+			t.Errorf("the applied ConfigMap's annotations: %v, %v", cm.Annotations, err)
+		}
+	})
+
+	t.Run("AnObjectAnotherInventoryOwnsIsRefused", func(t *testing.T) {
+		theirs := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+			Name: "flannel", Namespace: "kube-system",
+			Annotations: map[string]string{"config.k8s.io/owning-inventory": "someone-else"},
+		}, Data: map[string]string{"net": "10.244.0.0/16"}}
+		if _, err := cs.CoreV1().ConfigMaps("kube-system").Create(ctx, theirs, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+
+		ours := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap",
+			"metadata": map[string]any{"name": "flannel", "namespace": "kube-system"},
+			"data":     map[string]any{"net": "10.200.0.0/16"},
+		}}
+
+		err := kube.SyncManifestsSSA(ctx, cfg, []*unstructured.Unstructured{ours}, false, 30*time.Second, func(string) {})
+		if err == nil || !strings.Contains(err.Error(), "someone-else") {
+			t.Errorf("sync over another inventory's object = %v, want a refusal naming it", err)
+		}
+
+		got, _ := cs.CoreV1().ConfigMaps("kube-system").Get(ctx, "flannel", metav1.GetOptions{})
+		if got.Data["net"] != "10.244.0.0/16" {
+			t.Errorf("the other inventory's ConfigMap was changed: %v", got.Data)
+		}
+	})
+
 }

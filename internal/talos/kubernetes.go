@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cosi-project/runtime/pkg/resource"
 	"github.com/cosi-project/runtime/pkg/safe"
-	"github.com/siderolabs/go-kubernetes/kubernetes/manifests"
 	"github.com/siderolabs/talos/pkg/machinery/api/common"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/resources/k8s"
@@ -118,9 +118,19 @@ func (n *clientNode) PullCRIImage(ctx context.Context, image string) error {
 }
 
 func (n *clientNode) BootstrapManifests(ctx context.Context) ([]*unstructured.Unstructured, error) {
-	objects, err := manifests.GetBootstrapManifests(n.with(ctx), n.c.COSI, nil)
+	// go-kubernetes' manifests.GetBootstrapManifests, read here: its package links the
+	// server-side apply machinery talops does without (docs/performance.md).
+	items, err := safe.StateList[*k8s.Manifest](n.with(ctx), n.c.COSI, resource.NewMetadata(k8s.ControlPlaneNamespaceName, k8s.ManifestType, "", resource.VersionUndefined))
 	if err != nil {
 		return nil, fmt.Errorf("read the bootstrap manifests: %w", err)
+	}
+
+	var objects []*unstructured.Unstructured
+
+	for m := range items.All() {
+		for _, o := range m.TypedSpec().Items {
+			objects = append(objects, &unstructured.Unstructured{Object: o.Object})
+		}
 	}
 
 	return objects, nil

@@ -127,23 +127,38 @@ func (e *Env) KubeletVersion(t testing.TB, node, version string) *corev1.Node {
 func (e *Env) RunningPod(t testing.TB, ns, name, node string, labels map[string]string) *corev1.Pod {
 	t.Helper()
 
-	ctx, cancel := context.WithTimeout(context.Background(), fixtureTimeout)
-	defer cancel()
-
-	pods := e.Clientset.CoreV1().Pods(ns)
 	zero := int64(0)
 
-	pod, err := pods.Create(ctx, &corev1.Pod{
+	return e.StartPod(t, &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: labels},
 		Spec: corev1.PodSpec{
 			NodeName:                      node,
 			TerminationGracePeriodSeconds: &zero,
-			Containers:                    []corev1.Container{{Name: "app", Image: "registry.invalid/pause:3.10"}},
 		},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create pod %s/%s: %v", ns, name, err)
+	})
+}
+
+// StartPod creates the pod (bound to its spec.nodeName) and reports it Running and Ready,
+// as RunningPod does for a pod of the test's own making (owners, annotations, volumes, a
+// grace period). A pod without containers gets one.
+func (e *Env) StartPod(t testing.TB, pod *corev1.Pod) *corev1.Pod {
+	t.Helper()
+
+	ctx, cancel := context.WithTimeout(context.Background(), fixtureTimeout)
+	defer cancel()
+
+	if len(pod.Spec.Containers) == 0 {
+		pod.Spec.Containers = []corev1.Container{{Name: "app", Image: "registry.invalid/pause:3.10"}}
 	}
+
+	pods := e.Clientset.CoreV1().Pods(pod.Namespace)
+
+	created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create pod %s/%s: %v", pod.Namespace, pod.Name, err)
+	}
+
+	pod = created
 
 	now := metav1.Now()
 	pod.Status.Phase = corev1.PodRunning
@@ -152,7 +167,7 @@ func (e *Env) RunningPod(t testing.TB, ns, name, node string, labels map[string]
 
 	pod, err = pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{})
 	if err != nil {
-		t.Fatalf("report pod %s/%s Running: %v", ns, name, err)
+		t.Fatalf("report pod %s/%s Running: %v", pod.Namespace, pod.Name, err)
 	}
 
 	return pod
