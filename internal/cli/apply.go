@@ -64,19 +64,19 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	}
 
 	if opts.NoEtcdBackup && (opts.EtcdBackup != "" || len(opts.BackupRecipients) > 0) {
-		return nil, &UsageError{Msg: "--no-etcd-backup cannot be used with --etcd-backup or --etcd-backup-recipient"}
+		return nil, &app.UsageError{Msg: "--no-etcd-backup cannot be used with --etcd-backup or --etcd-backup-recipient"}
 	}
 
 	if opts.KubeconfigOut == "-" {
-		return nil, &UsageError{Msg: "--kubeconfig-out -: the admin kubeconfig is only written to a file (mode 0600), never to the output"}
+		return nil, &app.UsageError{Msg: "--kubeconfig-out -: the admin kubeconfig is only written to a file (mode 0600), never to the output"}
 	}
 
 	if opts.DrainTimeout <= 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("--drain-timeout must be positive, got %s", opts.DrainTimeout)}
+		return nil, &app.UsageError{Msg: fmt.Sprintf("--drain-timeout must be positive, got %s", opts.DrainTimeout)}
 	}
 
 	if opts.InstallTimeout <= 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("--install-timeout must be positive, got %s", opts.InstallTimeout)}
+		return nil, &app.UsageError{Msg: fmt.Sprintf("--install-timeout must be positive, got %s", opts.InstallTimeout)}
 	}
 
 	if err := oneOf("format", opts.Format, report.ApplyFormats); err != nil {
@@ -88,15 +88,15 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	}
 
 	if opts.Parallel < 1 {
-		return nil, &UsageError{Msg: fmt.Sprintf("--parallel must be 1 or more, got %d", opts.Parallel)}
+		return nil, &app.UsageError{Msg: fmt.Sprintf("--parallel must be 1 or more, got %d", opts.Parallel)}
 	}
 
 	if opts.ReviewedBase != "" && opts.ReviewedAgainst != "" {
-		return nil, &UsageError{Msg: "--reviewed-base and --reviewed-against cannot be used together"}
+		return nil, &app.UsageError{Msg: "--reviewed-base and --reviewed-against cannot be used together"}
 	}
 
 	if (opts.ReviewedBase != "" || opts.ReviewedAgainst != "") && opts.PlanHash == "" {
-		return nil, &UsageError{Msg: "--reviewed-base and --reviewed-against go with --plan-hash"}
+		return nil, &app.UsageError{Msg: "--reviewed-base and --reviewed-against go with --plan-hash"}
 	}
 
 	return opts, nil

@@ -43,9 +43,9 @@ func catalogFlags(d *Deps, args []string) (*CatalogUpdateOptions, error) {
 	case len(args) == 0:
 		d.Errf("%s", catalogUsage)
 
-		return nil, &UsageError{Msg: "catalog needs a command: update"}
+		return nil, &app.UsageError{Msg: "catalog needs a command: update"}
 	case args[0] != "update":
-		return nil, &UsageError{Msg: fmt.Sprintf("unknown catalog command %q (update)", args[0])}
+		return nil, &app.UsageError{Msg: fmt.Sprintf("unknown catalog command %q (update)", args[0])}
 	}
 
 	opts := &CatalogUpdateOptions{Deps: d}

@@ -31,7 +31,7 @@ func runProxmox(ctx context.Context, d *Deps, args []string) error {
 	if len(args) == 0 {
 		d.Errf("%s", proxmoxUsage)
 
-		return &UsageError{Msg: "proxmox needs a command: images or vms"}
+		return &app.UsageError{Msg: "proxmox needs a command: images or vms"}
 	}
 
 	switch args[0] {
@@ -42,7 +42,7 @@ func runProxmox(ctx context.Context, d *Deps, args []string) error {
 	case "vms":
 		return runProxmoxVMs(ctx, d, args[1:])
 	default:
-		return &UsageError{Msg: fmt.Sprintf("unknown proxmox command %q (images or vms)", args[0])}
+		return &app.UsageError{Msg: fmt.Sprintf("unknown proxmox command %q (images or vms)", args[0])}
 	}
 }
 

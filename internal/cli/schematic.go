@@ -28,7 +28,7 @@ func schematicFlags(d *Deps, args []string) (*SchematicIDOptions, error) {
 		if len(args) == 0 {
 			d.Errf("%s", help)
 
-			return nil, &UsageError{Msg: "schematic: a subcommand is required (id)"}
+			return nil, &app.UsageError{Msg: "schematic: a subcommand is required (id)"}
 		}
 
 		// Asked for: help is the output, not a complaint.
@@ -40,7 +40,7 @@ func schematicFlags(d *Deps, args []string) (*SchematicIDOptions, error) {
 	}
 
 	if args[0] != "id" {
-		return nil, &UsageError{Msg: fmt.Sprintf("schematic: unknown subcommand %q (known: id)", args[0])}
+		return nil, &app.UsageError{Msg: fmt.Sprintf("schematic: unknown subcommand %q (known: id)", args[0])}
 	}
 
 	opts := &SchematicIDOptions{Deps: d}
@@ -52,7 +52,7 @@ func schematicFlags(d *Deps, args []string) (*SchematicIDOptions, error) {
 
 	opts.Files = fs.Args()
 	if len(opts.Files) == 0 {
-		return nil, &UsageError{Msg: "schematic id: at least one FILE is required"}
+		return nil, &app.UsageError{Msg: "schematic id: at least one FILE is required"}
 	}
 
 	return opts, nil

@@ -249,9 +249,6 @@ func (d *Deps) Errf(format string, args ...any) {
 	fmt.Fprint(d.Stderr, Inert(d.Masker().String(fmt.Sprintf(format, args...)))) //nolint:errcheck
 }
 
-// UsageError is a command line that cannot be run.
-type UsageError = app.UsageError
-
 // RefusedError says apply refused to act: no node was changed.
 type RefusedError = app.RefusedError
 
