@@ -51,7 +51,7 @@ func NewKubernetesAPI(ctx context.Context, kubeconfig func(context.Context) ([]b
 
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("Kubernetes client: %w", err)
+		return nil, fmt.Errorf("Kubernetes client: %w", err) //nolint:staticcheck // ST1005: Kubernetes is a name
 	}
 
 	return &kubernetesAPI{cfg: cfg, cs: cs}, nil

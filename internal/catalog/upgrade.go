@@ -164,7 +164,7 @@ func KubernetesMove(from, to string) (minors, cmp int, err error) {
 	}
 
 	if a.major != b.major {
-		return 0, b.compare(a), fmt.Errorf("Kubernetes %s → %s changes the major version", from, to)
+		return 0, b.compare(a), fmt.Errorf("Kubernetes %s → %s changes the major version", from, to) //nolint:staticcheck // ST1005: Kubernetes is a name
 	}
 
 	return int(b.minor - a.minor), b.compare(a), nil

@@ -253,7 +253,7 @@ func hostname(cfg coreconfig.Provider) string {
 
 	//nolint:staticcheck // the field older configs set
 	if v := cfg.RawV1Alpha1(); v.MachineConfig != nil && v.MachineConfig.MachineNetwork != nil {
-		return v.MachineConfig.MachineNetwork.NetworkHostname //nolint:staticcheck
+		return v.MachineConfig.MachineNetwork.NetworkHostname //nolint:staticcheck // the field older configs set
 	}
 
 	return ""
