@@ -312,13 +312,13 @@ func newFlags(d *Deps, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(d.Stdout, "Usage: talops %s\n", synopsis) //nolint:errcheck
+		fmt.Fprintf(d.Stdout, "Usage: talops %s\n", synopsis) //nolint:errcheck // a failed write of the usage has nowhere to go
 
 		hasFlags := false
 		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 
 		if hasFlags {
-			fmt.Fprint(d.Stdout, "\nFlags:\n") //nolint:errcheck
+			fmt.Fprint(d.Stdout, "\nFlags:\n") //nolint:errcheck // a failed write of the usage has nowhere to go
 			fs.SetOutput(d.Stdout)
 			fs.PrintDefaults()
 			fs.SetOutput(io.Discard)

@@ -87,7 +87,7 @@ func probeFlags(ctx context.Context, c command, path ...string) []complFlag {
 		FlagSet: func(fs *flag.FlagSet) { sets = append(sets, fs) },
 	}
 
-	_ = c.run(ctx, d, append(path, "-h")) //nolint:errcheck // -h ends every command with flag.ErrHelp
+	_ = c.run(ctx, d, append(path, "-h")) // -h ends every command with flag.ErrHelp
 
 	var flags []complFlag
 

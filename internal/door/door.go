@@ -246,7 +246,7 @@ func (d *Deps) Out(s string) error {
 
 // Errf writes a line to stderr through the masker, inert as Out.
 func (d *Deps) Errf(format string, args ...any) {
-	fmt.Fprint(d.Stderr, Inert(d.Masker().String(fmt.Sprintf(format, args...)))) //nolint:errcheck
+	fmt.Fprint(d.Stderr, Inert(d.Masker().String(fmt.Sprintf(format, args...)))) //nolint:errcheck // nowhere left to report a failed write to stderr
 }
 
 // RefusedError says apply refused to act: no node was changed.

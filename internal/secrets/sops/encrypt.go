@@ -194,7 +194,7 @@ func (s *sealer) scalar(sc *scalar, at where) error {
 	if err != nil {
 		return &FormatError{Path: at.display.String(), Line: sc.line, Reason: err.Error()}
 	}
-	s.mac.Write(b) //nolint:errcheck // a hash never fails
+	s.mac.Write(b) // a hash never fails
 	if !s.rules.encrypted(at.keys, nil, false) {
 		return nil
 	}

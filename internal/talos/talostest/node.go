@@ -412,7 +412,7 @@ func Closed(t testing.TB) string {
 	}
 
 	addr := lis.Addr().String()
-	lis.Close() //nolint:errcheck
+	lis.Close() //nolint:errcheck // only its free port is wanted
 
 	return addr
 }
