@@ -113,7 +113,7 @@ func TestTalosconfig_AuthenticatesToANodeOfTheSameBundle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer ln.Close()
+			defer ln.Close() //nolint:errcheck // the test is done with it
 
 			served := make(chan error, 1)
 
@@ -124,7 +124,7 @@ func TestTalosconfig_AuthenticatesToANodeOfTheSameBundle(t *testing.T) {
 
 					return
 				}
-				defer conn.Close()
+				defer conn.Close() //nolint:errcheck // the test is done with it
 
 				served <- conn.(*tls.Conn).Handshake()
 			}()
