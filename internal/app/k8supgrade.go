@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/kube"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/rollout"
@@ -146,7 +147,7 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 		var running []rollout.Step
 
 		for _, s := range steps {
-			if s.Node.Role == "controlplane" && s.Node.Action != plan.Create {
+			if s.Node.Role == cluster.RoleControlPlane && s.Node.Action != plan.Create {
 				running = append(running, s)
 			}
 		}
@@ -241,7 +242,7 @@ func k8sNodes(u *plan.KubernetesUpgrade, st *planned, steps []rollout.Step, opts
 
 		out = append(out, rollout.K8sNode{Name: s.Node.Name, Role: s.Node.Role, Address: s.Address, KubeNode: s.KubeNode, Current: data, Desired: s.Config, Final: final})
 
-		if address == "" && (slices.Contains(manifests, s.Node.Name) || (len(manifests) == 0 && s.Node.Role == "controlplane")) {
+		if address == "" && (slices.Contains(manifests, s.Node.Name) || (len(manifests) == 0 && s.Node.Role == cluster.RoleControlPlane)) {
 			address = s.Address
 		}
 	}
@@ -249,7 +250,7 @@ func k8sNodes(u *plan.KubernetesUpgrade, st *planned, steps []rollout.Step, opts
 	if address == "" {
 		// Only kubelets move: any control plane gives the kubeconfig.
 		for _, s := range steps {
-			if s.Node.Role == "controlplane" && s.Node.Action != plan.Create {
+			if s.Node.Role == cluster.RoleControlPlane && s.Node.Action != plan.Create {
 				address = s.Address
 
 				break

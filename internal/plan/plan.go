@@ -21,6 +21,7 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
 	"github.com/siderolabs/talos/pkg/machinery/textdiff"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/mask"
 )
 
@@ -221,7 +222,7 @@ func (p *Plan) bootstrap() {
 	first := -1
 
 	for i, n := range p.Nodes {
-		if n.Role != "controlplane" {
+		if n.Role != cluster.RoleControlPlane {
 			continue
 		}
 
@@ -319,7 +320,7 @@ func removed(c NodeState, masker *mask.Masker) (Node, error) {
 // answer: it cannot be drained or reset, so only what the cluster keeps of it goes, first,
 // before etcd's health is asked of the other control planes.
 func RemoveUnreachableSteps(role string) string {
-	if role == "controlplane" {
+	if role == cluster.RoleControlPlane {
 		return "removes its etcd member and deletes its Kubernetes Node (no drain, no reset), before every other change"
 	}
 
@@ -328,7 +329,7 @@ func RemoveUnreachableSteps(role string) string {
 
 // RemoveSteps is what apply does to a removed node of role, after every other change.
 func RemoveSteps(role string) string {
-	if role == "controlplane" {
+	if role == cluster.RoleControlPlane {
 		return "drains it, resets it (it leaves etcd first) and deletes its Kubernetes Node, after every other change"
 	}
 
