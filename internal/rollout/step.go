@@ -295,7 +295,7 @@ func (st *stepper) done(what string) string {
 	return st.upgraded + "; " + what
 }
 
-func (st *stepper) controlPlane() bool { return st.s.Node.Role == "controlplane" }
+func (st *stepper) controlPlane() bool { return st.s.controlPlane() }
 
 func (st *stepper) outcome(o Outcome, detail string) NodeResult {
 	st.res.Outcome, st.res.Detail = o, detail
