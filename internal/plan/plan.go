@@ -408,19 +408,7 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 		}
 	}
 
-	if len(changes.paths) > 0 || changes.otherDocs > 0 {
-		node.ConfigChanged = true
-
-		reboot, why := needsReboot(desired.TalosVersion, changes)
-		node.NeedsReboot = reboot
-
-		if node.Upgrade != nil {
-			// The upgrade is what moves the installer: saying it again adds nothing.
-			why = slices.DeleteFunc(why, func(r string) bool { return strings.HasSuffix(r, upgradeTakesEffect) })
-		}
-
-		node.Reasons = append(node.Reasons, why...)
-	}
+	node.configChanges(changes, desired.TalosVersion)
 
 	switch {
 	case node.Upgrade != nil:
@@ -432,6 +420,26 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 	}
 
 	return node, nil
+}
+
+// configChanges records the config's changes, if any: whether they reboot the node (at the
+// Talos version it runs after the plan) and why.
+func (node *Node) configChanges(changes changes, talosVersion string) {
+	if len(changes.paths) == 0 && changes.otherDocs == 0 {
+		return
+	}
+
+	node.ConfigChanged = true
+
+	reboot, why := needsReboot(talosVersion, changes)
+	node.NeedsReboot = reboot
+
+	if node.Upgrade != nil {
+		// The upgrade is what moves the installer: saying it again adds nothing.
+		why = slices.DeleteFunc(why, func(r string) bool { return strings.HasSuffix(r, upgradeTakesEffect) })
+	}
+
+	node.Reasons = append(node.Reasons, why...)
 }
 
 // sameDocuments says whether two configs hold equal documents, in the same order.
