@@ -141,30 +141,7 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 		return nil, err
 	}
 
-	// The kubeconfig is that of --kubeconfig, else the admin kubeconfig of the first running
-	// control plane that gives it, masked before anything could print it (as for drains).
-	kubeconfig := func(ctx context.Context) ([]byte, error) {
-		var running []rollout.Step
-
-		for _, s := range steps {
-			if s.Node.Role == cluster.RoleControlPlane && s.Node.Action != plan.Create {
-				running = append(running, s)
-			}
-		}
-
-		data, why, err := applyKubeconfig(ctx, d, opts.Kubeconfig, dialer, running)
-		if err != nil {
-			return nil, err
-		}
-
-		if why != "" {
-			return nil, &RefusedError{Reasons: []string{"the plan upgrades Kubernetes, and the Kubernetes API cannot be reached: " + why}}
-		}
-
-		return data, nil
-	}
-
-	api, err := d.KubernetesAPI(ctx, kubeconfig)
+	api, err := d.KubernetesAPI(ctx, upgradeKubeconfig(d, opts, dialer, steps))
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +181,32 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 	}
 
 	return out, nil
+}
+
+// upgradeKubeconfig gives the kubeconfig of a Kubernetes upgrade: that of --kubeconfig, else
+// the admin kubeconfig of the first running control plane that gives it, masked before
+// anything could print it (as for drains).
+func upgradeKubeconfig(d *Deps, opts ApplyOptions, dialer talos.Dialer, steps []rollout.Step) func(context.Context) ([]byte, error) {
+	return func(ctx context.Context) ([]byte, error) {
+		var running []rollout.Step
+
+		for _, s := range steps {
+			if s.Node.Role == cluster.RoleControlPlane && s.Node.Action != plan.Create {
+				running = append(running, s)
+			}
+		}
+
+		data, why, err := applyKubeconfig(ctx, d, opts.Kubeconfig, dialer, running)
+		if err != nil {
+			return nil, err
+		}
+
+		if why != "" {
+			return nil, &RefusedError{Reasons: []string{"the plan upgrades Kubernetes, and the Kubernetes API cannot be reached: " + why}}
+		}
+
+		return data, nil
+	}
 }
 
 // k8sNodes pairs every node of the upgrade with its running and desired configs, and names
