@@ -23,7 +23,7 @@ func readFile(t *testing.T, n node, talosconfig, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer r.Close() //nolint:errcheck
+	defer r.Close() //nolint:errcheck // the test is done with it
 
 	data, err := io.ReadAll(r)
 

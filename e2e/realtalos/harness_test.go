@@ -63,7 +63,7 @@ func setup(m *testing.M) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(tmp)
+	defer os.RemoveAll(tmp) //nolint:errcheck // a leftover temporary directory fails nothing
 
 	talops = filepath.Join(tmp, "talops")
 

@@ -231,7 +231,7 @@ func talopsStart(t *testing.T, env []string, args ...string) <-chan result {
 		t.Fatalf("talops %s: %v", strings.Join(args, " "), err)
 	}
 
-	t.Cleanup(func() { _ = cmd.Process.Kill() }) //nolint:errcheck // it may have ended
+	t.Cleanup(func() { _ = cmd.Process.Kill() }) // it may have ended
 
 	go func() {
 		err := cmd.Wait()

@@ -30,7 +30,7 @@ func apiClient(t *testing.T, n node, talosconfig string) *client.Client {
 		t.Fatal(err)
 	}
 
-	t.Cleanup(func() { c.Close() }) //nolint:errcheck
+	t.Cleanup(func() { c.Close() }) //nolint:errcheck // the test is done with it
 
 	return c
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/door"
 	"github.com/talops/talops/internal/finding"
@@ -61,9 +62,9 @@ func Run(ctx context.Context, d *door.Deps, args []string) error {
 
 	switch {
 	case command == "":
-		err = &door.UsageError{Msg: "action: no command (pass one as an argument or the command input)"}
+		err = &app.UsageError{Msg: "action: no command (pass one as an argument or the command input)"}
 	case !known:
-		err = &door.UsageError{Msg: fmt.Sprintf("action: unknown command %q", command)}
+		err = &app.UsageError{Msg: fmt.Sprintf("action: unknown command %q", command)}
 	default:
 		var res *result
 		if res, err = run(a, ctx); err == nil {
@@ -322,7 +323,7 @@ func boolInput(gha *githubactions.Action, name string) (bool, error) {
 
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, &door.UsageError{Msg: fmt.Sprintf("input %s must be true or false, got %q", name, v)}
+		return false, &app.UsageError{Msg: fmt.Sprintf("input %s must be true or false, got %q", name, v)}
 	}
 
 	return b, nil

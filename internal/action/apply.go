@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/door"
 	"github.com/talops/talops/internal/github"
 	"github.com/talops/talops/internal/report"
@@ -143,7 +144,7 @@ func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 	if v := a.gha.GetInput(InputParallel); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
-			return nil, &door.UsageError{Msg: fmt.Sprintf("input %s must be a number of 1 or more, got %q", InputParallel, v)}
+			return nil, &app.UsageError{Msg: fmt.Sprintf("input %s must be a number of 1 or more, got %q", InputParallel, v)}
 		}
 
 		opts.Parallel = n
@@ -160,7 +161,7 @@ func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 	if v := a.gha.GetInput(InputDrainTimeout); v != "" {
 		t, err := time.ParseDuration(v)
 		if err != nil || t <= 0 {
-			return nil, &door.UsageError{Msg: fmt.Sprintf("input %s must be a positive duration (5m, 90s), got %q", InputDrainTimeout, v)}
+			return nil, &app.UsageError{Msg: fmt.Sprintf("input %s must be a positive duration (5m, 90s), got %q", InputDrainTimeout, v)}
 		}
 
 		opts.DrainTimeout = t

@@ -15,7 +15,6 @@ import (
 
 	"github.com/talops/talops/internal/action"
 	"github.com/talops/talops/internal/app"
-	"github.com/talops/talops/internal/cli"
 )
 
 // kubeInputKey is the client key of the kubeconfig input: it must never be printed.
@@ -167,7 +166,7 @@ func TestApply_ADrainTimeoutInputThatIsNoDurationIsAUsageError(t *testing.T) {
 
 	err := action.Run(context.Background(), r.deps, []string{"apply"})
 
-	var usage *cli.UsageError
+	var usage *app.UsageError
 	if !errors.As(err, &usage) || !strings.Contains(err.Error(), `input drain-timeout must be a positive duration (5m, 90s), got "five minutes"`) {
 		t.Errorf("err %v", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/talops/talops/internal/app"
-	"github.com/talops/talops/internal/door"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/report"
 	"github.com/talops/talops/internal/rules"
@@ -32,7 +31,7 @@ func (a *runner) versions(ctx context.Context) (*result, error) {
 
 	if opts.Base == "" && opts.Against == "" {
 		if ev.BaseSHA == "" {
-			return nil, &door.UsageError{Msg: "versions compares against the pull request's base: run it on pull_request, or set the base or against input"}
+			return nil, &app.UsageError{Msg: "versions compares against the pull request's base: run it on pull_request, or set the base or against input"}
 		}
 
 		opts.Base = ev.BaseSHA

@@ -10,6 +10,7 @@ import (
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/health"
 	"github.com/talops/talops/internal/images"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/report"
@@ -114,124 +115,212 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, &RefusedError{Reasons: []string{why}}
 	}
 
-	res, st, dialer, err := livePlan(ctx, d, &opts)
-	if err != nil {
+	r := &applyRun{d: d, opts: opts}
+
+	if err := r.plan(ctx); err != nil {
 		return nil, err
 	}
 
-	reviewed, err := reviewedPlan(ctx, d, opts, st.head)
-	if err != nil {
+	if err := r.preflight(ctx); err != nil {
 		return nil, err
 	}
 
+	if err := r.kubernetes(ctx); err != nil {
+		return nil, err
+	}
+
+	// The lock is taken before anything is prepared: the other apply may be registering
+	// the same schematics.
+	release, err := r.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+
+	if err := r.prepare(ctx); err != nil {
+		return nil, err
+	}
+
+	if r.todo, err = upgradeKubernetes(ctx, d, r.opts, r.res.Plan, r.st, r.todo, r.dialer, r.snapshot); err != nil {
+		return nil, err
+	}
+
+	return r.rollout(ctx), nil
+}
+
+// applyRun is one apply, phase by phase ("How an apply flows" in docs/architecture.md):
+// each method fills in what the next one needs.
+type applyRun struct {
+	d    *Deps
+	opts ApplyOptions
+
+	// plan
+	res      *PlanResult
+	st       *planned
+	dialer   talos.Dialer
+	reviewed *plan.Plan
+
+	// preflight
+	pre  rollout.Preflight
+	todo []rollout.Step
+
+	// kubernetes
+	snapshot func(context.Context, talos.Node) (string, error)
+	k        Kube
+	lockless string
+	checks   []health.Check
+
+	// lock
+	api  rollout.Kube
+	lost func() error
+
+	// prepare
+	out      *ApplyResult
+	resetVM  func(ctx context.Context, node string) error
+	progress func(p rollout.Progress)
+}
+
+// plan is the desired state (with the review), the live plan and the reviewed plan.
+func (r *applyRun) plan(ctx context.Context) error {
+	var err error
+	if r.res, r.st, r.dialer, err = livePlan(ctx, r.d, &r.opts); err != nil {
+		return err
+	}
+
+	r.reviewed, err = reviewedPlan(ctx, r.d, r.opts, r.st.head)
+
+	return err
+}
+
+// preflight judges the plan (after the VMs it creates, for the reviewed plan only), asks
+// for confirmation and lays out the rollout's steps.
+func (r *applyRun) preflight(ctx context.Context) error {
+	opts := &r.opts
 	pre := rollout.Preflight{
-		Mode: rollout.Mode(opts.Mode), PlanHash: opts.PlanHash, ReviewedHash: res.Plan.Hash,
+		Mode: rollout.Mode(opts.Mode), PlanHash: opts.PlanHash, ReviewedHash: r.res.Plan.Hash,
 		ReviewedAgainst: opts.ReviewedBase + opts.ReviewedAgainst,
 	}
 
-	if reviewed != nil {
-		pre.ReviewedHash, pre.Reviewed = reviewed.Hash, reviewed
+	if r.reviewed != nil {
+		pre.ReviewedHash, pre.Reviewed = r.reviewed.Hash, r.reviewed
 	}
 
 	if opts.ProxmoxVMs {
 		// Boot images are downloaded and VMs created (with the host devices their spec
 		// names) before the nodes are judged: only for the plan that was reviewed.
 		if reasons := rollout.HashRefusals(pre); len(reasons) > 0 {
-			return nil, &RefusedError{Reasons: reasons}
+			return &RefusedError{Reasons: reasons}
 		}
 
-		if res, st, err = provisionVMs(ctx, d, &opts, res, st); err != nil {
-			return nil, err
+		var err error
+		if r.res, r.st, err = provisionVMs(ctx, r.d, opts, r.res, r.st); err != nil {
+			return err
 		}
 
-		if reviewed == nil {
-			pre.ReviewedHash = res.Plan.Hash
+		if r.reviewed == nil {
+			pre.ReviewedHash = r.res.Plan.Hash
 		}
 	}
 
+	res, st := r.res, r.st
 	pre.Live, pre.Running, pre.TargetVersion = res.Plan, st.current.Nodes, st.head.Cluster.Spec.TalosVersion
 
 	pre.AllowRemove, pre.EtcdMembers = opts.AllowRemove, st.current.EtcdMembers
 
+	var err error
 	if pre.Only, err = selection(opts.Nodes, res.Plan, st); err != nil {
-		return nil, err
+		return err
 	}
 
 	if reasons := rollout.Refusals(pre); len(reasons) > 0 {
-		return nil, &RefusedError{Reasons: reasons}
+		return &RefusedError{Reasons: reasons}
 	}
 
 	if opts.Confirm != nil && !opts.DryRun && res.Plan.HasChanges() {
 		if err := opts.Confirm(res); err != nil {
-			return nil, err
+			return err
 		}
 	}
 
-	todo, err := steps(res.Plan, st)
+	if r.todo, err = steps(res.Plan, st); err != nil {
+		return err
+	}
+
+	for i := range r.todo {
+		r.todo[i].NotSelected = pre.Only != nil && !pre.Only[r.todo[i].Node.Name]
+	}
+
+	r.pre = pre
+
+	return nil
+}
+
+// kubernetes readies what the rollout needs beside the nodes: the etcd snapshot, the
+// Kubernetes API, the health checks and the nodes' Kubernetes names.
+func (r *applyRun) kubernetes(ctx context.Context) error {
+	var err error
+	if r.snapshot, err = snapshotSaver(r.d, r.opts, r.st.head.Cluster, r.todo); err != nil {
+		return err
+	}
+
+	if r.k, r.lockless, err = applyKube(ctx, r.d, r.opts, r.dialer, r.todo); err != nil {
+		return err
+	}
+
+	needed := !r.opts.DryRun && slices.ContainsFunc(r.todo, changes)
+	if r.checks, err = healthChecks(r.d, r.st.head.Cluster, r.k, r.lockless, needed); err != nil {
+		return err
+	}
+
+	nameKubeNodes(ctx, r.d, r.k, r.todo, r.st)
+
+	return nil
+}
+
+// lock takes the apply lock when there is a Kubernetes API; release gives it back.
+func (r *applyRun) lock(ctx context.Context) (release func(), err error) {
+	if r.k == nil {
+		return func() {}, nil
+	}
+
+	release, gone, err := lockApply(ctx, r.d, r.k, r.res.Plan.Cluster)
 	if err != nil {
 		return nil, err
 	}
 
-	for i := range todo {
-		todo[i].NotSelected = pre.Only != nil && !pre.Only[todo[i].Node.Name]
+	r.api, r.lost = r.k, gone
+
+	return release, nil
+}
+
+// prepare registers schematics and checks boot images as asked, and readies the VM reset
+// and the progress of each node.
+func (r *applyRun) prepare(ctx context.Context) error {
+	var err error
+	if r.out, err = prepare(ctx, r.d, r.opts, r.st.head.Cluster); err != nil {
+		return err
 	}
 
-	snapshot, err := snapshotSaver(d, opts, st.head.Cluster, todo)
-	if err != nil {
-		return nil, err
+	if r.resetVM, err = vmResetter(r.d, r.opts); err != nil {
+		return err
 	}
 
-	k, lockless, err := applyKube(ctx, d, opts, dialer, todo)
-	if err != nil {
-		return nil, err
+	r.progress = r.opts.Progress
+	if r.progress == nil {
+		r.progress = func(p rollout.Progress) { r.d.note(p.String() + "\n") }
 	}
 
-	checks, err := healthChecks(d, st.head.Cluster, k, lockless, !opts.DryRun && slices.ContainsFunc(todo, changes))
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
 
-	nameKubeNodes(ctx, d, k, todo, st)
+// rollout rolls the steps out, resuming what the last rollout of the same plan left, and
+// records the progress for the next one.
+func (r *applyRun) rollout(ctx context.Context) *ApplyResult {
+	d, opts, res := r.d, r.opts, r.res
+	prev, resumed := resume(ctx, d, r.k, res.Plan.Cluster, opts.PlanHash, r.todo)
 
-	// The lock is taken before anything is prepared: the other apply may be registering
-	// the same schematics.
-	var (
-		api  rollout.Kube
-		lost func() error
-	)
-
-	if k != nil {
-		release, gone, err := lockApply(ctx, d, k, res.Plan.Cluster)
-		if err != nil {
-			return nil, err
-		}
-		defer release()
-
-		api, lost = k, gone
-	}
-
-	out, err := prepare(ctx, d, opts, st.head.Cluster)
-	if err != nil {
-		return nil, err
-	}
-
-	resetVM, err := vmResetter(d, opts)
-	if err != nil {
-		return nil, err
-	}
-
-	progress := opts.Progress
-	if progress == nil {
-		progress = func(p rollout.Progress) { d.note(p.String() + "\n") }
-	}
-
-	if todo, err = upgradeKubernetes(ctx, d, opts, res.Plan, st, todo, dialer, snapshot); err != nil {
-		return nil, err
-	}
-
-	prev, resumed := resume(ctx, d, k, res.Plan.Cluster, opts.PlanHash, todo)
-
-	out.Report = rollout.Run(ctx, dialer, res.Plan.Cluster, res.Plan.Hash, todo, rollout.Options{
+	out := r.out
+	out.Report = rollout.Run(ctx, r.dialer, res.Plan.Cluster, res.Plan.Hash, r.todo, rollout.Options{
 		Mode:           talos.Mode(opts.Mode),
 		DryRun:         opts.DryRun,
 		Parallel:       opts.Parallel,
@@ -240,24 +329,24 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		GateInterval:   orDefault(d.GateInterval, defaultGateInterval),
 		UpgradeTimeout: orDefault(opts.InstallTimeout, orDefault(d.GateTimeout, defaultGateTimeout)),
 		Now:            d.Now,
-		Snapshot:       snapshot,
+		Snapshot:       r.snapshot,
 		Progress:       func(line string) { d.note(line + "\n") },
-		NodeProgress:   progress,
-		Kube:           api,
+		NodeProgress:   r.progress,
+		Kube:           r.api,
 		NoDrain:        opts.NoDrain,
 		DrainTimeout:   opts.DrainTimeout,
-		ResetVM:        resetVM,
-		Stop:           lost,
-		Health:         checks,
-		HealthReader:   k,
+		ResetVM:        r.resetVM,
+		Stop:           r.lost,
+		Health:         r.checks,
+		HealthReader:   r.k,
 	})
-	out.Report.NoLock = lockless
-	out.Report.Window = st.window
+	out.Report.NoLock = r.lockless
+	out.Report.Window = r.st.window
 	out.Report.Resumed = resumed
 
-	record(ctx, d, k, opts.PlanHash, prev, out.Report, nowOrSystem(d)())
+	record(ctx, d, r.k, opts.PlanHash, prev, out.Report, nowOrSystem(d)())
 
-	return out, nil
+	return out
 }
 
 // selection is the set of nodes --nodes names, each one the plan knows (nil: all). A

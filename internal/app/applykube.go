@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/rollout"
 	"github.com/talops/talops/internal/talos"
@@ -35,7 +36,7 @@ func applyKube(ctx context.Context, d *Deps, opts ApplyOptions, dialer talos.Dia
 	var running []rollout.Step
 
 	for _, s := range todo {
-		if s.Node.Role == "controlplane" && s.Node.Action != plan.Create {
+		if s.Node.Role == cluster.RoleControlPlane && s.Node.Action != plan.Create {
 			running = append(running, s)
 		}
 	}

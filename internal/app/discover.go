@@ -36,7 +36,7 @@ func discover(ctx context.Context, d *Deps, nodes []cluster.Node, read []talos.R
 	var cp *cluster.Node
 
 	for i, n := range nodes {
-		if n.Role == "controlplane" && read[i].Err == nil && !read[i].Value.Maintenance {
+		if n.Role == cluster.RoleControlPlane && read[i].Err == nil && !read[i].Value.Maintenance {
 			cp = &nodes[i]
 
 			break
@@ -69,7 +69,7 @@ func discover(ctx context.Context, d *Deps, nodes []cluster.Node, read []talos.R
 
 		for _, m := range members {
 			out.etcd = append(out.etcd, m.Hostname)
-			f.add(m.Hostname, "controlplane", []string{m.Address()}, foundEtcd)
+			f.add(m.Hostname, cluster.RoleControlPlane, []string{m.Address()}, foundEtcd)
 		}
 	}
 
@@ -187,7 +187,7 @@ func (f *finds) add(name, role string, addresses []string, where string) {
 		f.found[name] = n
 	}
 
-	if n.Role == "" || role == "controlplane" {
+	if n.Role == "" || role == cluster.RoleControlPlane {
 		n.Role = role
 	}
 
@@ -210,7 +210,7 @@ func (f *finds) states() []plan.NodeState {
 		n := *f.found[name]
 		if n.Role == "" {
 			// Only Kubernetes knows it: a control plane would be an etcd member.
-			n.Role = "worker"
+			n.Role = cluster.RoleWorker
 		}
 
 		n.Found = "found in " + joinAnd(f.where[name])

@@ -93,7 +93,7 @@ func snapshotSaver(d *Deps, opts ApplyOptions, c *cluster.Cluster, steps []rollo
 // snapshot taken (a new cluster has no etcd data yet).
 func changesControlPlane(steps []rollout.Step) bool {
 	return slices.ContainsFunc(steps, func(s rollout.Step) bool {
-		return !s.NotSelected && s.Node.Role == "controlplane" && s.Node.Action != plan.Noop && s.Node.Action != plan.Create
+		return !s.NotSelected && s.Node.Role == cluster.RoleControlPlane && s.Node.Action != plan.Noop && s.Node.Action != plan.Create
 	})
 }
 

@@ -3,7 +3,6 @@ package app
 import (
 	"crypto/rand"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"filippo.io/age"
@@ -167,7 +166,7 @@ func importBundle(d *Deps, spec scaffold.Spec, src *bundleSource, recipients []*
 		return out, generated, err
 	}
 
-	var random io.Reader = rand.Reader
+	random := rand.Reader
 	if d.Rand != nil {
 		random = d.Rand
 	}

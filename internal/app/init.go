@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
 	"time"
@@ -215,7 +214,7 @@ func newInitBundle(d *Deps, spec scaffold.Spec, recipients []*age.X25519Recipien
 		return scaffold.PlaintextBundleYAML(b, spec.Name)
 	}
 
-	var random io.Reader = rand.Reader
+	random := rand.Reader
 	if d.Rand != nil {
 		random = d.Rand
 	}

@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/kube"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/rollout"
@@ -51,7 +52,7 @@ func NewKubernetesAPI(ctx context.Context, kubeconfig func(context.Context) ([]b
 
 	cs, err := corev1client.NewForConfig(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("Kubernetes client: %w", err)
+		return nil, fmt.Errorf("Kubernetes client: %w", err) //nolint:staticcheck // ST1005: Kubernetes is a name
 	}
 
 	return &kubernetesAPI{cfg: cfg, cs: cs}, nil
@@ -140,30 +141,7 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 		return nil, err
 	}
 
-	// The kubeconfig is that of --kubeconfig, else the admin kubeconfig of the first running
-	// control plane that gives it, masked before anything could print it (as for drains).
-	kubeconfig := func(ctx context.Context) ([]byte, error) {
-		var running []rollout.Step
-
-		for _, s := range steps {
-			if s.Node.Role == "controlplane" && s.Node.Action != plan.Create {
-				running = append(running, s)
-			}
-		}
-
-		data, why, err := applyKubeconfig(ctx, d, opts.Kubeconfig, dialer, running)
-		if err != nil {
-			return nil, err
-		}
-
-		if why != "" {
-			return nil, &RefusedError{Reasons: []string{"the plan upgrades Kubernetes, and the Kubernetes API cannot be reached: " + why}}
-		}
-
-		return data, nil
-	}
-
-	api, err := d.KubernetesAPI(ctx, kubeconfig)
+	api, err := d.KubernetesAPI(ctx, upgradeKubeconfig(d, opts, dialer, steps))
 	if err != nil {
 		return nil, err
 	}
@@ -205,6 +183,32 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 	return out, nil
 }
 
+// upgradeKubeconfig gives the kubeconfig of a Kubernetes upgrade: that of --kubeconfig, else
+// the admin kubeconfig of the first running control plane that gives it, masked before
+// anything could print it (as for drains).
+func upgradeKubeconfig(d *Deps, opts ApplyOptions, dialer talos.Dialer, steps []rollout.Step) func(context.Context) ([]byte, error) {
+	return func(ctx context.Context) ([]byte, error) {
+		var running []rollout.Step
+
+		for _, s := range steps {
+			if s.Node.Role == cluster.RoleControlPlane && s.Node.Action != plan.Create {
+				running = append(running, s)
+			}
+		}
+
+		data, why, err := applyKubeconfig(ctx, d, opts.Kubeconfig, dialer, running)
+		if err != nil {
+			return nil, err
+		}
+
+		if why != "" {
+			return nil, &RefusedError{Reasons: []string{"the plan upgrades Kubernetes, and the Kubernetes API cannot be reached: " + why}}
+		}
+
+		return data, nil
+	}
+}
+
 // k8sNodes pairs every node of the upgrade with its running and desired configs, and names
 // the address of the control plane the manifests are read from.
 func k8sNodes(u *plan.KubernetesUpgrade, st *planned, steps []rollout.Step, opts ApplyOptions) ([]rollout.K8sNode, string, error) {
@@ -241,7 +245,7 @@ func k8sNodes(u *plan.KubernetesUpgrade, st *planned, steps []rollout.Step, opts
 
 		out = append(out, rollout.K8sNode{Name: s.Node.Name, Role: s.Node.Role, Address: s.Address, KubeNode: s.KubeNode, Current: data, Desired: s.Config, Final: final})
 
-		if address == "" && (slices.Contains(manifests, s.Node.Name) || (len(manifests) == 0 && s.Node.Role == "controlplane")) {
+		if address == "" && (slices.Contains(manifests, s.Node.Name) || (len(manifests) == 0 && s.Node.Role == cluster.RoleControlPlane)) {
 			address = s.Address
 		}
 	}
@@ -249,7 +253,7 @@ func k8sNodes(u *plan.KubernetesUpgrade, st *planned, steps []rollout.Step, opts
 	if address == "" {
 		// Only kubelets move: any control plane gives the kubeconfig.
 		for _, s := range steps {
-			if s.Node.Role == "controlplane" && s.Node.Action != plan.Create {
+			if s.Node.Role == cluster.RoleControlPlane && s.Node.Action != plan.Create {
 				address = s.Address
 
 				break

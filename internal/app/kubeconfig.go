@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/talos"
 )
 
@@ -35,7 +36,7 @@ func Kubeconfig(ctx context.Context, d *Deps, dir, talosconfig string) (*Kubecon
 	var errs []error
 
 	for _, n := range c.Spec.Nodes {
-		if n.Role != "controlplane" {
+		if n.Role != cluster.RoleControlPlane {
 			continue
 		}
 

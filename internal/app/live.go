@@ -162,8 +162,16 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer, kubeco
 		})
 	}
 
-	// The names its nodes go by besides those of talops.yaml: what each says, what its
-	// config names.
+	found := discover(ctx, d, nodes, read, dialer, kubeconfig, liveAliases(r, read))
+	s.EtcdMembers = found.etcd
+	s.Nodes = append(s.Nodes, found.extra...)
+
+	return s
+}
+
+// liveAliases are the names r's nodes go by besides those of talops.yaml: what each says
+// (read), what its config names.
+func liveAliases(r *Repo, read []talos.Result) []string {
 	var aliases []string
 
 	for _, res := range read {
@@ -180,11 +188,7 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer, kubeco
 		}
 	}
 
-	found := discover(ctx, d, nodes, read, dialer, kubeconfig, aliases)
-	s.EtcdMembers = found.etcd
-	s.Nodes = append(s.Nodes, found.extra...)
-
-	return s
+	return aliases
 }
 
 // runningInstaller is the installer image of what a node runs, named as talops names the

@@ -38,13 +38,13 @@ func vmFindings(ctx context.Context, d *Deps, dir string, c *cluster.Cluster) []
 		at := fmt.Sprintf("nodes[%d].proxmox", index[vm.Node])
 		place := finding.Finding{Severity: finding.Warning, File: c.Path(cluster.FileName), Line: c.Line(at), Node: vm.Node}
 
-		switch {
-		case vm.Outcome == images.VMMissing:
+		switch vm.Outcome {
+		case images.VMMissing:
 			f := place
 			f.Code, f.Path = rules.CodeProxmoxVMMissing, at
 			f.Message = fmt.Sprintf("VM %d is not on Proxmox node %s: proxmox vms --create or apply --proxmox-vms creates it", vm.VMID, vm.ProxmoxNode)
 			out = append(out, f)
-		case vm.Outcome == images.VMFailed:
+		case images.VMFailed:
 			d.note(fmt.Sprintf("VM of %s: not compared with its spec: %s\n", vm.Node, vm.Error))
 		}
 

@@ -128,14 +128,7 @@ func ProxmoxImages(ctx context.Context, d *Deps, opts ProxmoxImagesOptions) (*im
 			TalosVersion: schematic.VersionTag(c.Spec.TalosVersion), Nodes: iso.Nodes,
 		}
 
-		if _, asked := held[iso.ProxmoxNode]; !asked && listErr[iso.ProxmoxNode] == nil {
-			names, err := api.ISOs(ctx, iso.ProxmoxNode, storage)
-			if err != nil {
-				listErr[iso.ProxmoxNode] = err
-			} else {
-				held[iso.ProxmoxNode] = names
-			}
-		}
+		askOnce(ctx, api, iso.ProxmoxNode, storage, held, listErr)
 
 		switch {
 		case listErr[iso.ProxmoxNode] != nil:
@@ -173,6 +166,21 @@ func ProxmoxImages(ctx context.Context, d *Deps, opts ProxmoxImagesOptions) (*im
 	out.Summarize()
 
 	return out, nil
+}
+
+// askOnce puts what the storage of a Proxmox node holds in held, or why it could not be
+// listed in listErr, unless it was asked already.
+func askOnce(ctx context.Context, api proxmox.API, node, storage string, held map[string][]string, listErr map[string]error) {
+	if _, asked := held[node]; asked || listErr[node] != nil {
+		return
+	}
+
+	names, err := api.ISOs(ctx, node, storage)
+	if err != nil {
+		listErr[node] = err
+	} else {
+		held[node] = names
+	}
 }
 
 // prune deletes, or with dryRun lists, the talops ISOs in each listed storage that no

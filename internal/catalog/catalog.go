@@ -180,12 +180,12 @@ func (c *Catalog) LatestPatch(minor string) (Release, bool) {
 type ReleaseStatus int
 
 const (
-	// ReleaseUnknown: not a release tag the catalog can vouch for — malformed, older than the
+	// ReleaseUnknown is not a release tag the catalog can vouch for — malformed, older than the
 	// data, or a prerelease the data does not list.
 	ReleaseUnknown ReleaseStatus = iota
-	// ReleaseInData: the catalog lists the release's extensions.
+	// ReleaseInData means the catalog lists the release's extensions.
 	ReleaseInData
-	// ReleaseNewerThanData: a well-formed final release newer than anything the data has for
+	// ReleaseNewerThanData is a well-formed final release newer than anything the data has for
 	// its minor line. It is probably real, but its extension tags are missing: refresh the data
 	// rather than guess.
 	ReleaseNewerThanData

@@ -287,7 +287,7 @@ func machineryTalos(t *testing.T, v string) *compatibility.TalosVersion {
 func justBelow(v string) string {
 	var major, minor int
 
-	fmt.Sscanf(v, "%d.%d", &major, &minor)
+	_, _ = fmt.Sscanf(v, "%d.%d", &major, &minor)
 
 	return fmt.Sprintf("%d.%d.99", major, minor-1)
 }
@@ -295,7 +295,7 @@ func justBelow(v string) string {
 func nextMinor(v string) string {
 	var major, minor int
 
-	fmt.Sscanf(v, "%d.%d", &major, &minor)
+	_, _ = fmt.Sscanf(v, "%d.%d", &major, &minor)
 
 	return fmt.Sprintf("%d.%d.0", major, minor+1)
 }

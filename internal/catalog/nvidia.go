@@ -108,16 +108,6 @@ func ParseFlavour(s string) (Flavour, bool) {
 	return FlavourNone, false
 }
 
-// Flavours lists the named tracks, as talops.yaml spells them.
-func Flavours() []string {
-	out := make([]string, len(flavours))
-	for i, f := range flavours {
-		out[i] = string(f)
-	}
-
-	return out
-}
-
 // NvidiaExt is an NVIDIA extension name, taken apart.
 type NvidiaExt struct {
 	Name    string // bare name, as published

@@ -9,12 +9,12 @@ import (
 type AliasKind int
 
 const (
-	// AliasFactory: the Image Factory silently substitutes another, existing extension.
+	// AliasFactory means the Image Factory silently substitutes another, existing extension.
 	AliasFactory AliasKind = iota + 1
-	// AliasFactoryBroken: the factory substitutes a name that does not exist on the release
+	// AliasFactoryBroken means the factory substitutes a name that does not exist on the release
 	// either, so building the image fails ("official extension … is not available").
 	AliasFactoryBroken
-	// AliasBeforeSplit: an -lts/-production NVIDIA name asked for before the split in 1.8; the
+	// AliasBeforeSplit is an -lts/-production NVIDIA name asked for before the split in 1.8; the
 	// factory has no alias for it, the single-track name is the equivalent.
 	AliasBeforeSplit
 )

@@ -10,20 +10,21 @@ import (
 type UpgradeKind int
 
 const (
-	// UpgradeOK: a patch upgrade, or an upgrade to the next minor from at least its floor.
+	// UpgradeOK is a patch upgrade, or an upgrade to the next minor from at least its floor.
 	UpgradeOK UpgradeKind = iota + 1
-	// UpgradeSameVersion: nothing to do.
+	// UpgradeSameVersion means nothing to do.
 	UpgradeSameVersion
-	// UpgradePatchDowngrade: back to an older patch of the same minor (a warning; Talos allows it).
+	// UpgradePatchDowngrade goes back to an older patch of the same minor (a warning; Talos
+	// allows it).
 	UpgradePatchDowngrade
-	// UpgradeSkipsMinor: allowed by the floor but jumps over a minor; the docs recommend stepping
+	// UpgradeSkipsMinor is allowed by the floor but jumps over a minor; the docs recommend stepping
 	// through the latest patch of every intermediate minor (a warning).
 	UpgradeSkipsMinor
-	// UpgradeBelowFloor: the host is older than the target's minimum host version (an error).
+	// UpgradeBelowFloor means the host is older than the target's minimum host version (an error).
 	UpgradeBelowFloor
-	// UpgradeDeniedHost: machinery refuses this exact host version (an error).
+	// UpgradeDeniedHost means machinery refuses this exact host version (an error).
 	UpgradeDeniedHost
-	// UpgradeDowngradeAcrossMinor: back to an older minor (an error).
+	// UpgradeDowngradeAcrossMinor goes back to an older minor (an error).
 	UpgradeDowngradeAcrossMinor
 )
 
@@ -163,7 +164,7 @@ func KubernetesMove(from, to string) (minors, cmp int, err error) {
 	}
 
 	if a.major != b.major {
-		return 0, b.compare(a), fmt.Errorf("Kubernetes %s → %s changes the major version", from, to)
+		return 0, b.compare(a), fmt.Errorf("Kubernetes %s → %s changes the major version", from, to) //nolint:staticcheck // ST1005: Kubernetes is a name
 	}
 
 	return int(b.minor - a.minor), b.compare(a), nil

@@ -63,43 +63,52 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 		return nil, err
 	}
 
-	if opts.NoEtcdBackup && (opts.EtcdBackup != "" || len(opts.BackupRecipients) > 0) {
-		return nil, &UsageError{Msg: "--no-etcd-backup cannot be used with --etcd-backup or --etcd-backup-recipient"}
-	}
-
-	if opts.KubeconfigOut == "-" {
-		return nil, &UsageError{Msg: "--kubeconfig-out -: the admin kubeconfig is only written to a file (mode 0600), never to the output"}
-	}
-
-	if opts.DrainTimeout <= 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("--drain-timeout must be positive, got %s", opts.DrainTimeout)}
-	}
-
-	if opts.InstallTimeout <= 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("--install-timeout must be positive, got %s", opts.InstallTimeout)}
-	}
-
-	if err := oneOf("format", opts.Format, report.ApplyFormats); err != nil {
+	if err := checkApplyFlags(opts); err != nil {
 		return nil, err
-	}
-
-	if err := oneOf("mode", opts.Mode, talos.Modes); err != nil {
-		return nil, err
-	}
-
-	if opts.Parallel < 1 {
-		return nil, &UsageError{Msg: fmt.Sprintf("--parallel must be 1 or more, got %d", opts.Parallel)}
-	}
-
-	if opts.ReviewedBase != "" && opts.ReviewedAgainst != "" {
-		return nil, &UsageError{Msg: "--reviewed-base and --reviewed-against cannot be used together"}
-	}
-
-	if (opts.ReviewedBase != "" || opts.ReviewedAgainst != "") && opts.PlanHash == "" {
-		return nil, &UsageError{Msg: "--reviewed-base and --reviewed-against go with --plan-hash"}
 	}
 
 	return opts, nil
+}
+
+// checkApplyFlags refuses the flags of apply that cannot go together or are out of range.
+func checkApplyFlags(opts *ApplyOptions) error {
+	if opts.NoEtcdBackup && (opts.EtcdBackup != "" || len(opts.BackupRecipients) > 0) {
+		return &app.UsageError{Msg: "--no-etcd-backup cannot be used with --etcd-backup or --etcd-backup-recipient"}
+	}
+
+	if opts.KubeconfigOut == "-" {
+		return &app.UsageError{Msg: "--kubeconfig-out -: the admin kubeconfig is only written to a file (mode 0600), never to the output"}
+	}
+
+	if opts.DrainTimeout <= 0 {
+		return &app.UsageError{Msg: fmt.Sprintf("--drain-timeout must be positive, got %s", opts.DrainTimeout)}
+	}
+
+	if opts.InstallTimeout <= 0 {
+		return &app.UsageError{Msg: fmt.Sprintf("--install-timeout must be positive, got %s", opts.InstallTimeout)}
+	}
+
+	if err := oneOf("format", opts.Format, report.ApplyFormats); err != nil {
+		return err
+	}
+
+	if err := oneOf("mode", opts.Mode, talos.Modes); err != nil {
+		return err
+	}
+
+	if opts.Parallel < 1 {
+		return &app.UsageError{Msg: fmt.Sprintf("--parallel must be 1 or more, got %d", opts.Parallel)}
+	}
+
+	if opts.ReviewedBase != "" && opts.ReviewedAgainst != "" {
+		return &app.UsageError{Msg: "--reviewed-base and --reviewed-against cannot be used together"}
+	}
+
+	if (opts.ReviewedBase != "" || opts.ReviewedAgainst != "") && opts.PlanHash == "" {
+		return &app.UsageError{Msg: "--reviewed-base and --reviewed-against go with --plan-hash"}
+	}
+
+	return nil
 }
 
 func runApply(ctx context.Context, d *Deps, args []string) error {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/proxmox"
@@ -187,7 +188,7 @@ func TestApply_ReviewedBaseAndReviewedAgainstExcludeEachOther(t *testing.T) {
 
 	err := h.run("apply", "--dir", "examples/homelab", "--plan-hash", "h", "--reviewed-base", "main", "--reviewed-against", "base")
 
-	var usage *cli.UsageError
+	var usage *app.UsageError
 	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "cannot be used together") {
 		t.Errorf("error %v", err)
 	}

@@ -44,9 +44,9 @@ func catalogFlags(d *Deps, args []string) (*CatalogUpdateOptions, error) {
 	case len(args) == 0:
 		d.Errf("%s", catalogUsage)
 
-		return nil, &UsageError{Msg: "catalog needs a command: update"}
+		return nil, &app.UsageError{Msg: "catalog needs a command: update"}
 	case args[0] != "update":
-		return nil, &UsageError{Msg: fmt.Sprintf("unknown catalog command %q%s (known: update)", args[0], suggest.DidYouMean(args[0], []string{"update"}))}
+		return nil, &app.UsageError{Msg: fmt.Sprintf("unknown catalog command %q%s (known: update)", args[0], suggest.DidYouMean(args[0], []string{"update"}))}
 	}
 
 	opts := &CatalogUpdateOptions{Deps: d}

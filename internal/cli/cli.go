@@ -32,8 +32,6 @@ import (
 type (
 	// Deps are the doors to the outside every command goes through.
 	Deps = door.Deps
-	// UsageError is a command line that cannot be run.
-	UsageError = door.UsageError
 	// RefusedError says apply refused to act: no node was changed.
 	RefusedError = door.RefusedError
 	// FailedError says a command ran and found failures it already reported.
@@ -246,7 +244,7 @@ func dispatch(ctx context.Context, d *Deps, args []string) error {
 	if len(args) == 0 {
 		d.Errf("%s", usage())
 
-		return &UsageError{Msg: "a command is required"}
+		return &app.UsageError{Msg: "a command is required"}
 	}
 
 	if args[0] == "--version" {
@@ -268,7 +266,7 @@ func dispatch(ctx context.Context, d *Deps, args []string) error {
 		names = append(names, c.name)
 	}
 
-	return &UsageError{Msg: fmt.Sprintf("unknown command %q%s (run talops help)", args[0], suggest.DidYouMean(args[0], names))}
+	return &app.UsageError{Msg: fmt.Sprintf("unknown command %q%s (run talops help)", args[0], suggest.DidYouMean(args[0], names))}
 }
 
 func usage() string {
@@ -315,13 +313,13 @@ func newFlags(d *Deps, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(d.Stdout, "Usage: talops %s\n", synopsis) //nolint:errcheck
+		fmt.Fprintf(d.Stdout, "Usage: talops %s\n", synopsis) //nolint:errcheck // a failed write of the usage has nowhere to go
 
 		hasFlags := false
 		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
 
 		if hasFlags {
-			fmt.Fprint(d.Stdout, "\nFlags:\n") //nolint:errcheck
+			fmt.Fprint(d.Stdout, "\nFlags:\n") //nolint:errcheck // a failed write of the usage has nowhere to go
 			fs.SetOutput(d.Stdout)
 			fs.PrintDefaults()
 			fs.SetOutput(io.Discard)
@@ -342,7 +340,7 @@ func parseNoArgs(fs *flag.FlagSet, args []string) error {
 	}
 
 	if fs.NArg() > 0 {
-		return &UsageError{Msg: fmt.Sprintf("unexpected argument %q (run talops %s -h)", fs.Arg(0), fs.Name())}
+		return &app.UsageError{Msg: fmt.Sprintf("unexpected argument %q (run talops %s -h)", fs.Arg(0), fs.Name())}
 	}
 
 	return nil
@@ -363,7 +361,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 			return err
 		}
 
-		return &UsageError{Msg: fmt.Sprintf("%v%s (run talops %s -h)", err, flagSuggestion(fs, args), fs.Name())}
+		return &app.UsageError{Msg: fmt.Sprintf("%v%s (run talops %s -h)", err, flagSuggestion(fs, args), fs.Name())}
 	}
 
 	return nil
@@ -407,7 +405,7 @@ func oneOf(flagName, value string, allowed []string) error {
 		}
 	}
 
-	return &UsageError{Msg: fmt.Sprintf("--%s must be one of %s, got %q", flagName, strings.Join(allowed, ", "), value)}
+	return &app.UsageError{Msg: fmt.Sprintf("--%s must be one of %s, got %q", flagName, strings.Join(allowed, ", "), value)}
 }
 
 // cacheDir is talops' cache: $TALOPS_CACHE_DIR (the Actions point it at a directory that

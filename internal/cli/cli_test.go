@@ -398,7 +398,7 @@ func TestValidate_StandaloneFileProblemsNameTheLineAndKey(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := strings.Fields(tc.want)[0]
-			file = file[:strings.Index(file, ":")]
+			file, _, _ = strings.Cut(file, ":")
 			path := filepath.Join(dir, file)
 
 			if err := os.WriteFile(path, []byte(tc.content), 0o600); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/talops/talops/internal/app"
 	"io"
 	"slices"
 	"strings"
@@ -86,7 +87,7 @@ func probeFlags(ctx context.Context, c command, path ...string) []complFlag {
 		FlagSet: func(fs *flag.FlagSet) { sets = append(sets, fs) },
 	}
 
-	_ = c.run(ctx, d, append(path, "-h")) //nolint:errcheck // -h ends every command with flag.ErrHelp
+	_ = c.run(ctx, d, append(path, "-h")) // -h ends every command with flag.ErrHelp
 
 	var flags []complFlag
 
@@ -110,7 +111,7 @@ func runCompletion(_ context.Context, d *Deps, args []string) error {
 	if len(args) != 1 {
 		d.Errf("%s", completionUsage)
 
-		return &UsageError{Msg: "completion needs one shell: bash, zsh or fish"}
+		return &app.UsageError{Msg: "completion needs one shell: bash, zsh or fish"}
 	}
 
 	tree := completionTree()
@@ -123,7 +124,7 @@ func runCompletion(_ context.Context, d *Deps, args []string) error {
 	case "fish":
 		return d.Out(fishCompletion(tree))
 	default:
-		return &UsageError{Msg: fmt.Sprintf("unknown shell %q (bash, zsh or fish)", args[0])}
+		return &app.UsageError{Msg: fmt.Sprintf("unknown shell %q (bash, zsh or fish)", args[0])}
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/app"
 )
 
 // completeInBash loads talops completion bash into bash and asks it to complete line, the
@@ -124,7 +124,7 @@ func TestCompletion_NeedsOneKnownShell(t *testing.T) {
 	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}, {"completion", "bash", "zsh"}} {
 		h := newHarness(t, nil, nil)
 
-		var usage *cli.UsageError
+		var usage *app.UsageError
 		if err := h.run(args...); !errors.As(err, &usage) {
 			t.Errorf("%q: %v, want a usage error", args, err)
 		}

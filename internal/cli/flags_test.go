@@ -195,7 +195,7 @@ func TestFlags_UsageErrorsNameTheFlag(t *testing.T) {
 
 			_, err := tc.parse(flagsDeps(), tc.args)
 
-			var usage *UsageError
+			var usage *app.UsageError
 			if !errors.As(err, &usage) || err.Error() != tc.want || errors.Is(err, flag.ErrHelp) {
 				t.Errorf("error %v, want the usage error %q", err, tc.want)
 			}

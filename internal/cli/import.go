@@ -62,12 +62,12 @@ func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 			return nil, parseFlags(importFlagSet(d, opts, "import"), args)
 		}
 
-		return nil, &UsageError{Msg: "import needs the source tool: talops " + importSynopsis}
+		return nil, &app.UsageError{Msg: "import needs the source tool: talops " + importSynopsis}
 	}
 
 	opts.Source = args[0]
 	if _, ok := importSources[opts.Source]; !ok {
-		return nil, &UsageError{Msg: fmt.Sprintf("unknown source %q%s (known: talhelper, topf, talosctl)", opts.Source, suggest.DidYouMean(opts.Source, []string{"talhelper", "topf", "talosctl"}))}
+		return nil, &app.UsageError{Msg: fmt.Sprintf("unknown source %q%s (known: talhelper, topf, talosctl)", opts.Source, suggest.DidYouMean(opts.Source, []string{"talhelper", "topf", "talosctl"}))}
 	}
 
 	fs := importFlagSet(d, opts, "import "+opts.Source)
@@ -83,16 +83,16 @@ func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 
 	for _, req := range []struct{ flag, value string }{{"from", opts.From}, {"out", opts.Out}} {
 		if req.value == "" {
-			return nil, &UsageError{Msg: "--" + req.flag + " is required"}
+			return nil, &app.UsageError{Msg: "--" + req.flag + " is required"}
 		}
 	}
 
 	if opts.Plaintext && len(opts.Recipients) > 0 {
-		return nil, &UsageError{Msg: "--plaintext-secrets and --age-recipient cannot be used together"}
+		return nil, &app.UsageError{Msg: "--plaintext-secrets and --age-recipient cannot be used together"}
 	}
 
 	if _, err := app.ParseRecipients(opts.Recipients); err != nil {
-		return nil, &UsageError{Msg: "--age-recipient: " + err.Error()}
+		return nil, &app.UsageError{Msg: "--age-recipient: " + err.Error()}
 	}
 
 	return opts, nil

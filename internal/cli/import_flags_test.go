@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/app"
 )
 
 func TestImportFlags_BadCommandLinesAreOneUsageLine(t *testing.T) {
@@ -27,7 +27,7 @@ func TestImportFlags_BadCommandLinesAreOneUsageLine(t *testing.T) {
 
 			err := h.run(tc.args...)
 
-			var usage *cli.UsageError
+			var usage *app.UsageError
 			if !errors.As(err, &usage) {
 				t.Fatalf("want a usage error, got %v", err)
 			}

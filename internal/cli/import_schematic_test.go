@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/factory/factorytest"
@@ -108,7 +108,7 @@ func TestImportTalhelper_SchematicFlagRefusals(t *testing.T) {
 				t.Fatalf("want an error with %q, got %v", tc.want, err)
 			}
 
-			var usage *cli.UsageError
+			var usage *app.UsageError
 			if tc.name != "a file that is no schematic" && !errors.As(err, &usage) {
 				t.Errorf("want a usage error, got %T", err)
 			}

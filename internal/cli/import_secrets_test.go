@@ -14,7 +14,6 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/config"
 
 	"github.com/talops/talops/internal/app"
-	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/secrets"
 	"github.com/talops/talops/internal/secrets/sops"
 )
@@ -104,7 +103,7 @@ func TestImportTalhelper_SOPSSourceWithoutAKeyIsRefusedWithoutWriting(t *testing
 
 	err := h.run("import", "talhelper", "--from", src, "--out", out)
 
-	var usage *cli.UsageError
+	var usage *app.UsageError
 	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "talsecret.sops.yaml is SOPS-encrypted and no age key is set") {
 		t.Fatalf("want a usage error naming the file and the missing key, got %v", err)
 	}

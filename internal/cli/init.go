@@ -56,19 +56,19 @@ func initFlags(d *Deps, args []string) (*InitOptions, error) {
 
 	for _, req := range []struct{ flag, value string }{{"dir", opts.Dir}, {"name", opts.Name}, {"endpoint", opts.Endpoint}} {
 		if req.value == "" {
-			return nil, &UsageError{Msg: "--" + req.flag + " is required"}
+			return nil, &app.UsageError{Msg: "--" + req.flag + " is required"}
 		}
 	}
 
 	switch {
 	case opts.Plaintext && len(opts.Recipients) > 0:
-		return nil, &UsageError{Msg: "--plaintext-secrets and --age-recipient cannot be used together"}
+		return nil, &app.UsageError{Msg: "--plaintext-secrets and --age-recipient cannot be used together"}
 	case !opts.Plaintext && len(opts.Recipients) == 0:
-		return nil, &UsageError{Msg: "--age-recipient is required (the public key of age-keygen, age1...), or --plaintext-secrets"}
+		return nil, &app.UsageError{Msg: "--age-recipient is required (the public key of age-keygen, age1...), or --plaintext-secrets"}
 	}
 
 	if _, err := app.ParseRecipients(opts.Recipients); err != nil {
-		return nil, &UsageError{Msg: "--age-recipient: " + err.Error()}
+		return nil, &app.UsageError{Msg: "--age-recipient: " + err.Error()}
 	}
 
 	return opts, nil

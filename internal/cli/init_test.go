@@ -91,7 +91,7 @@ func bundleValues(t *testing.T, dir, keyFile string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
+	defer d.Close() //nolint:errcheck // the test is done with it
 
 	c, err := cluster.Load(dir, d)
 	if err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"flag"
+	"github.com/talops/talops/internal/app"
 	"reflect"
 	"testing"
 	"time"
@@ -100,7 +101,7 @@ func TestFlags_InitAndTalosconfigUsageErrorsNameTheFlag(t *testing.T) {
 
 			_, err := tc.parse(tc.deps(), tc.args)
 
-			var usage *UsageError
+			var usage *app.UsageError
 			if !errors.As(err, &usage) || err.Error() != tc.want || errors.Is(err, flag.ErrHelp) {
 				t.Errorf("error %v, want the usage error %q", err, tc.want)
 			}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/door"
 )
 
@@ -25,9 +26,9 @@ func kubeconfigFlags(d *Deps, args []string) (*KubeconfigOptions, error) {
 	// output, which a log could keep.
 	switch opts.Out {
 	case "":
-		return nil, &UsageError{Msg: "--out is required"}
+		return nil, &app.UsageError{Msg: "--out is required"}
 	case "-":
-		return nil, &UsageError{Msg: "--out -: the admin kubeconfig is only written to a file (mode 0600), never to the output"}
+		return nil, &app.UsageError{Msg: "--out -: the admin kubeconfig is only written to a file (mode 0600), never to the output"}
 	}
 
 	return opts, nil

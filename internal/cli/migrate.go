@@ -29,7 +29,7 @@ func migrateFlags(d *Deps, args []string) (*MigrateOptions, error) {
 	}
 
 	if opts.ConfigVersion == "" {
-		return nil, &UsageError{Msg: "--config-version is required (e.g. --config-version v1.14)"}
+		return nil, &app.UsageError{Msg: "--config-version is required (e.g. --config-version v1.14)"}
 	}
 
 	return opts, nil

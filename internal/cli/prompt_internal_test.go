@@ -13,7 +13,7 @@ func TestPrompt_NobodyIsAskedOnDevNullOrAPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer null.Close()
+	defer null.Close() //nolint:errcheck // the test is done with it
 
 	if prompt(null, io.Discard) != nil {
 		t.Error("stdin /dev/null is taken for a terminal")
@@ -23,8 +23,8 @@ func TestPrompt_NobodyIsAskedOnDevNullOrAPipe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	defer w.Close()
+	defer r.Close() //nolint:errcheck // the test is done with it
+	defer w.Close() //nolint:errcheck // the test is done with it
 
 	if prompt(r, io.Discard) != nil {
 		t.Error("a pipe is taken for a terminal")

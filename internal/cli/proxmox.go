@@ -32,7 +32,7 @@ func runProxmox(ctx context.Context, d *Deps, args []string) error {
 	if len(args) == 0 {
 		d.Errf("%s", proxmoxUsage)
 
-		return &UsageError{Msg: "proxmox needs a command: images or vms"}
+		return &app.UsageError{Msg: "proxmox needs a command: images or vms"}
 	}
 
 	switch args[0] {
@@ -43,7 +43,7 @@ func runProxmox(ctx context.Context, d *Deps, args []string) error {
 	case "vms":
 		return runProxmoxVMs(ctx, d, args[1:])
 	default:
-		return &UsageError{Msg: fmt.Sprintf("unknown proxmox command %q%s (known: images, vms)", args[0], suggest.DidYouMean(args[0], []string{"images", "vms"}))}
+		return &app.UsageError{Msg: fmt.Sprintf("unknown proxmox command %q%s (known: images, vms)", args[0], suggest.DidYouMean(args[0], []string{"images", "vms"}))}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/images"
@@ -448,7 +449,7 @@ func TestProxmox_UnknownSubcommandIsAUsageError(t *testing.T) {
 
 	err := h.run("proxmox", "prune")
 
-	var usage *cli.UsageError
+	var usage *app.UsageError
 	if !errors.As(err, &usage) || err.Error() != `unknown proxmox command "prune" (known: images, vms)` {
 		t.Errorf("err = %v", err)
 	}

@@ -39,7 +39,7 @@ func renderFlags(d *Deps, args []string) (*RenderOptions, error) {
 	}
 
 	if opts.Out == "" {
-		return nil, &UsageError{Msg: "--out is required"}
+		return nil, &app.UsageError{Msg: "--out is required"}
 	}
 
 	return opts, nil

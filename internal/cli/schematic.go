@@ -29,7 +29,7 @@ func schematicFlags(d *Deps, args []string) (*SchematicIDOptions, error) {
 		if len(args) == 0 {
 			d.Errf("%s", help)
 
-			return nil, &UsageError{Msg: "schematic: a subcommand is required (id)"}
+			return nil, &app.UsageError{Msg: "schematic: a subcommand is required (id)"}
 		}
 
 		// Asked for: help is the output, not a complaint.
@@ -41,7 +41,7 @@ func schematicFlags(d *Deps, args []string) (*SchematicIDOptions, error) {
 	}
 
 	if args[0] != "id" {
-		return nil, &UsageError{Msg: fmt.Sprintf("unknown schematic command %q%s (known: id)", args[0], suggest.DidYouMean(args[0], []string{"id"}))}
+		return nil, &app.UsageError{Msg: fmt.Sprintf("unknown schematic command %q%s (known: id)", args[0], suggest.DidYouMean(args[0], []string{"id"}))}
 	}
 
 	opts := &SchematicIDOptions{Deps: d}
@@ -53,7 +53,7 @@ func schematicFlags(d *Deps, args []string) (*SchematicIDOptions, error) {
 
 	opts.Files = fs.Args()
 	if len(opts.Files) == 0 {
-		return nil, &UsageError{Msg: "schematic id: at least one FILE is required"}
+		return nil, &app.UsageError{Msg: "schematic id: at least one FILE is required"}
 	}
 
 	return opts, nil

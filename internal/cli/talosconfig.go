@@ -38,11 +38,11 @@ func talosconfigFlags(d *Deps, args []string) (*TalosconfigOptions, error) {
 	}
 
 	if opts.Out == "" {
-		return nil, &UsageError{Msg: "--out is required"}
+		return nil, &app.UsageError{Msg: "--out is required"}
 	}
 
 	if opts.Out == "-" && d.Getenv("GITHUB_ACTIONS") == "true" {
-		return nil, &UsageError{Msg: "--out - is refused in GitHub Actions: a talosconfig on stdout would end up in the job log"}
+		return nil, &app.UsageError{Msg: "--out - is refused in GitHub Actions: a talosconfig on stdout would end up in the job log"}
 	}
 
 	if err := oneOf("role", opts.Role, scaffold.Roles); err != nil {
@@ -50,7 +50,7 @@ func talosconfigFlags(d *Deps, args []string) (*TalosconfigOptions, error) {
 	}
 
 	if opts.TTL <= 0 {
-		return nil, &UsageError{Msg: fmt.Sprintf("--ttl must be positive, got %s", opts.TTL)}
+		return nil, &app.UsageError{Msg: fmt.Sprintf("--ttl must be positive, got %s", opts.TTL)}
 	}
 
 	return opts, nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/talops/talops/internal/app"
 	"strings"
 	"testing"
 )
@@ -65,7 +66,7 @@ func TestUsage_UnknownFlagIsOneLine(t *testing.T) {
 
 	err := Run(context.Background(), d, []string{"validate", "--bogus"})
 
-	var usage *UsageError
+	var usage *app.UsageError
 	if !errors.As(err, &usage) {
 		t.Fatalf("error %v is not a usage error", err)
 	}
@@ -107,7 +108,7 @@ func TestUsage_GroupHelpExitsZero(t *testing.T) {
 
 			stdout.Reset()
 
-			var usage *UsageError
+			var usage *app.UsageError
 			if err := Run(context.Background(), d, []string{group}); !errors.As(err, &usage) {
 				t.Errorf("bare %s: %v, want a usage error", group, err)
 			}

@@ -48,7 +48,7 @@ func validateFlags(d *Deps, args []string) (*ValidateOptions, error) {
 	fs.Visit(func(f *flag.Flag) { dirSet = dirSet || f.Name == "dir" })
 
 	if dirSet && len(opts.Files) > 0 {
-		return nil, &UsageError{Msg: "validate takes --dir or FILE arguments, not both"}
+		return nil, &app.UsageError{Msg: "validate takes --dir or FILE arguments, not both"}
 	}
 
 	if err := oneOf("format", opts.Format, report.FindingFormats); err != nil {

@@ -42,7 +42,7 @@ func versionsFlags(d *Deps, args []string) (*VersionsOptions, error) {
 	}
 
 	if (opts.Base == "") == (opts.Against == "") {
-		return nil, &UsageError{Msg: "give one of --base REF or --against DIR"}
+		return nil, &app.UsageError{Msg: "give one of --base REF or --against DIR"}
 	}
 
 	return opts, nil

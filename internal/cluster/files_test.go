@@ -56,7 +56,7 @@ func TestLoad_NamedPipeAsAPatchIsRefusedAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
+	defer d.Close() //nolint:errcheck // the test is done with it
 
 	err = within(t, func() error {
 		_, err := cluster.Load("lab", d)

@@ -289,7 +289,7 @@ func TestDir_SymlinkOutOfTheDirectoryIsNamedAsSuch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
+	defer d.Close() //nolint:errcheck // the test is done with it
 
 	_, err = cluster.Load("lab", d)
 	if want := "lab/talops.yaml:18: nodes[1].patches[0]: nodes/link.yaml: path must stay inside the directory (no absolute paths, no ..): a symbolic link on the way points outside it"; err == nil || err.Error() != want {
@@ -312,7 +312,7 @@ func TestDir_RefusesSymlinkOutOfTheDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
+	defer d.Close() //nolint:errcheck // the test is done with it
 
 	if _, err := d.ReadFile("link.yaml"); !errors.Is(err, cluster.ErrEscapes) {
 		t.Errorf("ReadFile through an escaping symlink: %v, want ErrEscapes", err)
@@ -329,7 +329,7 @@ func TestDir_RefusesFilesOverTheSizeBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
+	defer d.Close() //nolint:errcheck // the test is done with it
 
 	if _, err := d.ReadFile("big.yaml"); !errors.Is(err, cluster.ErrTooLarge) {
 		t.Errorf("ReadFile of an oversized file: %v, want ErrTooLarge", err)
@@ -352,7 +352,7 @@ func TestLoad_TheReferenceLabLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
+	defer d.Close() //nolint:errcheck // the test is done with it
 
 	c, err := cluster.Load("examples/homelab", d)
 	if err != nil {

@@ -246,11 +246,8 @@ func (d *Deps) Out(s string) error {
 
 // Errf writes a line to stderr through the masker, inert as Out.
 func (d *Deps) Errf(format string, args ...any) {
-	fmt.Fprint(d.Stderr, Inert(d.Masker().String(fmt.Sprintf(format, args...)))) //nolint:errcheck
+	fmt.Fprint(d.Stderr, Inert(d.Masker().String(fmt.Sprintf(format, args...)))) //nolint:errcheck // nowhere left to report a failed write to stderr
 }
-
-// UsageError is a command line that cannot be run.
-type UsageError = app.UsageError
 
 // RefusedError says apply refused to act: no node was changed.
 type RefusedError = app.RefusedError

@@ -140,7 +140,7 @@ func TestFake_AnswersAMalformedVersionAsTheRealFactory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer resp.Body.Close() //nolint:errcheck // read-only
 
 	if resp.StatusCode != http.StatusInternalServerError {
 		t.Errorf("status %d, want the real factory's 500", resp.StatusCode)

@@ -187,7 +187,7 @@ func TestVersions_RetryAfterIsHonouredUpToTheCap(t *testing.T) {
 			return
 		}
 
-		w.Write([]byte(`["v1.13.9"]`))
+		w.Write([]byte(`["v1.13.9"]`)) //nolint:errcheck // the client judges what it got
 	}))
 	t.Cleanup(srv.Close)
 

@@ -169,7 +169,7 @@ func untar(r io.Reader, root string) error {
 			}
 
 			if _, err := io.Copy(f, io.LimitReader(tr, h.Size)); err != nil {
-				f.Close() //nolint:errcheck
+				f.Close() //nolint:errcheck // the copy error matters more
 
 				return err
 			}

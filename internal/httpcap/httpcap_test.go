@@ -35,7 +35,7 @@ func TestTransport_ABodyPastTheLimitFailsAndOneAtTheLimitReadsWhole(t *testing.T
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer resp.Body.Close()
+			defer resp.Body.Close() //nolint:errcheck // read-only
 
 			data, err := io.ReadAll(resp.Body)
 

@@ -229,9 +229,7 @@ func pciID(s string) string { return strings.ToLower(strings.TrimPrefix(s, "0000
 func tags(s string) []string {
 	var out []string
 
-	for _, t := range strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == ',' || r == ' ' }) {
-		out = append(out, t)
-	}
+	out = append(out, strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == ',' || r == ' ' })...)
 
 	slices.Sort(out)
 

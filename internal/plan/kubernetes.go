@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+
+	"github.com/talops/talops/internal/cluster"
 )
 
 // Kubernetes upgrade steps, in the order an upgrade takes them (as talosctl upgrade-k8s):
@@ -79,7 +81,7 @@ func ComponentImage(cfg coreconfig.Provider, component string) string {
 // the others are control-plane static pods (kube-proxy is rendered there, into the
 // bootstrap manifests).
 func RunsOn(component, role string) bool {
-	return component == K8sKubelet || role == "controlplane"
+	return component == K8sKubelet || role == cluster.RoleControlPlane
 }
 
 // ImageVersion is the tag of an image reference ("registry.k8s.io/kube-apiserver:v1.36.4"
@@ -167,7 +169,7 @@ func kubernetesSteps(moves []moved) []KubernetesStep {
 
 			all = append(all, m.node)
 
-			if m.role == "controlplane" {
+			if m.role == cluster.RoleControlPlane {
 				cps = append(cps, m.node)
 			}
 		}
@@ -208,7 +210,7 @@ func controlPlanes(moves []moved, cp bool) []moved {
 	var out []moved
 
 	for _, m := range moves {
-		if (m.role == "controlplane") == cp {
+		if (m.role == cluster.RoleControlPlane) == cp {
 			out = append(out, m)
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
 	"github.com/siderolabs/talos/pkg/machinery/textdiff"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/mask"
 )
 
@@ -221,7 +222,7 @@ func (p *Plan) bootstrap() {
 	first := -1
 
 	for i, n := range p.Nodes {
-		if n.Role != "controlplane" {
+		if n.Role != cluster.RoleControlPlane {
 			continue
 		}
 
@@ -319,7 +320,7 @@ func removed(c NodeState, masker *mask.Masker) (Node, error) {
 // answer: it cannot be drained or reset, so only what the cluster keeps of it goes, first,
 // before etcd's health is asked of the other control planes.
 func RemoveUnreachableSteps(role string) string {
-	if role == "controlplane" {
+	if role == cluster.RoleControlPlane {
 		return "removes its etcd member and deletes its Kubernetes Node (no drain, no reset), before every other change"
 	}
 
@@ -328,7 +329,7 @@ func RemoveUnreachableSteps(role string) string {
 
 // RemoveSteps is what apply does to a removed node of role, after every other change.
 func RemoveSteps(role string) string {
-	if role == "controlplane" {
+	if role == cluster.RoleControlPlane {
 		return "drains it, resets it (it leaves etcd first) and deletes its Kubernetes Node, after every other change"
 	}
 
@@ -407,19 +408,7 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 		}
 	}
 
-	if len(changes.paths) > 0 || changes.otherDocs > 0 {
-		node.ConfigChanged = true
-
-		reboot, why := needsReboot(desired.TalosVersion, changes)
-		node.NeedsReboot = reboot
-
-		if node.Upgrade != nil {
-			// The upgrade is what moves the installer: saying it again adds nothing.
-			why = slices.DeleteFunc(why, func(r string) bool { return strings.HasSuffix(r, upgradeTakesEffect) })
-		}
-
-		node.Reasons = append(node.Reasons, why...)
-	}
+	node.configChanges(changes, desired.TalosVersion)
 
 	switch {
 	case node.Upgrade != nil:
@@ -431,6 +420,26 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 	}
 
 	return node, nil
+}
+
+// configChanges records the config's changes, if any: whether they reboot the node (at the
+// Talos version it runs after the plan) and why.
+func (node *Node) configChanges(changes changes, talosVersion string) {
+	if len(changes.paths) == 0 && changes.otherDocs == 0 {
+		return
+	}
+
+	node.ConfigChanged = true
+
+	reboot, why := needsReboot(talosVersion, changes)
+	node.NeedsReboot = reboot
+
+	if node.Upgrade != nil {
+		// The upgrade is what moves the installer: saying it again adds nothing.
+		why = slices.DeleteFunc(why, func(r string) bool { return strings.HasSuffix(r, upgradeTakesEffect) })
+	}
+
+	node.Reasons = append(node.Reasons, why...)
 }
 
 // sameDocuments says whether two configs hold equal documents, in the same order.

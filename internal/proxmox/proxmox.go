@@ -167,11 +167,6 @@ func New(cfg Config) (*Client, error) {
 	return &Client{c: goprox.NewClient(strings.TrimRight(cfg.URL, "/"), opts...), cfg: cfg}, nil
 }
 
-// node is a handle on a Proxmox node without the status request Client.Node makes.
-func (c *Client) node(name string) *goprox.Node {
-	return (&goprox.Node{}).New(c.c, name)
-}
-
 // ISOs implements API.
 func (c *Client) ISOs(ctx context.Context, node, storage string) ([]string, error) {
 	if err := c.isoStorage(ctx, node, storage); err != nil {

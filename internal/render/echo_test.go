@@ -222,6 +222,6 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add([]byte("machine: [1"))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _, _ = render.LoadConfig("node.yaml", data) //nolint:errcheck // only a panic fails
+		_, _, _ = render.LoadConfig("node.yaml", data) // only a panic fails
 	})
 }

@@ -195,32 +195,9 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 		}
 	}
 
-	genOpts := []generate.Option{
-		generate.WithVersionContract(contract),
-		generate.WithSecretsBundle(b.Bundle),
-	}
-
-	if n.InstallDisk != "" {
-		genOpts = append(genOpts, generate.WithInstallDisk(n.InstallDisk))
-	}
-
-	if installer != "" {
-		genOpts = append(genOpts, generate.WithInstallImage(installer))
-	}
-
-	input, err := generate.NewInput(c.Spec.Cluster.Name, c.Spec.Cluster.Endpoint, kubernetesVersion(c.Spec.KubernetesVersion), genOpts...)
+	cfg, err := generated(c, b, n, contract, installer)
 	if err != nil {
-		return nil, &cluster.InputError{File: c.Path(cluster.FileName), Line: c.NodeLine(n.Name, ""), Field: "nodes", Msg: "generate: " + err.Error()}
-	}
-
-	typ := machine.TypeWorker
-	if n.Role == cluster.RoleControlPlane {
-		typ = machine.TypeControlPlane
-	}
-
-	cfg, err := input.Config(typ)
-	if err != nil {
-		return nil, fmt.Errorf("generate config for node %s: %w", n.Name, err)
+		return nil, err
 	}
 
 	for i, rel := range rels {
@@ -253,6 +230,39 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 	}
 
 	return finish(out, cfg)
+}
+
+// generated is the config Talos generates for n, before any patch.
+func generated(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, contract *coreconfig.VersionContract, installer string) (coreconfig.Provider, error) {
+	genOpts := []generate.Option{
+		generate.WithVersionContract(contract),
+		generate.WithSecretsBundle(b.Bundle),
+	}
+
+	if n.InstallDisk != "" {
+		genOpts = append(genOpts, generate.WithInstallDisk(n.InstallDisk))
+	}
+
+	if installer != "" {
+		genOpts = append(genOpts, generate.WithInstallImage(installer))
+	}
+
+	input, err := generate.NewInput(c.Spec.Cluster.Name, c.Spec.Cluster.Endpoint, kubernetesVersion(c.Spec.KubernetesVersion), genOpts...)
+	if err != nil {
+		return nil, &cluster.InputError{File: c.Path(cluster.FileName), Line: c.NodeLine(n.Name, ""), Field: "nodes", Msg: "generate: " + err.Error()}
+	}
+
+	typ := machine.TypeWorker
+	if n.Role == cluster.RoleControlPlane {
+		typ = machine.TypeControlPlane
+	}
+
+	cfg, err := input.Config(typ)
+	if err != nil {
+		return nil, fmt.Errorf("generate config for node %s: %w", n.Name, err)
+	}
+
+	return cfg, nil
 }
 
 // complete loads a node's ready-made machine config.

@@ -481,18 +481,7 @@ func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanVie
 		d.Changed = append(d.Changed, nodeData{Node: n, Diff: diff, Label: n.Name, Same: 1})
 	}
 
-	// A few small changes start open; past a few nodes, or for a whole new config, a
-	// reviewer opens what they want to read.
-	changed := 0
-	for _, c := range d.Changed {
-		changed += c.Same
-	}
-
-	for i := range d.Changed {
-		c := &d.Changed[i]
-		c.Open = changed <= openNodes && strings.Count(c.Diff, "\n") <= openDiffLines &&
-			c.Action != plan.Create && c.Action != plan.Remove
-	}
+	openSmall(d.Changed)
 
 	var b strings.Builder
 	if err := planTemplates.ExecuteTemplate(&b, "plan.md.tmpl", d); err != nil {
@@ -500,6 +489,21 @@ func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanVie
 	}
 
 	return b.String(), nil
+}
+
+// openSmall opens a few small changes; past a few nodes, or for a whole new config, a
+// reviewer opens what they want to read.
+func openSmall(changed []nodeData) {
+	nodes := 0
+	for _, c := range changed {
+		nodes += c.Same
+	}
+
+	for i := range changed {
+		c := &changed[i]
+		c.Open = nodes <= openNodes && strings.Count(c.Diff, "\n") <= openDiffLines &&
+			c.Action != plan.Create && c.Action != plan.Remove
+	}
 }
 
 // changedNodes counts the nodes the plan shows.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/talops/talops/internal/catalog"
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/schematic"
 )
@@ -378,14 +379,14 @@ func quorumRefusal(p Preflight, live *plan.Plan, removed []plan.Node) []string {
 	members := slices.Clone(p.EtcdMembers)
 	if p.EtcdMembers == nil {
 		for _, n := range p.Running {
-			if n.Role == "controlplane" {
+			if n.Role == cluster.RoleControlPlane {
 				members = append(members, n.Name)
 			}
 		}
 	}
 
 	for _, n := range live.Nodes {
-		if n.Action == plan.Create && n.Role == "controlplane" {
+		if n.Action == plan.Create && n.Role == cluster.RoleControlPlane {
 			members = append(members, n.Name)
 		}
 	}
@@ -393,7 +394,7 @@ func quorumRefusal(p Preflight, live *plan.Plan, removed []plan.Node) []string {
 	var leaving, dead []string
 
 	for _, n := range removed {
-		if n.Role == "controlplane" || slices.Contains(members, n.Name) {
+		if n.Role == cluster.RoleControlPlane || slices.Contains(members, n.Name) {
 			leaving = append(leaving, n.Name)
 
 			if n.Unreachable {

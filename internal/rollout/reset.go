@@ -20,7 +20,7 @@ func rebootGate(ctx context.Context, d talos.Dialer, s Step, o Options, before h
 	say("not healthy after its reboot (" + talos.OneLine(err) + "): resetting its VM through Proxmox")
 
 	if rerr := o.ResetVM(ctx, s.Node.Name); rerr != nil {
-		return h, false, fmt.Errorf("%w; then the reset of its VM through Proxmox failed: %v", err, rerr)
+		return h, false, fmt.Errorf("%w; then the reset of its VM through Proxmox failed: %v", err, rerr) //nolint:errorlint // the health failure is what the error means; the reset's is only told
 	}
 
 	say("reset through Proxmox: waiting for its health gate once more")

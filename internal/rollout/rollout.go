@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/talops/talops/internal/applied"
+	"github.com/talops/talops/internal/cluster"
 	checks "github.com/talops/talops/internal/health"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/talos"
@@ -70,6 +71,9 @@ type Step struct {
 	// runs its desired config: it is gated again (and uncordoned) instead of skipped.
 	Regate bool
 }
+
+// controlPlane says whether the step's node is a control plane.
+func (s Step) controlPlane() bool { return s.Node.Role == cluster.RoleControlPlane }
 
 // Target is the image a node is upgraded to and what it must report once it runs it.
 type Target struct {
@@ -181,7 +185,7 @@ func Order(steps []Step) []Step {
 			dead = append(dead, s)
 		case s.Node.Action == plan.Remove:
 			removals = append(removals, s)
-		case s.Node.Role == "controlplane":
+		case s.controlPlane():
 			cps = append(cps, s)
 		default:
 			workers = append(workers, s)
@@ -201,16 +205,7 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 	r := &Report{Cluster: cluster, PlanHash: hash, Mode: Mode(o.Mode), DryRun: o.DryRun, Nodes: make([]NodeResult, len(steps))}
 
 	// The control planes in etcd: the running ones, then each new one once it joined.
-	var members []Step
-
-	for i, s := range steps {
-		r.Nodes[i] = NodeResult{Name: s.Node.Name, Role: s.Node.Role, Action: s.Node.Action, Outcome: NotAttempted}
-
-		// One that does not answer is no member to ask: its removal comes first.
-		if s.Node.Role == "controlplane" && s.Node.Action != plan.Create && !s.Node.Unreachable {
-			members = append(members, s)
-		}
-	}
+	members := notAttempted(r, steps)
 
 	var (
 		stopped atomic.Bool
@@ -222,7 +217,7 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 
 	for i, s := range steps {
 		// One control plane or removal at a time, and none while anything else is changing.
-		alone := s.Node.Role == "controlplane" || s.Node.Action == plan.Remove
+		alone := s.controlPlane() || s.Node.Action == plan.Remove
 		if alone {
 			wg.Wait()
 		}
@@ -235,59 +230,24 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 			break
 		}
 
-		if o.Stop != nil {
-			if err := o.Stop(); err != nil {
-				<-slots
+		if err := o.mayStart(ctx, s); err != nil {
+			<-slots
 
-				r.Stopped = err.Error()
+			r.Stopped = err.Error()
 
-				break
-			}
-		}
-
-		if changes(s) && !o.DryRun {
-			if err := o.checkHealth(ctx, "before "+s.Node.Name); err != nil {
-				<-slots
-
-				r.Stopped = err.Error()
-
-				break
-			}
+			break
 		}
 
 		wg.Go(func() {
 			defer func() { <-slots }()
 
-			// A bug in one node's step must not kill the process mid-rollout without a
-			// report: it fails that node and stops the rollout like any other failure.
-			defer func() {
-				if p := recover(); p != nil {
-					r.Nodes[i].Outcome, r.Nodes[i].Detail = Failed, fmt.Sprintf("internal error: %v", p)
-					stopped.Store(true)
-				}
-			}()
-
-			run := step
-			if s.Node.Action == plan.Remove {
-				run = removeStep
-			}
-
-			r.Nodes[i] = run(ctx, d, s, o, slices.Clone(members), r.Nodes[i], r, o.sayer(i, len(steps), s.Node.Name))
-			if r.Nodes[i].Outcome == Failed {
-				stopped.Store(true)
-			}
+			runStep(ctx, d, s, o, slices.Clone(members), r, i, len(steps), &stopped)
 		})
 
 		if alone {
 			wg.Wait()
 
-			if s.Node.Role == "controlplane" && s.Node.Action == plan.Create && r.Nodes[i].Outcome == Applied {
-				members = append(members, s)
-			}
-
-			if s.Node.Action == plan.Remove && r.Nodes[i].Outcome == Applied {
-				members = slices.DeleteFunc(members, func(m Step) bool { return m.Node.Name == s.Node.Name })
-			}
+			members = membersAfter(members, s, r.Nodes[i])
 		}
 	}
 
@@ -301,6 +261,75 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 	}
 
 	return r
+}
+
+// runStep runs the i-th of n steps into r.Nodes[i]; its failure stops the rollout.
+func runStep(ctx context.Context, d talos.Dialer, s Step, o Options, members []Step, r *Report, i, n int, stopped *atomic.Bool) {
+	// A bug in one node's step must not kill the process mid-rollout without a
+	// report: it fails that node and stops the rollout like any other failure.
+	defer func() {
+		if p := recover(); p != nil {
+			r.Nodes[i].Outcome, r.Nodes[i].Detail = Failed, fmt.Sprintf("internal error: %v", p)
+			stopped.Store(true)
+		}
+	}()
+
+	run := step
+	if s.Node.Action == plan.Remove {
+		run = removeStep
+	}
+
+	r.Nodes[i] = run(ctx, d, s, o, members, r.Nodes[i], r, o.sayer(i, n, s.Node.Name))
+	if r.Nodes[i].Outcome == Failed {
+		stopped.Store(true)
+	}
+}
+
+// notAttempted marks in r every step's node as not attempted yet and returns the control planes
+// in etcd before the rollout.
+func notAttempted(r *Report, steps []Step) []Step {
+	var members []Step
+
+	for i, s := range steps {
+		r.Nodes[i] = NodeResult{Name: s.Node.Name, Role: s.Node.Role, Action: s.Node.Action, Outcome: NotAttempted}
+
+		// One that does not answer is no member to ask: its removal comes first.
+		if s.controlPlane() && s.Node.Action != plan.Create && !s.Node.Unreachable {
+			members = append(members, s)
+		}
+	}
+
+	return members
+}
+
+// mayStart asks, before a step starts, whether the rollout must stop: Stop, then the
+// health checks before a node that changes.
+func (o Options) mayStart(ctx context.Context, s Step) error {
+	if o.Stop != nil {
+		if err := o.Stop(); err != nil {
+			return err
+		}
+	}
+
+	if changes(s) && !o.DryRun {
+		return o.checkHealth(ctx, "before "+s.Node.Name)
+	}
+
+	return nil
+}
+
+// membersAfter is the control planes in etcd once s, run alone, ended as res: a new control
+// plane joined, a removed node left.
+func membersAfter(members []Step, s Step, res NodeResult) []Step {
+	if s.controlPlane() && s.Node.Action == plan.Create && res.Outcome == Applied {
+		members = append(members, s)
+	}
+
+	if s.Node.Action == plan.Remove && res.Outcome == Applied {
+		members = slices.DeleteFunc(members, func(m Step) bool { return m.Node.Name == s.Node.Name })
+	}
+
+	return members
 }
 
 // changes says whether a step changes its node (health checks come before those only).

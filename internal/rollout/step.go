@@ -170,18 +170,7 @@ func (st *stepper) apply(before health) NodeResult {
 	st.res.Warnings = applied.Warnings
 
 	if st.o.DryRun {
-		detail := "the node accepts the config (" + describe(applied.Mode) + ")"
-		if st.talopsReboots(applied) {
-			detail += "; talops would reboot it"
-		}
-
-		detail += st.wouldDrain()
-
-		if summary := dryRunSummary(applied.Details); summary != "" {
-			detail += "; the node says: " + summary
-		}
-
-		return st.outcome(DryRun, detail)
+		return st.outcome(DryRun, st.dryRunDetail(applied))
 	}
 
 	rebooted := applied.Rebooting
@@ -220,6 +209,28 @@ func (st *stepper) apply(before health) NodeResult {
 		return st.fail(st.done("config applied ("+describe(applied.Mode)+"), then the health gate"), err)
 	}
 
+	return st.finish(st.gatedDetail(rebooted, reset, after), st.done("config applied ("+describe(applied.Mode)+"), then"))
+}
+
+// dryRunDetail says what a dry run learnt: that the node accepts the config, and what a
+// real apply would do.
+func (st *stepper) dryRunDetail(applied talos.Applied) string {
+	detail := "the node accepts the config (" + describe(applied.Mode) + ")"
+	if st.talopsReboots(applied) {
+		detail += "; talops would reboot it"
+	}
+
+	detail += st.wouldDrain()
+
+	if summary := dryRunSummary(applied.Details); summary != "" {
+		detail += "; the node says: " + summary
+	}
+
+	return detail
+}
+
+// gatedDetail says what an apply did once the node passed its health gate (after).
+func (st *stepper) gatedDetail(rebooted, reset bool, after health) string {
 	detail := notReady(st.appliedDetail(rebooted), after)
 	if reset {
 		detail += "; its VM was reset through Proxmox once, as it did not come back"
@@ -229,7 +240,7 @@ func (st *stepper) apply(before health) NodeResult {
 		detail = st.upgraded + "; config " + detail
 	}
 
-	return st.finish(detail, st.done("config applied ("+describe(applied.Mode)+"), then"))
+	return detail
 }
 
 // notReady rewords a detail for a node the gate let pass although it is not ready,
@@ -295,7 +306,7 @@ func (st *stepper) done(what string) string {
 	return st.upgraded + "; " + what
 }
 
-func (st *stepper) controlPlane() bool { return st.s.Node.Role == "controlplane" }
+func (st *stepper) controlPlane() bool { return st.s.controlPlane() }
 
 func (st *stepper) outcome(o Outcome, detail string) NodeResult {
 	st.res.Outcome, st.res.Detail = o, detail

@@ -71,12 +71,12 @@ func isImage(s string) bool {
 
 func installImages(n *render.Machine) []string {
 	raw := n.Config.RawV1Alpha1()
-	if raw == nil || raw.MachineConfig == nil || raw.MachineConfig.MachineInstall == nil {
+	if raw == nil || raw.MachineConfig == nil || raw.MachineConfig.MachineInstall == nil { //nolint:staticcheck // configs before 1.10 list extensions there
 		return nil
 	}
 
 	var out []string
-	for _, e := range raw.MachineConfig.MachineInstall.InstallExtensions {
+	for _, e := range raw.MachineConfig.MachineInstall.InstallExtensions { //nolint:staticcheck // configs before 1.10 list extensions there
 		out = append(out, e.ExtensionImage)
 	}
 

@@ -354,10 +354,10 @@ func moduleName(s string) string { return strings.ReplaceAll(s, "-", "_") }
 func nodeModules(n *render.Machine) declaredModules {
 	var d declaredModules
 
-	if raw := n.Config.RawV1Alpha1(); raw != nil && raw.MachineConfig != nil && raw.MachineConfig.MachineKernel != nil {
-		for _, m := range raw.MachineConfig.MachineKernel.KernelModules {
+	if raw := n.Config.RawV1Alpha1(); raw != nil && raw.MachineConfig != nil && raw.MachineConfig.MachineKernel != nil { //nolint:staticcheck // configs may still load modules there
+		for _, m := range raw.MachineConfig.MachineKernel.KernelModules { //nolint:staticcheck // configs may still load modules there
 			if m != nil {
-				d.v1alpha1 = append(d.v1alpha1, moduleName(m.ModuleName))
+				d.v1alpha1 = append(d.v1alpha1, moduleName(m.ModuleName)) //nolint:staticcheck // configs may still load modules there
 			}
 		}
 	}
@@ -612,7 +612,7 @@ func nvidiaRuntimePath(in *Input, g gpuSetup) []finding.Finding {
 
 	var out []finding.Finding
 
-	for _, f := range raw.MachineConfig.MachineFiles {
+	for _, f := range raw.MachineConfig.MachineFiles { //nolint:staticcheck // configs may still write files there
 		if f == nil || !strings.HasPrefix(f.FilePath, "/etc/cri/conf.d/") {
 			continue
 		}

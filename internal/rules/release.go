@@ -35,11 +35,11 @@ type ReleaseLookup struct {
 type ReleaseSource string
 
 const (
-	// SourceFactory: listed by the Image Factory in this run (and kept in the cache).
+	// SourceFactory is data listed by the Image Factory in this run (and kept in the cache).
 	SourceFactory ReleaseSource = "factory"
-	// SourceCache: learnt from the Image Factory in an earlier run.
+	// SourceCache is data learnt from the Image Factory in an earlier run.
 	SourceCache ReleaseSource = "cache"
-	// SourceDerived: derived from the minor's data and the release facts (offline).
+	// SourceDerived is data derived from the minor's data and the release facts (offline).
 	SourceDerived ReleaseSource = "derived"
 )
 

@@ -23,7 +23,7 @@ func dialOne(t *testing.T, n talostest.Node) (talos.Node, *talostest.Server) {
 		t.Fatal(err)
 	}
 
-	t.Cleanup(func() { node.Close() }) //nolint:errcheck
+	t.Cleanup(func() { node.Close() }) //nolint:errcheck // the test is done with it
 
 	return node, s
 }

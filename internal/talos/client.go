@@ -266,7 +266,7 @@ func applied(resp *machine.ApplyConfigurationResponse) Applied {
 
 	for _, m := range resp.GetMessages() {
 		a.Mode = m.GetMode().String()
-		a.Rebooting = m.GetMode() == machine.ApplyConfigurationRequest_REBOOT
+		a.Rebooting = m.GetMode() == machine.ApplyConfigurationRequest_REBOOT //nolint:staticcheck // nodes up to 1.13 answer with it
 		a.Details = m.GetModeDetails()
 		a.Warnings = append(a.Warnings, m.GetWarnings()...)
 	}

@@ -99,7 +99,7 @@ func TestFakeNode_RefusesAClientWhoseCertificateAnotherCASigned(t *testing.T) {
 	// Without any client certificate the handshake itself fails.
 	conn, err := tls.Dial("tcp", a.Addr, &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS13}) //nolint:gosec // the server, not the client, is under test
 	if err == nil {
-		defer conn.Close()
+		defer conn.Close() //nolint:errcheck // the test is done with it
 
 		// TLS 1.3 reports the missing client certificate on the first read.
 		_ = conn.SetDeadline(time.Now().Add(5 * time.Second))

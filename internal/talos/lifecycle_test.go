@@ -104,7 +104,7 @@ func (fc *fakeCluster) dial(t *testing.T, address string) talos.Node {
 		t.Fatal(err)
 	}
 
-	t.Cleanup(func() { n.Close() }) //nolint:errcheck
+	t.Cleanup(func() { n.Close() }) //nolint:errcheck // the test is done with it
 
 	return n
 }
@@ -163,7 +163,7 @@ func TestReset_GracefulControlPlaneLeavesEtcdAndBootsIntoMaintenanceMode(t *test
 		if err != nil {
 			return false
 		}
-		defer m.Close() //nolint:errcheck
+		defer m.Close() //nolint:errcheck // the test is done with it
 
 		st, err := m.Status(ctx)
 
@@ -286,7 +286,7 @@ func TestMaintenance_ConfiguredOnceThenMTLSAndBootstrapOnlyOnce(t *testing.T) {
 
 	if n, err := d.Dial(ctx, "10.0.0.1"); err == nil {
 		_, err := n.Version(ctx)
-		n.Close() //nolint:errcheck
+		n.Close() //nolint:errcheck // the test is done with it
 
 		if err == nil {
 			t.Error("a node in maintenance mode answered over mTLS")
@@ -310,7 +310,7 @@ func TestMaintenance_ConfiguredOnceThenMTLSAndBootstrapOnlyOnce(t *testing.T) {
 		t.Fatalf("first config: %+v, %v", a, err)
 	}
 
-	m.Close() //nolint:errcheck
+	m.Close() //nolint:errcheck // the test is done with it
 
 	eventually(t, "the node did not leave maintenance mode", func() bool { return !s.InMaintenance() })
 	s.WaitRunning(t)
@@ -319,7 +319,7 @@ func TestMaintenance_ConfiguredOnceThenMTLSAndBootstrapOnlyOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer n.Close() //nolint:errcheck
+	defer n.Close() //nolint:errcheck // the test is done with it
 
 	if _, err := n.EtcdMembers(ctx); err == nil {
 		t.Error("etcd lists members before the bootstrap")
@@ -341,7 +341,7 @@ func TestMaintenance_ConfiguredOnceThenMTLSAndBootstrapOnlyOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer again.Close() //nolint:errcheck
+	defer again.Close() //nolint:errcheck // the test is done with it
 
 	if _, err := again.Apply(ctx, cp, true); err == nil {
 		t.Error("a configured node took a config from a client without a certificate")

@@ -161,10 +161,10 @@ func read(ctx context.Context, d Dialer, address string) (Running, error) {
 	}
 
 	// Only to tell the node apart from the ones talops.yaml does not name: not a failure.
-	r.Hostnames, _ = n.Hostnames(ctx) //nolint:errcheck // see above
+	r.Hostnames, _ = n.Hostnames(ctx)
 
 	// Only to find its Node object: apply falls back on the node's addresses.
-	r.KubeNode, _ = n.KubeNodename(ctx) //nolint:errcheck // see above
+	r.KubeNode, _ = n.KubeNodename(ctx)
 
 	return r, nil
 }

@@ -25,11 +25,11 @@ func Scaled(t testing.TB, n int) cluster.MapFiles {
 
 	for i := range n {
 		name := fmt.Sprintf("node-%02d", i)
-		role, schematic := "worker", "base"
+		role, schematic := cluster.RoleWorker, "base"
 
 		switch {
 		case i < 3:
-			role = "controlplane"
+			role = cluster.RoleControlPlane
 		case i%5 == 0:
 			schematic = "gpu"
 		}

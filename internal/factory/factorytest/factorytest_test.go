@@ -53,7 +53,7 @@ func get(t *testing.T, c *http.Client, url string) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer resp.Body.Close() //nolint:errcheck // read-only
 
 	body, _ := io.ReadAll(resp.Body)
 
@@ -173,7 +173,7 @@ func post(t *testing.T, fake *factorytest.Server, body string) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer resp.Body.Close() //nolint:errcheck // read-only
 
 	b, _ := io.ReadAll(resp.Body)
 

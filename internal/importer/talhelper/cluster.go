@@ -22,27 +22,7 @@ func (im *mapping) clusterPatches(root *yaml.Node) sharedPatches {
 	all := map[string]any{}
 	cp := map[string]any{}
 
-	network := map[string]any{}
-
-	if v := strs(get(root, "clusterPodNets")); len(v) > 0 {
-		network["podSubnets"] = v
-	}
-
-	if v := strs(get(root, "clusterSvcNets")); len(v) > 0 {
-		network["serviceSubnets"] = v
-	}
-
-	if d := scalar(get(root, "domain")); d != "" {
-		network["dnsDomain"] = d
-	}
-
-	if cni := get(root, "cniConfig"); cni != nil {
-		if v, ok := im.cni(cni); ok {
-			network["cni"] = v
-		}
-	}
-
-	if len(network) > 0 {
+	if network := im.network(root); len(network) > 0 {
 		all["cluster"] = map[string]any{"network": network}
 	}
 
@@ -91,6 +71,32 @@ func (im *mapping) clusterPatches(root *yaml.Node) sharedPatches {
 	}
 
 	return out
+}
+
+// network is the cluster.network of talhelper's network fields (pod and service networks,
+// the DNS domain, the CNI).
+func (im *mapping) network(root *yaml.Node) map[string]any {
+	network := map[string]any{}
+
+	if v := strs(get(root, "clusterPodNets")); len(v) > 0 {
+		network["podSubnets"] = v
+	}
+
+	if v := strs(get(root, "clusterSvcNets")); len(v) > 0 {
+		network["serviceSubnets"] = v
+	}
+
+	if d := scalar(get(root, "domain")); d != "" {
+		network["dnsDomain"] = d
+	}
+
+	if cni := get(root, "cniConfig"); cni != nil {
+		if v, ok := im.cni(cni); ok {
+			network["cni"] = v
+		}
+	}
+
+	return network
 }
 
 // cni maps cniConfig as talhelper sets it before the 1.14 contract: the field itself, with

@@ -107,27 +107,35 @@ func (im *mapping) recoverSchematics() {
 	}
 }
 
+// nodeURLs notes the schematic ID of each node's talosImageURL, with the nodes that use it.
+func (im *mapping) nodeURLs(nodes *yaml.Node, roles map[bool]*yaml.Node) {
+	if nodes == nil {
+		return
+	}
+
+	u := im.images
+
+	for _, n := range nodes.Content {
+		n = deref(n)
+		eff := effective(n, roles[boolean(get(n, "controlPlane"))])
+
+		ref, err := schematic.ParseInstallerImage(scalar(get(eff, "talosImageURL")))
+		if err != nil || ref.ID == "" {
+			continue
+		}
+
+		if _, ok := u.urls[ref.ID]; !ok {
+			u.urlID = append(u.urlID, ref.ID)
+		}
+
+		u.urls[ref.ID] = append(u.urls[ref.ID], scalar(get(n, "hostname")))
+	}
+}
+
 // findFileSchematics reads the schematic files that may match the installers.
 func (im *mapping) findFileSchematics(nodes *yaml.Node, roles map[bool]*yaml.Node) error {
 	u := im.images
-
-	if nodes != nil {
-		for _, n := range nodes.Content {
-			n = deref(n)
-			eff := effective(n, roles[boolean(get(n, "controlPlane"))])
-
-			ref, err := schematic.ParseInstallerImage(scalar(get(eff, "talosImageURL")))
-			if err != nil || ref.ID == "" {
-				continue
-			}
-
-			if _, ok := u.urls[ref.ID]; !ok {
-				u.urlID = append(u.urlID, ref.ID)
-			}
-
-			u.urls[ref.ID] = append(u.urls[ref.ID], scalar(get(n, "hostname")))
-		}
-	}
+	im.nodeURLs(nodes, roles)
 
 	for _, f := range im.in.Schematics {
 		s, err := schematic.Load(f.Data)

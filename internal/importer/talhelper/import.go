@@ -75,14 +75,9 @@ func Import(in Input) (*Result, error) {
 	return im.run(root)
 }
 
-func (im *mapping) run(root *yaml.Node) (*Result, error) {
-	for _, p := range pairs(root) {
-		if !slices.Contains(topKeys, p.key) {
-			// topKeys are every key of talhelper's own config: any other it ignores.
-			im.repo.Unsupported(p.line, "", p.key, "unknown to talhelper, which ignores it: not imported")
-		}
-	}
-
+// spec is the cluster part of talops.yaml from talhelper's fields, the versions required,
+// and the config contract of its Talos version.
+func (im *mapping) spec(root *yaml.Node) (cluster.Spec, *coreconfig.VersionContract, error) {
 	spec := cluster.Spec{
 		Cluster:           cluster.Meta{Name: scalar(get(root, "clusterName")), Endpoint: scalar(get(root, "endpoint"))},
 		TalosVersion:      scaffold.VersionTag(scalar(get(root, "talosVersion"))),
@@ -101,13 +96,29 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 		{"talosVersion", spec.TalosVersion}, {"kubernetesVersion", spec.KubernetesVersion},
 	} {
 		if req.value == "" || req.value == "v" {
-			return nil, &cluster.InputError{File: im.in.File, Line: lineOf(root, req.key), Field: req.key, Msg: "required (talops has no default for it)"}
+			return spec, nil, &cluster.InputError{File: im.in.File, Line: lineOf(root, req.key), Field: req.key, Msg: "required (talops has no default for it)"}
 		}
 	}
 
 	contract, err := coreconfig.ParseContractFromVersion(spec.TalosVersion)
 	if err != nil {
-		return nil, &cluster.InputError{File: im.in.File, Line: lineOf(root, "talosVersion"), Field: "talosVersion", Msg: importer.OneLine(err)}
+		return spec, nil, &cluster.InputError{File: im.in.File, Line: lineOf(root, "talosVersion"), Field: "talosVersion", Msg: importer.OneLine(err)}
+	}
+
+	return spec, contract, nil
+}
+
+func (im *mapping) run(root *yaml.Node) (*Result, error) {
+	for _, p := range pairs(root) {
+		if !slices.Contains(topKeys, p.key) {
+			// topKeys are every key of talhelper's own config: any other it ignores.
+			im.repo.Unsupported(p.line, "", p.key, "unknown to talhelper, which ignores it: not imported")
+		}
+	}
+
+	spec, contract, err := im.spec(root)
+	if err != nil {
+		return nil, err
 	}
 
 	im.contract, im.talosVersion = contract, spec.TalosVersion
@@ -130,8 +141,8 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 	roles := map[bool]*yaml.Node{true: get(root, "controlPlane"), false: get(root, "worker")}
 	im.groupKeys(root)
 	rolePatches := map[bool][]string{
-		true:  im.patchList(get(roles[true], "patches"), "controlplane"),
-		false: im.patchList(get(roles[false], "patches"), "worker"),
+		true:  im.patchList(get(roles[true], "patches"), cluster.RoleControlPlane),
+		false: im.patchList(get(roles[false], "patches"), cluster.RoleWorker),
 	}
 
 	if err := im.findImageSchematics(nodes, roles); err != nil {

@@ -27,7 +27,7 @@ func groupFields() map[string]reflect.Type {
 		"nodeLabels": reflect.TypeFor[map[string]string](), "nodeAnnotations": reflect.TypeFor[map[string]string](),
 		"nodeTaints": reflect.TypeFor[map[string]string](), "machineDisks": reflect.TypeFor[[]*v1alpha1.MachineDisk](),
 		"machineFiles": reflect.TypeFor[[]*machineFileEntry](), "disableSearchDomain": reflect.TypeFor[bool](),
-		"kernelModules": reflect.TypeFor[[]*v1alpha1.KernelModuleConfig](), "nameservers": reflect.TypeFor[[]string](),
+		"kernelModules": reflect.TypeFor[[]*v1alpha1.KernelModuleConfig](), "nameservers": reflect.TypeFor[[]string](), //nolint:staticcheck // talhelper's kernelModules are the v1alpha1 field
 		"networkInterfaces": reflect.TypeFor[[]*v1alpha1.Device](), "extraManifests": reflect.TypeFor[[]string](),
 		"certSANs": reflect.TypeFor[[]string](), "patches": reflect.TypeFor[[]string](),
 		"talosImageURL": reflect.TypeFor[string](), "noSchematicValidate": reflect.TypeFor[bool](),

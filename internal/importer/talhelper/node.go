@@ -31,6 +31,20 @@ type op struct {
 	Value any    `yaml:"value"`
 }
 
+// unimportedKeys says which keys of a node (eff, with its group's) talops does not import.
+func (im *mapping) unimportedKeys(eff *yaml.Node, name string, field func(string) string) {
+	for _, p := range pairs(eff) {
+		switch {
+		case p.key == "imageSchematic":
+			im.repo.Mapped(finding.Info, p.line, name, field(p.key), "it shapes talhelper's boot image URLs only, not the config: talops schematics lists the boot images of the node's schematic")
+		case slices.Contains(talhelperOnlyNodeKeys, p.key):
+			im.repo.Unsupported(p.line, name, field(p.key), "talops has no equivalent; not imported")
+		case !slices.Contains(nodeKeys, p.key):
+			im.repo.Unsupported(p.line, name, field(p.key), "unknown to talhelper, which ignores it: not imported")
+		}
+	}
+}
+
 // node maps one node: its talops.yaml entry and the patches that stand for its
 // talhelper fields, in talhelper's order (generated fields, role patches, node patches,
 // global patches).
@@ -45,16 +59,7 @@ func (im *mapping) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatc
 
 	field := func(k string) string { return fmt.Sprintf("nodes[%d].%s", i, k) }
 
-	for _, p := range pairs(eff) {
-		switch {
-		case p.key == "imageSchematic":
-			im.repo.Mapped(finding.Info, p.line, name, field(p.key), "it shapes talhelper's boot image URLs only, not the config: talops schematics lists the boot images of the node's schematic")
-		case slices.Contains(talhelperOnlyNodeKeys, p.key):
-			im.repo.Unsupported(p.line, name, field(p.key), "talops has no equivalent; not imported")
-		case !slices.Contains(nodeKeys, p.key):
-			im.repo.Unsupported(p.line, name, field(p.key), "unknown to talhelper, which ignores it: not imported")
-		}
-	}
+	im.unimportedKeys(eff, name, field)
 
 	out := cluster.Node{Name: name, Role: cluster.RoleWorker, InstallDisk: scalar(get(eff, "installDisk"))}
 	if cp {

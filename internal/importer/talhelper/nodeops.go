@@ -66,7 +66,7 @@ func (im *mapping) nodeOps(n *yaml.Node, name string, field func(string) string,
 	}
 
 	if v := get(n, "kernelModules"); len(items(v)) > 0 {
-		if mods, ok := im.typed(v, name, field("kernelModules"), reflect.TypeFor[[]*v1alpha1.KernelModuleConfig]()); ok {
+		if mods, ok := im.typed(v, name, field("kernelModules"), reflect.TypeFor[[]*v1alpha1.KernelModuleConfig]()); ok { //nolint:staticcheck // talhelper's kernelModules are the v1alpha1 field
 			ops = append(ops, op{Op: "add", Path: "/machine/kernel", Value: map[string]any{"modules": mods}})
 		}
 	}

@@ -26,7 +26,7 @@ func talhelperReference(t *testing.T) []importtest.Field {
 
 	fields, err := importtest.ReferenceFields([][]byte{src}, "TalhelperConfig", map[string]reflect.Type{
 		"v1alpha1.MachineFile":           reflect.TypeFor[v1alpha1.MachineFile](),
-		"v1alpha1.ClusterInlineManifest": reflect.TypeFor[v1alpha1.ClusterInlineManifest](),
+		"v1alpha1.ClusterInlineManifest": reflect.TypeFor[v1alpha1.ClusterInlineManifest](), //nolint:staticcheck // talhelper's reference still names it
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -67,29 +67,9 @@ func Import(in Input) (*Result, error) {
 		spec  cluster.Spec
 	)
 
-	cfgs := make([]coreconfig.Provider, len(in.Configs))
-	lead := -1
-
-	for i, src := range in.Configs {
-		cfg, _, err := render.LoadConfig(src.Name, src.Data)
-		if err != nil {
-			return nil, err
-		}
-
-		if cfg.RawV1Alpha1() == nil || cfg.Machine() == nil || cfg.Cluster() == nil {
-			return nil, &cluster.InputError{File: src.Name, Msg: "not a complete machine config (no v1alpha1 document with machine and cluster)"}
-		}
-
-		cfgs[i] = cfg
-
-		if lead < 0 && cfg.Machine().Type().IsControlPlane() {
-			lead = i
-		}
-	}
-
-	// Only a control plane's config holds the CA keys a bundle needs.
-	if lead < 0 {
-		return nil, &cluster.InputError{File: in.Configs[0].Name, Msg: "no control plane config among the configs: a worker's does not hold the cluster's CA keys (add controlplane.yaml)"}
+	cfgs, lead, err := loadConfigs(in.Configs)
+	if err != nil {
+		return nil, err
 	}
 
 	b, err := gensecrets.NewBundleFromConfig(gensecrets.NewFixedClock(time.Time{}), cfgs[lead])
@@ -127,6 +107,36 @@ func Import(in Input) (*Result, error) {
 	}
 
 	return &Result{Result: *res, Bundle: b}, nil
+}
+
+// loadConfigs loads every config, each a complete machine config, and finds the first
+// control plane's, the lead: only a control plane's config holds the CA keys a bundle needs.
+func loadConfigs(srcs []Source) (cfgs []coreconfig.Provider, lead int, err error) {
+	cfgs = make([]coreconfig.Provider, len(srcs))
+	lead = -1
+
+	for i, src := range srcs {
+		cfg, _, err := render.LoadConfig(src.Name, src.Data)
+		if err != nil {
+			return nil, 0, err
+		}
+
+		if cfg.RawV1Alpha1() == nil || cfg.Machine() == nil || cfg.Cluster() == nil {
+			return nil, 0, &cluster.InputError{File: src.Name, Msg: "not a complete machine config (no v1alpha1 document with machine and cluster)"}
+		}
+
+		cfgs[i] = cfg
+
+		if lead < 0 && cfg.Machine().Type().IsControlPlane() {
+			lead = i
+		}
+	}
+
+	if lead < 0 {
+		return nil, 0, &cluster.InputError{File: srcs[0].Name, Msg: "no control plane config among the configs: a worker's does not hold the cluster's CA keys (add controlplane.yaml)"}
+	}
+
+	return cfgs, lead, nil
 }
 
 var tagPattern = regexp.MustCompile(`:(v\d+\.\d+\.\d+[^@]*)(@|$)`)
@@ -253,7 +263,7 @@ func hostname(cfg coreconfig.Provider) string {
 
 	//nolint:staticcheck // the field older configs set
 	if v := cfg.RawV1Alpha1(); v.MachineConfig != nil && v.MachineConfig.MachineNetwork != nil {
-		return v.MachineConfig.MachineNetwork.NetworkHostname //nolint:staticcheck
+		return v.MachineConfig.MachineNetwork.NetworkHostname //nolint:staticcheck // the field older configs set
 	}
 
 	return ""

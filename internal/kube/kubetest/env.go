@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"testing"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -37,25 +36,6 @@ type Env struct {
 	Clientset kubernetes.Interface
 
 	env *envtest.Environment
-}
-
-// Start runs a server for this test alone and stops it when the test ends. Without the
-// binaries the test fails (it never skips): build them with realkube's build.sh.
-func Start(t testing.TB) *Env {
-	t.Helper()
-
-	e, err := start(os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	t.Cleanup(func() {
-		if err := e.stop(); err != nil {
-			t.Errorf("stop kube-apiserver: %v", err)
-		}
-	})
-
-	return e
 }
 
 // AssetsDir is where the kube-apiserver and etcd binaries are looked for:

@@ -426,7 +426,7 @@ func failBody(w http.ResponseWriter, status int, msg, body string) {
 	}
 	defer conn.Close() //nolint:errcheck // the answer is written or the client sees EOF
 
-	fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: application/json;charset=UTF-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+	_, _ = fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: application/json;charset=UTF-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
 		status, strings.ReplaceAll(msg, "\n", " "), len(body), body)
 	_ = buf.Flush()
 }

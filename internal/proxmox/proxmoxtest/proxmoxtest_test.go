@@ -39,7 +39,7 @@ func do(t *testing.T, srv *proxmoxtest.Server, method, path, auth string) *http.
 		t.Fatal(err)
 	}
 
-	res.Body.Close() //nolint:errcheck
+	res.Body.Close() //nolint:errcheck // the test is done with it
 
 	return res
 }

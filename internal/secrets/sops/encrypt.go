@@ -92,22 +92,10 @@ func Encrypt(plain []byte, opts EncryptOptions) ([]byte, error) {
 		return nil, err
 	}
 
-	meta := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	stanzas := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-	for _, r := range opts.Recipients {
-		enc, err := wrapDataKey(dataKey, r)
-		if err != nil {
-			return nil, err
-		}
-		stanzas.Content = append(stanzas.Content, stringMap("recipient", r.String(), "enc", enc))
+	meta, err := sealedMetadata(dataKey, opts.Recipients, lastModified, mac)
+	if err != nil {
+		return nil, err
 	}
-	meta.Content = append(meta.Content, stringNode("age"), stanzas)
-	meta.Content = append(meta.Content, stringMap(
-		"lastmodified", lastModified,
-		"mac", mac,
-		"unencrypted_suffix", defaultUnencryptedSuffix,
-		"version", Version,
-	).Content...)
 
 	root := mappingNode(tree)
 	root.Content = append(root.Content, stringNode(metadataKey), meta)
@@ -122,6 +110,29 @@ func Encrypt(plain []byte, opts EncryptOptions) ([]byte, error) {
 		return nil, &FormatError{Reason: "the encrypted document cannot be encoded as YAML"}
 	}
 	return buf.Bytes(), nil
+}
+
+// sealedMetadata is the sops block: the data key wrapped for each recipient, then the last
+// modification, the MAC and the format's settings.
+func sealedMetadata(dataKey []byte, recipients []*age.X25519Recipient, lastModified, mac string) (*yaml.Node, error) {
+	meta := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	stanzas := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for _, r := range recipients {
+		enc, err := wrapDataKey(dataKey, r)
+		if err != nil {
+			return nil, err
+		}
+		stanzas.Content = append(stanzas.Content, stringMap("recipient", r.String(), "enc", enc))
+	}
+	meta.Content = append(meta.Content, stringNode("age"), stanzas)
+	meta.Content = append(meta.Content, stringMap(
+		"lastmodified", lastModified,
+		"mac", mac,
+		"unencrypted_suffix", defaultUnencryptedSuffix,
+		"version", Version,
+	).Content...)
+
+	return meta, nil
 }
 
 // ParseRecipient reads one age X25519 recipient (age1...). Its error never
@@ -194,7 +205,7 @@ func (s *sealer) scalar(sc *scalar, at where) error {
 	if err != nil {
 		return &FormatError{Path: at.display.String(), Line: sc.line, Reason: err.Error()}
 	}
-	s.mac.Write(b) //nolint:errcheck // a hash never fails
+	s.mac.Write(b) // a hash never fails
 	if !s.rules.encrypted(at.keys, nil, false) {
 		return nil
 	}

@@ -21,10 +21,7 @@ type rules struct {
 // itself a comment. Any key on the path can match a key rule, so one
 // matching key covers its whole subtree.
 func (r *rules) encrypted(path []string, comments [][]string, isComment bool) bool {
-	encrypted := true
-	if r.unencryptedSuffix != "" && anyKey(path, func(k string) bool { return strings.HasSuffix(k, r.unencryptedSuffix) }) {
-		encrypted = false
-	}
+	encrypted := r.unencryptedSuffix == "" || !anyKey(path, func(k string) bool { return strings.HasSuffix(k, r.unencryptedSuffix) })
 	if r.encryptedSuffix != "" {
 		encrypted = anyKey(path, func(k string) bool { return strings.HasSuffix(k, r.encryptedSuffix) })
 	}

@@ -86,7 +86,7 @@ func node(ctx context.Context, t *testing.T, tg Target) talos.Node {
 		t.Fatal(err)
 	}
 
-	t.Cleanup(func() { n.Close() }) //nolint:errcheck
+	t.Cleanup(func() { n.Close() }) //nolint:errcheck // the test is done with it
 
 	return n
 }
@@ -101,7 +101,7 @@ func raw(ctx context.Context, t *testing.T, tg Target, cfg *clientconfig.Config)
 		t.Fatal(err)
 	}
 
-	t.Cleanup(func() { c.Close() }) //nolint:errcheck
+	t.Cleanup(func() { c.Close() }) //nolint:errcheck // the test is done with it
 
 	return c
 }
@@ -214,7 +214,7 @@ func reader(ctx context.Context, t *testing.T, tg Target) {
 	r, err := c.Read(ctx, "/proc/sys/kernel/random/boot_id")
 	if err == nil {
 		_, err = io.ReadAll(r)
-		r.Close() //nolint:errcheck
+		r.Close() //nolint:errcheck // the test is done with it
 	}
 
 	if err == nil || !strings.Contains(err.Error(), "PermissionDenied") && status.Code(err) != codes.PermissionDenied {

@@ -74,7 +74,7 @@ func noMTLSInMaintenance(ctx context.Context, t *testing.T, tg MaintenanceTarget
 	if err != nil {
 		return // refused at once: no answer either
 	}
-	defer n.Close() //nolint:errcheck
+	defer n.Close() //nolint:errcheck // the test is done with it
 
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -89,7 +89,7 @@ func maintenanceDryRun(ctx context.Context, t *testing.T, tg MaintenanceTarget) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close() //nolint:errcheck
+	defer m.Close() //nolint:errcheck // the test is done with it
 
 	a, err := m.Apply(ctx, tg.Config, true)
 	if err != nil || !strings.HasPrefix(a.Details, "Dry run summary:") {
@@ -110,7 +110,7 @@ func configureFromMaintenance(ctx context.Context, t *testing.T, tg MaintenanceT
 	}
 
 	a, err := m.Apply(ctx, tg.Config, false)
-	m.Close() //nolint:errcheck
+	m.Close() //nolint:errcheck // the test is done with it
 
 	if err != nil || a.Mode != "NO_REBOOT" {
 		t.Fatalf("first config over the maintenance API: %+v, %v", a, err)
@@ -136,7 +136,7 @@ func configureFromMaintenance(ctx context.Context, t *testing.T, tg MaintenanceT
 	if err != nil {
 		return // refused at once
 	}
-	defer insecure.Close() //nolint:errcheck
+	defer insecure.Close() //nolint:errcheck // the test is done with it
 
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -159,7 +159,7 @@ func mtlsConfig(ctx context.Context, d talos.Dialer) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer n.Close() //nolint:errcheck
+	defer n.Close() //nolint:errcheck // the test is done with it
 
 	return n.MachineConfig(cctx)
 }

@@ -230,7 +230,7 @@ func (m *machineService) rollbackAfter(timeout time.Duration) {
 		defer m.mu.Unlock()
 
 		if !bytes.Equal(m.active, m.persisted) {
-			_ = m.activate(context.Background(), m.persisted) //nolint:errcheck // the persisted config loaded before
+			_ = m.activate(context.Background(), m.persisted) // the persisted config loaded before
 		}
 	})
 }

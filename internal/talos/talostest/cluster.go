@@ -192,20 +192,20 @@ func syncMembers(nodes []*machineService) {
 
 		for have := range list.All() {
 			if _, ok := want[have.Metadata().ID()]; !ok {
-				_ = m.state.Destroy(ctx, have.Metadata()) //nolint:errcheck // in-memory state
+				_ = m.state.Destroy(ctx, have.Metadata()) // in-memory state
 			}
 		}
 
 		for id, r := range want {
 			cur, err := safe.StateGetByID[*cluster.Member](ctx, m.state, id)
 			if err != nil {
-				_ = m.state.Create(ctx, r) //nolint:errcheck // in-memory state
+				_ = m.state.Create(ctx, r) // in-memory state
 
 				continue
 			}
 
 			*cur.TypedSpec() = *r.TypedSpec()
-			_ = m.state.Update(ctx, cur) //nolint:errcheck // in-memory state
+			_ = m.state.Update(ctx, cur) // in-memory state
 		}
 	}
 }

@@ -67,7 +67,7 @@ func dial(t *testing.T, ca *talostest.CA, kp talostest.KeyPair, addr string) *cl
 		t.Fatal(err)
 	}
 
-	t.Cleanup(func() { c.Close() }) //nolint:errcheck
+	t.Cleanup(func() { c.Close() }) //nolint:errcheck // the test is done with it
 
 	return c
 }
@@ -78,7 +78,7 @@ func bootID(ctx context.Context, c *client.Client) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer r.Close() //nolint:errcheck
+	defer r.Close() //nolint:errcheck // the test is done with it
 
 	b, err := io.ReadAll(r)
 

@@ -45,27 +45,27 @@ func canApplyImmediate(current, next config.Provider) error {
 		nm.MachineAcceptedCAs = cm.MachineAcceptedCAs
 		nm.MachineTime = cm.MachineTime //nolint:staticcheck // as Talos 1.13 does
 		nm.MachineCertSANs = cm.MachineCertSANs
-		nm.MachineInstall = cm.MachineInstall
+		nm.MachineInstall = cm.MachineInstall //nolint:staticcheck // as Talos 1.13 does
 		nm.MachineNetwork = cm.MachineNetwork //nolint:staticcheck // as Talos 1.13 does
-		nm.MachineSysfs = cm.MachineSysfs
-		nm.MachineSysctls = cm.MachineSysctls
+		nm.MachineSysfs = cm.MachineSysfs     //nolint:staticcheck // as Talos 1.13 does
+		nm.MachineSysctls = cm.MachineSysctls //nolint:staticcheck // as Talos 1.13 does
 		nm.MachineLogging = cm.MachineLogging
-		nm.MachineControlPlane = cm.MachineControlPlane
-		nm.MachineKubelet = cm.MachineKubelet
-		nm.MachineKernel = cm.MachineKernel
-		nm.MachineRegistries = cm.MachineRegistries //nolint:staticcheck // as Talos 1.13 does
-		nm.MachinePods = cm.MachinePods
+		nm.MachineControlPlane = cm.MachineControlPlane //nolint:staticcheck // as Talos 1.13 does
+		nm.MachineKubelet = cm.MachineKubelet           //nolint:staticcheck // as Talos 1.13 does
+		nm.MachineKernel = cm.MachineKernel             //nolint:staticcheck // as Talos 1.13 does
+		nm.MachineRegistries = cm.MachineRegistries     //nolint:staticcheck // as Talos 1.13 does
+		nm.MachinePods = cm.MachinePods                 //nolint:staticcheck // as Talos 1.13 does
 		nm.MachineSeccompProfiles = cm.MachineSeccompProfiles
-		nm.MachineNodeAnnotations = cm.MachineNodeAnnotations
-		nm.MachineNodeLabels = cm.MachineNodeLabels
-		nm.MachineNodeTaints = cm.MachineNodeTaints
+		nm.MachineNodeAnnotations = cm.MachineNodeAnnotations //nolint:staticcheck // as Talos 1.13 does
+		nm.MachineNodeLabels = cm.MachineNodeLabels           //nolint:staticcheck // as Talos 1.13 does
+		nm.MachineNodeTaints = cm.MachineNodeTaints           //nolint:staticcheck // as Talos 1.13 does
 
 		if nm.MachineFeatures != nil && cm.MachineFeatures != nil {
 			nf, cf := nm.MachineFeatures, cm.MachineFeatures
-			nf.KubernetesTalosAPIAccessConfig = cf.KubernetesTalosAPIAccessConfig
-			nf.KubePrismSupport = cf.KubePrismSupport
-			nf.HostDNSSupport = cf.HostDNSSupport
-			nf.ImageCacheSupport = cf.ImageCacheSupport
+			nf.KubernetesTalosAPIAccessConfig = cf.KubernetesTalosAPIAccessConfig //nolint:staticcheck // as Talos 1.13 does
+			nf.KubePrismSupport = cf.KubePrismSupport                             //nolint:staticcheck // as Talos 1.13 does
+			nf.HostDNSSupport = cf.HostDNSSupport                                 //nolint:staticcheck // as Talos 1.13 does
+			nf.ImageCacheSupport = cf.ImageCacheSupport                           //nolint:staticcheck // as Talos 1.13 does
 			nf.FeatureNodeAddressSortAlgorithm = cf.FeatureNodeAddressSortAlgorithm
 		}
 	}

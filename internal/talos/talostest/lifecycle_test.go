@@ -25,7 +25,7 @@ func insecure(t *testing.T, addr string) *client.Client {
 		t.Fatal(err)
 	}
 
-	t.Cleanup(func() { c.Close() }) //nolint:errcheck
+	t.Cleanup(func() { c.Close() }) //nolint:errcheck // the test is done with it
 
 	return c
 }

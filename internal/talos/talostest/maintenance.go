@@ -163,7 +163,7 @@ func (m *machineService) configure(ctx context.Context, data []byte) error {
 		defer m.mu.Unlock()
 
 		m.rebooting = false
-		_ = m.setStage(context.Background(), runtime.MachineStageRunning) //nolint:errcheck // in-memory state
+		_ = m.setStage(context.Background(), runtime.MachineStageRunning) // in-memory state
 	})
 
 	return nil

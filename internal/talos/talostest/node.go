@@ -154,23 +154,7 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 		t.Fatal(err)
 	}
 
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(ca.PEM)
-
-	mtls := credentials.NewTLS(&tls.Config{
-		Certificates: []tls.Certificate{ca.serverCert(t)},
-		ClientCAs:    pool,
-		ClientAuth:   tls.RequireAndVerifyClientCert,
-		MinVersion:   tls.VersionTLS13,
-	})
-
-	// apid in maintenance mode: its own certificate, client certificates neither asked for
-	// nor verified (tls.ServerOnly of provider.ServerConfig, v1.14.1).
-	insecure := credentials.NewTLS(&tls.Config{
-		Certificates: []tls.Certificate{NewCA(t).serverCert(t)},
-		ClientAuth:   tls.NoClientCert,
-		MinVersion:   tls.VersionTLS13,
-	})
+	mtls, insecure := ca.serverCreds(t)
 
 	// Clients read the state through machined's access policy; the fake writes it directly.
 	served := state.WrapCore(state.Filter(st, accessPolicy(st)))
@@ -206,6 +190,29 @@ func Start(t testing.TB, ca *CA, n Node) *Server {
 	})
 
 	return &Server{Addr: m.host.addr, m: m}
+}
+
+// serverCreds are a node's two faces: mTLS with ca's clients, and apid's in maintenance mode.
+func (ca *CA) serverCreds(t testing.TB) (mtls, insecure credentials.TransportCredentials) {
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(ca.PEM)
+
+	mtls = credentials.NewTLS(&tls.Config{
+		Certificates: []tls.Certificate{ca.serverCert(t)},
+		ClientCAs:    pool,
+		ClientAuth:   tls.RequireAndVerifyClientCert,
+		MinVersion:   tls.VersionTLS13,
+	})
+
+	// apid in maintenance mode: its own certificate, client certificates neither asked for
+	// nor verified (tls.ServerOnly of provider.ServerConfig, v1.14.1).
+	insecure = credentials.NewTLS(&tls.Config{
+		Certificates: []tls.Certificate{NewCA(t).serverCert(t)},
+		ClientAuth:   tls.NoClientCert,
+		MinVersion:   tls.VersionTLS13,
+	})
+
+	return mtls, insecure
 }
 
 // startConfigured writes the state of a node that runs n.Config; a control plane of a
@@ -412,7 +419,7 @@ func Closed(t testing.TB) string {
 	}
 
 	addr := lis.Addr().String()
-	lis.Close() //nolint:errcheck
+	lis.Close() //nolint:errcheck // only its free port is wanted
 
 	return addr
 }

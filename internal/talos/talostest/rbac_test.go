@@ -81,7 +81,7 @@ var calls = map[string]func(context.Context, *client.Client) error{
 	},
 	"Reboot": func(ctx context.Context, c *client.Client) error { return c.Reboot(ctx) },
 	"Upgrade (legacy)": func(ctx context.Context, c *client.Client) error {
-		_, err := c.UpgradeWithOptions(ctx, client.WithUpgradeImage("factory.talos.dev/installer/abc:v1.14.1"))
+		_, err := c.UpgradeWithOptions(ctx, client.WithUpgradeImage("factory.talos.dev/installer/abc:v1.14.1")) //nolint:staticcheck // the legacy call is what is tested
 
 		return err
 	},

@@ -209,7 +209,7 @@ func (m *machineService) reboot() {
 		defer m.mu.Unlock()
 
 		m.rebooting = false
-		_ = m.setStage(context.Background(), runtime.MachineStageRunning) //nolint:errcheck // in-memory state
+		_ = m.setStage(context.Background(), runtime.MachineStageRunning) // in-memory state
 	})
 }
 

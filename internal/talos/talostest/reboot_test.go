@@ -131,11 +131,11 @@ func TestReboot_TheLegacyUpgradeRebootsByItselfAMomentLater(t *testing.T) {
 	ctx := context.Background()
 	s, c := started(t, talostest.Node{Version: "v1.12.6", SchematicID: "old", Reboot: talostest.Reboot{Answering: 200 * time.Millisecond}})
 
-	if _, err := c.UpgradeWithOptions(ctx); status.Code(err) != codes.InvalidArgument {
+	if _, err := c.UpgradeWithOptions(ctx); status.Code(err) != codes.InvalidArgument { //nolint:staticcheck // the legacy call is what is tested
 		t.Errorf("no image: %v", err)
 	}
 
-	if _, err := c.Upgrade(ctx, "factory.talos.dev/installer/"+newSchematic+":v1.12.9", false, false); err != nil {
+	if _, err := c.Upgrade(ctx, "factory.talos.dev/installer/"+newSchematic+":v1.12.9", false, false); err != nil { //nolint:staticcheck // the legacy call is what is tested
 		t.Fatal(err)
 	}
 
@@ -175,7 +175,7 @@ func TestLegacyUpgrade_AControlPlaneChecksEtcdOnlyWhenNeitherForcedNorPreserving
 
 			s, c := started(t, talostest.Node{Version: "v1.12.6", Config: []byte(tt.config), EtcdMembers: tt.members, EtcdUnhealthy: tt.unhealthy})
 
-			_, err := c.UpgradeWithOptions(context.Background(), client.WithUpgradeImage(image), client.WithUpgradeForce(tt.force), client.WithUpgradePreserve(tt.preserve))
+			_, err := c.UpgradeWithOptions(context.Background(), client.WithUpgradeImage(image), client.WithUpgradeForce(tt.force), client.WithUpgradePreserve(tt.preserve)) //nolint:staticcheck // the legacy call is what is tested
 
 			if tt.wantErr != "" {
 				if status.Code(err) != codes.Unknown || status.Convert(err).Message() != tt.wantErr {
