@@ -68,28 +68,13 @@ func Migrate(ctx context.Context, d *Deps, opts MigrateOptions) (*MigrateResult,
 		}
 	}
 
-	talops, err := files.ReadFile(cluster.FileName)
+	in, err := migrateInput(files, before.Cluster, opts.ConfigVersion)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", before.Cluster.Path(cluster.FileName), err)
+		return nil, err
 	}
 
-	in := migrate.Input{From: before.Cluster.ConfigVersion(), Target: opts.ConfigVersion, Talops: talops, Patches: patchesOf(before.Cluster)}
-
-	for _, n := range before.Cluster.Spec.Nodes {
-		if n.Role == cluster.RoleControlPlane {
-			in.ControlPlanes++
-		} else {
-			in.Workers++
-		}
-	}
-
-	mig, err := migrate.Rewrite(in)
+	mig, err := rewrite(in)
 	if err != nil {
-		var usage *migrate.UsageError
-		if errors.As(err, &usage) {
-			return nil, &UsageError{Msg: usage.Msg}
-		}
-
 		return nil, err
 	}
 
@@ -115,8 +100,56 @@ func Migrate(ctx context.Context, d *Deps, opts MigrateOptions) (*MigrateResult,
 		return res, nil
 	}
 
+	if err := writeMigration(d, opts.Dir, mig); err != nil {
+		return res, err
+	}
+
+	res.Written = true
+
+	return res, nil
+}
+
+// migrateInput is what migrate.Rewrite needs from the repository as it is: its talops.yaml,
+// the patches it names and how many nodes of each role it has.
+func migrateInput(files cluster.Files, c *cluster.Cluster, target string) (migrate.Input, error) {
+	talops, err := files.ReadFile(cluster.FileName)
+	if err != nil {
+		return migrate.Input{}, fmt.Errorf("read %s: %w", c.Path(cluster.FileName), err)
+	}
+
+	in := migrate.Input{From: c.ConfigVersion(), Target: target, Talops: talops, Patches: patchesOf(c)}
+
+	for _, n := range c.Spec.Nodes {
+		if n.Role == cluster.RoleControlPlane {
+			in.ControlPlanes++
+		} else {
+			in.Workers++
+		}
+	}
+
+	return in, nil
+}
+
+// rewrite runs migrate.Rewrite and turns its usage errors into the app's, so that the
+// doors give them the usage exit code.
+func rewrite(in migrate.Input) (*migrate.Result, error) {
+	mig, err := migrate.Rewrite(in)
+	if err != nil {
+		var usage *migrate.UsageError
+		if errors.As(err, &usage) {
+			return nil, &UsageError{Msg: usage.Msg}
+		}
+
+		return nil, err
+	}
+
+	return mig, nil
+}
+
+// writeMigration writes the migrated files into dir.
+func writeMigration(d *Deps, dir string, mig *migrate.Result) error {
 	for _, f := range mig.Files {
-		path := filepath.Join(opts.Dir, filepath.FromSlash(f.Path))
+		path := filepath.Join(dir, filepath.FromSlash(f.Path))
 
 		// A patch keeps its mode: only its contents move.
 		perm := os.FileMode(0o644)
@@ -127,13 +160,11 @@ func Migrate(ctx context.Context, d *Deps, opts MigrateOptions) (*MigrateResult,
 		}
 
 		if err := d.WriteFile(path, f.Data, perm); err != nil {
-			return res, fmt.Errorf("write %s: %w", path, err)
+			return fmt.Errorf("write %s: %w", path, err)
 		}
 	}
 
-	res.Written = true
-
-	return res, nil
+	return nil
 }
 
 // loadFrom loads and renders the repository served by files, with other's bundle when it
@@ -252,7 +283,7 @@ func leftAt(c *cluster.Cluster, m *render.Machine, mig *migrate.Result, path str
 	}
 
 	for _, l := range mig.Left {
-		if !strings.Contains(path, ".") || !(strings.HasPrefix(l.Path, path) || strings.HasPrefix(path, l.Path)) {
+		if !strings.Contains(path, ".") || (!strings.HasPrefix(l.Path, path) && !strings.HasPrefix(path, l.Path)) {
 			continue
 		}
 
