@@ -66,14 +66,7 @@ func (im *mapping) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatc
 		out.Role = cluster.RoleControlPlane
 	}
 
-	addr := scalar(get(eff, "ipAddress"))
-	if first, _, more := strings.Cut(addr, ","); more {
-		im.repo.Mapped(finding.Info, lineOf(eff, "ipAddress"), name, field("ipAddress"), "talops knows one address per node: the first is used")
-		addr = strings.TrimSpace(first)
-	}
-
-	out.Address = addr
-
+	out.Address = im.address(eff, name, field)
 	ownInstaller := im.machineSpec(eff, name, field, &out)
 
 	if shared.all != "" {
@@ -84,28 +77,7 @@ func (im *mapping) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatc
 		out.Patches = append(out.Patches, shared.controlPlane)
 	}
 
-	// talhelper appends the group's certSANs, patches and extraManifests unless the node
-	// overrides them, and still takes the group's when the node's own are zero.
-	sans := strs(get(n, "certSANs"))
-	if !boolean(get(n, "overrideMachineCertSANs")) || zero(get(n, "certSANs"), "certSANs") {
-		sans = append(sans, strs(get(roles[cp], "certSANs"))...)
-	}
-
-	if ops := im.nodeOps(eff, name, field, sans, ownInstaller); len(ops) > 0 {
-		rel := "nodes/" + name + "-talhelper.yaml"
-		if err := im.repo.AddYAML(rel, "# The node's talhelper fields (labels, taints, disk selector, kernel modules...), as talhelper sets them.", ops); err != nil {
-			im.repo.Unsupported(0, "", rel, err.Error())
-		}
-		out.Patches = append(out.Patches, rel)
-	}
-
-	if docs := im.nodeDocs(eff, name, field); len(docs) > 0 {
-		rel := "nodes/" + name + "-documents.yaml"
-		if err := im.repo.AddDocs(rel, "# The documents talhelper adds to the node: its hostname, its extension services, its network interfaces.", docs); err != nil {
-			im.repo.Unsupported(0, "", rel, err.Error())
-		}
-		out.Patches = append(out.Patches, rel)
-	}
+	out.Patches = append(out.Patches, im.fieldPatches(n, eff, roles[cp], name, field, ownInstaller)...)
 
 	// Role patches come first (talhelper prepends them to the node's), unless the node
 	// overrides them.
@@ -125,6 +97,49 @@ func (im *mapping) node(n *yaml.Node, i int, roles map[bool]*yaml.Node, rolePatc
 	out.Patches = append(out.Patches, manifests...)
 
 	return out, nil
+}
+
+// address is the node's ipAddress; talhelper takes a list, talops one address.
+func (im *mapping) address(eff *yaml.Node, name string, field func(string) string) string {
+	addr := scalar(get(eff, "ipAddress"))
+	if first, _, more := strings.Cut(addr, ","); more {
+		im.repo.Mapped(finding.Info, lineOf(eff, "ipAddress"), name, field("ipAddress"), "talops knows one address per node: the first is used")
+		addr = strings.TrimSpace(first)
+	}
+
+	return addr
+}
+
+// fieldPatches writes the patches that stand for the node's talhelper fields (the config
+// operations talhelper makes, then the documents it adds) and returns their paths, in
+// that order. n is the node as written, eff the node with its group's settings.
+func (im *mapping) fieldPatches(n, eff, role *yaml.Node, name string, field func(string) string, ownInstaller bool) []string {
+	var out []string
+
+	// talhelper appends the group's certSANs, patches and extraManifests unless the node
+	// overrides them, and still takes the group's when the node's own are zero.
+	sans := strs(get(n, "certSANs"))
+	if !boolean(get(n, "overrideMachineCertSANs")) || zero(get(n, "certSANs"), "certSANs") {
+		sans = append(sans, strs(get(role, "certSANs"))...)
+	}
+
+	if ops := im.nodeOps(eff, name, field, sans, ownInstaller); len(ops) > 0 {
+		rel := "nodes/" + name + "-talhelper.yaml"
+		if err := im.repo.AddYAML(rel, "# The node's talhelper fields (labels, taints, disk selector, kernel modules...), as talhelper sets them.", ops); err != nil {
+			im.repo.Unsupported(0, "", rel, err.Error())
+		}
+		out = append(out, rel)
+	}
+
+	if docs := im.nodeDocs(eff, name, field); len(docs) > 0 {
+		rel := "nodes/" + name + "-documents.yaml"
+		if err := im.repo.AddDocs(rel, "# The documents talhelper adds to the node: its hostname, its extension services, its network interfaces.", docs); err != nil {
+			im.repo.Unsupported(0, "", rel, err.Error())
+		}
+		out = append(out, rel)
+	}
+
+	return out
 }
 
 // machineSpec maps the installer flavour: mode is talops' platform (one per cluster),
