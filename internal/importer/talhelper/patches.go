@@ -19,76 +19,89 @@ func (im *mapping) patchList(n *yaml.Node, kind string) []string {
 
 	for i, item := range items(n) {
 		s := scalar(item)
-		line := item.Line
 		at := fmt.Sprintf("%s.patches[%d]", kind, i)
 
-		if !strings.HasPrefix(s, "@") {
-			rel := fmt.Sprintf("patches/%s-%02d.yaml", kind, i+1)
-			if isTemplate(s) {
-				// The talconfig's variables are already substituted, as talhelper does first.
-				out = append(out, im.deferTemplate(rel, s, false, line, at))
+		var (
+			rel string
+			ok  bool
+		)
 
-				continue
-			}
+		if path, isFile := strings.CutPrefix(s, "@"); isFile {
+			rel, ok = im.filePatch(path, kind, item.Line, at)
+		} else {
+			rel, ok = im.inlinePatch(s, fmt.Sprintf("patches/%s-%02d.yaml", kind, i+1), kind, item.Line, at)
+		}
 
-			// The text as talhelper hands it to Talos: a newline added after a block scalar
-			// that ends the patch would become part of its value.
-			if err := im.repo.Add(rel, []byte(s)); err != nil {
-				im.repo.Unsupported(line, "", kind+".patches", err.Error())
-
-				continue
-			}
-
+		if ok {
 			out = append(out, rel)
-
-			continue
 		}
-
-		rel, err := importer.CleanRel(strings.TrimPrefix(s, "@"), talconfigDir)
-		if err != nil {
-			im.repo.Unsupported(line, "", fmt.Sprintf("%s.patches[%d]", kind, i), "the patch file is "+err.Error()+"; not imported")
-
-			continue
-		}
-
-		raw, err := im.manifestFile(rel)
-		if err != nil {
-			im.repo.Unsupported(line, "", at, err.Error()+"; not imported")
-
-			continue
-		}
-
-		if isTemplate(string(raw)) && len(bytes.TrimSpace(raw)) > 0 {
-			// talhelper renders a patch file before it substitutes the environment in it.
-			out = append(out, im.deferTemplate(rel, string(raw), true, line, at))
-
-			continue
-		}
-
-		data, err := im.substitutePatch(rel, raw)
-		if err != nil {
-			im.repo.Unsupported(line, "", at, err.Error()+"; not imported")
-
-			continue
-		}
-
-		if len(bytes.TrimSpace(data)) == 0 {
-			// talhelper skips an empty patch file; so does the import.
-			im.repo.Mapped(finding.Info, line, "", at, rel+" is empty: talhelper skips it, and so does talops")
-
-			continue
-		}
-
-		if err := im.repo.Add(rel, data); err != nil {
-			im.repo.Unsupported(line, "", kind+".patches", err.Error())
-
-			continue
-		}
-
-		out = append(out, rel)
 	}
 
 	return out
+}
+
+// inlinePatch writes a patch written inline in talconfig.yaml as the file rel and says
+// whether the node takes it; at is where it was written, kind what it patches.
+func (im *mapping) inlinePatch(s, rel, kind string, line int, at string) (string, bool) {
+	if isTemplate(s) {
+		// The talconfig's variables are already substituted, as talhelper does first.
+		return im.deferTemplate(rel, s, false, line, at), true
+	}
+
+	// The text as talhelper hands it to Talos: a newline added after a block scalar
+	// that ends the patch would become part of its value.
+	if err := im.repo.Add(rel, []byte(s)); err != nil {
+		im.repo.Unsupported(line, "", kind+".patches", err.Error())
+
+		return "", false
+	}
+
+	return rel, true
+}
+
+// filePatch brings an @file patch into the new repository under its own path and says
+// whether the node takes it: an unreadable or empty file is reported and left out.
+func (im *mapping) filePatch(path, kind string, line int, at string) (string, bool) {
+	rel, err := importer.CleanRel(path, talconfigDir)
+	if err != nil {
+		im.repo.Unsupported(line, "", at, "the patch file is "+err.Error()+"; not imported")
+
+		return "", false
+	}
+
+	raw, err := im.manifestFile(rel)
+	if err != nil {
+		im.repo.Unsupported(line, "", at, err.Error()+"; not imported")
+
+		return "", false
+	}
+
+	if isTemplate(string(raw)) && len(bytes.TrimSpace(raw)) > 0 {
+		// talhelper renders a patch file before it substitutes the environment in it.
+		return im.deferTemplate(rel, string(raw), true, line, at), true
+	}
+
+	data, err := im.substitutePatch(rel, raw)
+	if err != nil {
+		im.repo.Unsupported(line, "", at, err.Error()+"; not imported")
+
+		return "", false
+	}
+
+	if len(bytes.TrimSpace(data)) == 0 {
+		// talhelper skips an empty patch file; so does the import.
+		im.repo.Mapped(finding.Info, line, "", at, rel+" is empty: talhelper skips it, and so does talops")
+
+		return "", false
+	}
+
+	if err := im.repo.Add(rel, data); err != nil {
+		im.repo.Unsupported(line, "", kind+".patches", err.Error())
+
+		return "", false
+	}
+
+	return rel, true
 }
 
 // substitutePatch substitutes the environment in a patch file read with manifestFile (which
