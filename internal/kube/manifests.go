@@ -102,21 +102,7 @@ func syncManifests(ctx context.Context, cfg *rest.Config, objects []*unstructure
 	var updated []*unstructured.Unstructured
 
 	for _, obj := range objects {
-		var (
-			diff    string
-			changed bool
-		)
-
-		err := retry.Constant(3*time.Minute, retry.WithUnits(10*time.Second)).RetryWithContext(ctx, func(ctx context.Context) error {
-			var err error
-
-			diff, changed, err = m.update(ctx, obj, dryRun)
-			if retryable(err) || apierrors.IsConflict(err) {
-				return retry.ExpectedError(err)
-			}
-
-			return err
-		})
+		diff, changed, err := m.updateRetrying(ctx, obj, dryRun)
 		if err != nil {
 			return err
 		}
@@ -143,6 +129,29 @@ func syncManifests(ctx context.Context, cfg *rest.Config, objects []*unstructure
 
 	log("waiting for all manifests to be applied")
 
+	return m.waitRollouts(ctx, updated, log)
+}
+
+// updateRetrying is update retried for up to 3 minutes while the API server is
+// unavailable or the object changes under it, as talosctl does.
+func (m *manifestsClient) updateRetrying(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (diff string, changed bool, err error) {
+	err = retry.Constant(3*time.Minute, retry.WithUnits(10*time.Second)).RetryWithContext(ctx, func(ctx context.Context) error {
+		var err error
+
+		diff, changed, err = m.update(ctx, obj, dryRun)
+		if retryable(err) || apierrors.IsConflict(err) {
+			return retry.ExpectedError(err)
+		}
+
+		return err
+	})
+
+	return diff, changed, err
+}
+
+// waitRollouts waits, one at a time, for the updated Deployments and DaemonSets to roll
+// out; the other objects need no wait.
+func (m *manifestsClient) waitRollouts(ctx context.Context, updated []*unstructured.Unstructured, log func(string)) error {
 	for _, obj := range updated {
 		gk := obj.GroupVersionKind().GroupKind()
 		if gk.Group != "apps" || (gk.Kind != "Deployment" && gk.Kind != "DaemonSet") {
