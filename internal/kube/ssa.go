@@ -60,31 +60,12 @@ func SyncManifestsSSA(ctx context.Context, cfg *rest.Config, objects []*unstruct
 		return fmt.Errorf("server-side apply: %w", err)
 	}
 
-	for _, obj := range objects {
-		a := obj.GetAnnotations()
-		if a == nil {
-			a = map[string]string{}
-		}
-
-		if owner, ok := a[inventoryAnnotation]; ok && owner != inv.name {
-			return fmt.Errorf("apply the bootstrap manifests: %s already has an inventory annotation", manifestPath(obj))
-		}
-
-		a[inventoryAnnotation] = inv.name
-		obj.SetAnnotations(a)
+	if err := markInventory(objects, inv.name); err != nil {
+		return err
 	}
 
 	if dryRun {
-		for _, obj := range objects {
-			c, err := m.plan(ctx, obj)
-			if err != nil {
-				return fmt.Errorf("diff the bootstrap manifests: %w", err)
-			}
-
-			log(c.action + " " + c.subject)
-		}
-
-		return nil
+		return m.logPlan(ctx, objects, log)
 	}
 
 	changes, applyErr := m.applyStaged(ctx, objects, timeout)
@@ -110,21 +91,61 @@ func SyncManifestsSSA(ctx context.Context, cfg *rest.Config, objects []*unstruct
 
 	log("waiting for kubernetes objects to be fully reconciled")
 
-	var wait []*unstructured.Unstructured
-
-	for _, c := range changes {
-		if c.action == created || c.action == configured {
-			wait = append(wait, c.obj)
-		}
-	}
-
-	if err := m.waitAllReady(ctx, wait, timeout, waitInterval); err != nil {
+	if err := m.waitAllReady(ctx, appliedObjects(changes), timeout, waitInterval); err != nil {
 		return fmt.Errorf("wait for the bootstrap manifests: %w", err)
 	}
 
 	log("done")
 
 	return nil
+}
+
+// markInventory writes the inventory's name into every object's owning-inventory
+// annotation, and refuses an object whose manifest already names another inventory.
+func markInventory(objects []*unstructured.Unstructured, name string) error {
+	for _, obj := range objects {
+		a := obj.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+
+		if owner, ok := a[inventoryAnnotation]; ok && owner != name {
+			return fmt.Errorf("apply the bootstrap manifests: %s already has an inventory annotation", manifestPath(obj))
+		}
+
+		a[inventoryAnnotation] = name
+		obj.SetAnnotations(a)
+	}
+
+	return nil
+}
+
+// logPlan is the dry run of a server-side sync: one line per object saying what its
+// apply would do, and nothing written.
+func (m *manifestsClient) logPlan(ctx context.Context, objects []*unstructured.Unstructured, log func(string)) error {
+	for _, obj := range objects {
+		c, err := m.plan(ctx, obj)
+		if err != nil {
+			return fmt.Errorf("diff the bootstrap manifests: %w", err)
+		}
+
+		log(c.action + " " + c.subject)
+	}
+
+	return nil
+}
+
+// appliedObjects are the objects the sync created or configured: those to wait for.
+func appliedObjects(changes []change) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+
+	for _, c := range changes {
+		if c.action == created || c.action == configured {
+			out = append(out, c.obj)
+		}
+	}
+
+	return out
 }
 
 // change is what a server-side apply does, or would do, to one object.
