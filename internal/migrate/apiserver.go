@@ -19,34 +19,9 @@ func (f *file) apiServer() {
 		return
 	}
 
-	if extra := unknownKeys(v, "image", "extraArgs", "env", "resources", "certSANs", "auditPolicy", "authorizationConfig"); len(extra) > 0 {
-		f.left("cluster.apiServer", strings.Join(extra, ", ")+" has no place this migration writes (extraVolumes and admissionControl move by hand): the whole apiServer section stays")
-
+	args, flags, authn, ok := f.movableAPIServer(v)
+	if !ok {
 		return
-	}
-
-	_, args := get(v, "extraArgs")
-
-	flags, ok := scalarMap(args)
-	if args != nil && !ok {
-		f.left("cluster.apiServer.extraArgs", "an argument with a list value: move it by hand")
-
-		return
-	}
-
-	authn, err := AuthenticationFromFlags(flags)
-	if err != nil {
-		f.left("cluster.apiServer.extraArgs", err.Error())
-
-		return
-	}
-
-	for name := range flags {
-		if strings.HasPrefix(name, "authorization-") {
-			f.left("cluster.apiServer.extraArgs."+name, "authorization flags become KubeAuthorizerConfig documents: move it by hand")
-
-			return
-		}
 	}
 
 	k, v, comment := f.take("cluster.apiServer")
@@ -99,6 +74,43 @@ func (f *file) apiServer() {
 	}
 }
 
+// movableAPIServer says whether the apiServer section v can move whole, recording why not
+// when it cannot; when it can, it returns the section's extraArgs, as a node and as flags,
+// and the authentication configuration those flags amount to.
+func (f *file) movableAPIServer(v *yaml.Node) (args *yaml.Node, flags map[string]string, authn map[string]any, ok bool) {
+	if extra := unknownKeys(v, "image", "extraArgs", "env", "resources", "certSANs", "auditPolicy", "authorizationConfig"); len(extra) > 0 {
+		f.left("cluster.apiServer", strings.Join(extra, ", ")+" has no place this migration writes (extraVolumes and admissionControl move by hand): the whole apiServer section stays")
+
+		return nil, nil, nil, false
+	}
+
+	_, args = get(v, "extraArgs")
+
+	flags, ok = scalarMap(args)
+	if args != nil && !ok {
+		f.left("cluster.apiServer.extraArgs", "an argument with a list value: move it by hand")
+
+		return nil, nil, nil, false
+	}
+
+	authn, err := AuthenticationFromFlags(flags)
+	if err != nil {
+		f.left("cluster.apiServer.extraArgs", err.Error())
+
+		return nil, nil, nil, false
+	}
+
+	for name := range flags {
+		if strings.HasPrefix(name, "authorization-") {
+			f.left("cluster.apiServer.extraArgs."+name, "authorization flags become KubeAuthorizerConfig documents: move it by hand")
+
+			return nil, nil, nil, false
+		}
+	}
+
+	return args, flags, authn, true
+}
+
 // authorizers writes one KubeAuthorizerConfig per v1alpha1 authorizer; the Node and RBAC
 // authorizers v1alpha1 put first by itself are documents of the new contract already.
 func (f *file) authorizers(key, list *yaml.Node) {
@@ -147,29 +159,12 @@ func isAuthnFlag(name string) bool {
 // sub, and a username without a prefix flag is prefixed with the issuer URL and # unless
 // the claim is email).
 func AuthenticationFromFlags(flags map[string]string) (map[string]any, error) {
-	var names []string
-
-	for name := range flags {
-		if isAuthnFlag(name) {
-			names = append(names, name)
-		}
+	anonymous, err := anonymousFromFlags(flags)
+	if err != nil {
+		return nil, err
 	}
 
-	slices.Sort(names)
-
-	cfg := map[string]any{"anonymous": map[string]any{"enabled": true}, "jwt": []any{}}
-
-	for _, name := range names {
-		switch name {
-		case "oidc-issuer-url", "oidc-client-id", "oidc-username-claim", "oidc-username-prefix", "oidc-groups-claim", "oidc-groups-prefix", "oidc-required-claim":
-		case "anonymous-auth":
-			if flags[name] == "false" {
-				cfg["anonymous"] = map[string]any{"enabled": false}
-			}
-		default:
-			return nil, fmt.Errorf("%s has no equivalent this migration writes in KubeAuthenticationConfig: move it by hand (oidc-signing-algs cannot be set at all with the new contract)", name)
-		}
-	}
+	cfg := map[string]any{"anonymous": anonymous, "jwt": []any{}}
 
 	issuer, client := flags["oidc-issuer-url"], flags["oidc-client-id"]
 	if issuer == "" && client == "" {
@@ -180,6 +175,44 @@ func AuthenticationFromFlags(flags map[string]string) (map[string]any, error) {
 		return nil, fmt.Errorf("oidc-issuer-url and oidc-client-id go together: kube-apiserver ignores one without the other")
 	}
 
+	cfg["jwt"] = []any{jwtFromFlags(flags, issuer, client)}
+
+	return cfg, nil
+}
+
+// anonymousFromFlags is the anonymous part of the authentication configuration; it refuses
+// the authentication flags this migration has no equivalent for, the first by name.
+func anonymousFromFlags(flags map[string]string) (map[string]any, error) {
+	var names []string
+
+	for name := range flags {
+		if isAuthnFlag(name) {
+			names = append(names, name)
+		}
+	}
+
+	slices.Sort(names)
+
+	anonymous := map[string]any{"enabled": true}
+
+	for _, name := range names {
+		switch name {
+		case "oidc-issuer-url", "oidc-client-id", "oidc-username-claim", "oidc-username-prefix", "oidc-groups-claim", "oidc-groups-prefix", "oidc-required-claim":
+		case "anonymous-auth":
+			if flags[name] == "false" {
+				anonymous = map[string]any{"enabled": false}
+			}
+		default:
+			return nil, fmt.Errorf("%s has no equivalent this migration writes in KubeAuthenticationConfig: move it by hand (oidc-signing-algs cannot be set at all with the new contract)", name)
+		}
+	}
+
+	return anonymous, nil
+}
+
+// jwtFromFlags is the JWT issuer the oidc-* flags configure for issuer and client, with
+// kube-apiserver's own defaults for the username claim and its prefix.
+func jwtFromFlags(flags map[string]string, issuer, client string) map[string]any {
 	claim := flags["oidc-username-claim"]
 	if claim == "" {
 		claim = "sub"
@@ -216,7 +249,5 @@ func AuthenticationFromFlags(flags map[string]string) (map[string]any, error) {
 		jwt["claimValidationRules"] = rules
 	}
 
-	cfg["jwt"] = []any{jwt}
-
-	return cfg, nil
+	return jwt
 }
