@@ -3,7 +3,8 @@
 # Builds kube-apiserver, kube-controller-manager, kube-scheduler and a patched kubelet from the
 # k8s.io/kubernetes module the Go module proxy serves, into $REALTALOS_WORK/k8s/$K8S_VERSION/bin,
 # so a warm machine skips every build. Each step is skipped when its output exists.
-# `k8s-build.sh sources` stops after fetching the sources.
+# `k8s-build.sh sources` stops after fetching the sources, `k8s-build.sh binaries` after building
+# and relinking the binaries (it writes only under $REALTALOS_WORK/src and $REALTALOS_WORK/k8s).
 # K8S_VERSION (default v1.37.0, Talos v1.14.1's DefaultKubernetesVersion) is the release built from
 # source; K8S_RELINK_VERSION (default v1.37.1) is the same source linked again under that version,
 # the second patch release the upgrade tests move to (see README.md, "Kubernetes mode").
@@ -118,6 +119,8 @@ step "kubernetes $K8S_VERSION sources (proxy) + staging modules + kubelet patch"
 [ "${1:-}" = sources ] && exit 0
 step "build ${K8S_COMMANDS[*]} $K8S_VERSION" build_k8s
 step "relink the same as ${K8S_RELINK_VERSION:-nothing} (second patch release)" relink_k8s
+# "k8s-build.sh binaries": the CPU-heavy part, which leaves the harness's bin/, rootfs and images alone
+[ "${1:-}" = binaries ] && exit 0
 step "busybox-static (apt-get download)" busybox_deb
 step "build mkimage, pause, runc-nores" build_k8s_tools
 step "image pause:$PAUSE_VERSION" pause_image

@@ -143,6 +143,54 @@ func (k *kubeLab) podGone(t *testing.T, name string) bool {
 	return apierrors.IsNotFound(err)
 }
 
+// holdPod gives the pod labelled app=name a PodDisruptionBudget that forbids its eviction,
+// and waits until the disruption controller counted the pod (before that the budget
+// forbids nothing).
+func (k *kubeLab) holdPod(t *testing.T, name string) {
+	t.Helper()
+
+	ctx := context.Background()
+	one := intstr.FromInt32(1)
+
+	pdb := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: podNamespace},
+		Spec: policyv1.PodDisruptionBudgetSpec{
+			MinAvailable: &one,
+			Selector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}},
+		},
+	}
+
+	if _, err := k.kube.PolicyV1().PodDisruptionBudgets(podNamespace).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	eventually(t, "the budget counts its pod", 2*time.Minute, func() bool {
+		p, err := k.kube.PolicyV1().PodDisruptionBudgets(podNamespace).Get(ctx, name, metav1.GetOptions{})
+
+		return err == nil && p.Status.ObservedGeneration == p.Generation && p.Status.CurrentHealthy == 1
+	})
+}
+
+// releasePod changes the budget of holdPod so that it allows the eviction.
+func (k *kubeLab) releasePod(t *testing.T, name string) {
+	t.Helper()
+
+	ctx := context.Background()
+	zero := intstr.FromInt32(0)
+
+	eventually(t, "the budget is relaxed", 30*time.Second, func() bool {
+		cur, err := k.kube.PolicyV1().PodDisruptionBudgets(podNamespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+
+		cur.Spec.MinAvailable = &zero
+		_, err = k.kube.PolicyV1().PodDisruptionBudgets(podNamespace).Update(ctx, cur, metav1.UpdateOptions{})
+
+		return err == nil
+	})
+}
+
 // cordoned reports whether the node's Node is unschedulable.
 func (k *kubeLab) cordoned(t *testing.T) bool {
 	t.Helper()
@@ -263,28 +311,7 @@ func TestKubernetes_ASecondApplyIsRefusedNamingTheFirstWhileABudgetHoldsItsDrain
 	k := bootKube(t)
 	k.runPod(t, "e2e-held")
 
-	ctx := context.Background()
-	one := intstr.FromInt32(1)
-
-	pdb := &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: "e2e-held", Namespace: podNamespace},
-		Spec: policyv1.PodDisruptionBudgetSpec{
-			MinAvailable: &one,
-			Selector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "e2e-held"}},
-		},
-	}
-
-	if _, err := k.kube.PolicyV1().PodDisruptionBudgets(podNamespace).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-
-	// The disruption controller must have counted the pod before the budget forbids anything.
-	eventually(t, "the budget counts its pod", 2*time.Minute, func() bool {
-		p, err := k.kube.PolicyV1().PodDisruptionBudgets(podNamespace).Get(ctx, "e2e-held", metav1.GetOptions{})
-
-		return err == nil && p.Status.ObservedGeneration == p.Generation && p.Status.CurrentHealthy == 1
-	})
-
+	k.holdPod(t, "e2e-held")
 	k.needReboot(t)
 
 	first := talopsStart(t, []string{"USER=first-e2e"}, k.applyArgs("--drain-timeout", "5m")...)
@@ -300,21 +327,7 @@ func TestKubernetes_ASecondApplyIsRefusedNamingTheFirstWhileABudgetHoldsItsDrain
 		t.Fatal("the pod was evicted while its budget forbade it")
 	}
 
-	// The budget now allows the eviction.
-	zero := intstr.FromInt32(0)
-	pdb.Spec.MinAvailable = &zero
-
-	eventually(t, "the budget is relaxed", 30*time.Second, func() bool {
-		cur, err := k.kube.PolicyV1().PodDisruptionBudgets(podNamespace).Get(ctx, "e2e-held", metav1.GetOptions{})
-		if err != nil {
-			return false
-		}
-
-		cur.Spec.MinAvailable = &zero
-		_, err = k.kube.PolicyV1().PodDisruptionBudgets(podNamespace).Update(ctx, cur, metav1.UpdateOptions{})
-
-		return err == nil
-	})
+	k.releasePod(t, "e2e-held")
 
 	var r result
 
@@ -380,5 +393,127 @@ func TestKubernetes_PatchUpgradeMovesTheControlPlaneAndTheKubelet(t *testing.T) 
 	v, err := k.kube.Discovery().ServerVersion()
 	if err != nil || v.GitVersion != k8sNext {
 		t.Errorf("the API server says %v, %v; want %s", v, err, k8sNext)
+	}
+}
+
+// reboot emulates the reboot container mode refuses: the node stops and boots again from
+// its saved state and config, with its kube-apiserver forwarder, and its Node is Ready again.
+func (k *kubeLab) reboot(t *testing.T) {
+	t.Helper()
+
+	script(t, time.Minute, "stop.sh", k.node.name)
+	runEnv(t, []string{"KEEP_STATE=1"}, 3*time.Minute, "bash", filepath.Join(harness, "start.sh"), "-k", k.node.address+":6443", k.node.name, k.node.endpoint())
+
+	since := time.Now()
+
+	eventually(t, "Node "+k.hostname+" is Ready after the reboot", 5*time.Minute, func() bool {
+		n, err := k.kube.CoreV1().Nodes().Get(context.Background(), k.hostname, metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+
+		for _, c := range n.Status.Conditions {
+			if c.Type == corev1.NodeReady {
+				return c.Status == corev1.ConditionTrue && c.LastHeartbeatTime.After(since)
+			}
+		}
+
+		return false
+	})
+}
+
+// reviewed copies the lab as it is now, the base a pull request's plan is reviewed against.
+func (k *kubeLab) reviewed(t *testing.T) string {
+	t.Helper()
+
+	base := filepath.Join(t.TempDir(), "base")
+	if err := os.CopyFS(base, os.DirFS(k.dir)); err != nil {
+		t.Fatal(err)
+	}
+
+	return base
+}
+
+// planHash is the hash of the lab's plan against base, as its pull request's comment says it.
+func (k *kubeLab) planHash(t *testing.T, base string) string {
+	t.Helper()
+
+	r := talopsRun(t, nil, "plan", "--dir", k.dir, "--against", base, "--format", "json")
+
+	var p struct {
+		Hash string `json:"hash"`
+	}
+
+	if err := json.Unmarshal([]byte(r.stdout), &p); err != nil || p.Hash == "" {
+		t.Fatalf("plan --against: exit %d, %v\nstdout: %s\nstderr: %s", r.code, err, r.stdout, r.stderr)
+	}
+
+	return p.Hash
+}
+
+// An apply of a change that needs a reboot drains the node first: while a
+// PodDisruptionBudget forbids the eviction of its host-network pod, the drain gives up and
+// the node is uncordoned back with its config not applied; once the budget allows it, the
+// pod is evicted, the config applied, and the node stays cordoned when the reboot fails
+// (container mode refuses it). After the reboot, the next apply of the same reviewed plan
+// waits for the node's health gate and only then uncordons it.
+func TestKubernetes_ApplyDrainsBeforeTheRebootAndUncordonsAfterTheGate(t *testing.T) {
+	t.Parallel()
+
+	k := bootKube(t)
+	k.runPod(t, "e2e-budget")
+	k.holdPod(t, "e2e-budget")
+
+	base := k.reviewed(t)
+	k.needReboot(t)
+
+	args := k.applyArgs("--plan-hash", k.planHash(t, base), "--reviewed-against", base, "--drain-timeout", "20s")
+
+	r := talopsRun(t, nil, args...)
+	got := parseApply(t, r).Nodes[0]
+
+	if r.code == 0 || got.Outcome != "failed" || !strings.Contains(got.Detail, "drain did not finish in 20s") ||
+		!strings.Contains(got.Detail, "its config was not applied") {
+		t.Fatalf("apply while a budget forbids the eviction: exit %d, %+v; want the drain given up, the config not applied", r.code, got)
+	}
+
+	if k.cordoned(t) {
+		t.Errorf("Node %s stays cordoned after a drain that gave up", k.hostname)
+	}
+
+	if k.podGone(t, "e2e-budget") {
+		t.Fatal("the pod was evicted while its budget forbade it")
+	}
+
+	k.releasePod(t, "e2e-budget")
+
+	r = talopsRun(t, nil, args...)
+	got = parseApply(t, r).Nodes[0]
+
+	if r.code == 0 || got.Outcome != "failed" || !strings.Contains(got.Detail, "then the reboot") ||
+		!strings.Contains(got.Detail, "kubectl uncordon "+k.hostname+" ") {
+		t.Fatalf("apply once the budget allows the eviction: exit %d, %+v; want the drain done, the config applied, the reboot refused in container mode", r.code, got)
+	}
+
+	if !k.cordoned(t) {
+		t.Errorf("Node %s is schedulable after a drain and a failed reboot", k.hostname)
+	}
+
+	eventually(t, "the drain evicts pod e2e-budget", time.Minute, func() bool { return k.podGone(t, "e2e-budget") })
+
+	k.reboot(t)
+
+	r = talopsRun(t, nil, args...)
+	rep := parseApply(t, r)
+	got = rep.Nodes[0]
+
+	t.Logf("the apply after the reboot → exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+
+	if r.code != 0 || got.Outcome != "applied" || !strings.Contains(got.Detail, "is healthy, uncordoned") {
+		t.Fatalf("apply after the reboot: exit %d, %+v; want the node gated, then uncordoned", r.code, got)
+	}
+
+	if k.cordoned(t) {
+		t.Errorf("Node %s stays cordoned after its health gate passed", k.hostname)
 	}
 }

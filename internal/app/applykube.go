@@ -21,9 +21,11 @@ const noKubeNote = "Kubernetes API not reachable yet: nodes are not drained and 
 // whose API does not answer refuses the apply, fail closed: without the lock another
 // apply may be changing the same nodes (a laptop that reaches the Talos API but not
 // Kubernetes'); with opts.NoLock it goes on, and lockless says why for the report. A dry
-// run and an apply with nothing to change need none.
+// run needs none, nor an apply with nothing to change unless it applies a reviewed plan:
+// the last rollout of that plan may have stopped at a node that now runs its desired
+// config but stays cordoned, which only the progress kept in Kubernetes says (resume.go).
 func applyKube(ctx context.Context, d *Deps, opts ApplyOptions, dialer talos.Dialer, todo []rollout.Step) (k Kube, lockless string, err error) {
-	if opts.DryRun || !slices.ContainsFunc(todo, changes) {
+	if opts.DryRun || !slices.ContainsFunc(todo, changes) && opts.PlanHash == "" {
 		return nil, "", nil
 	}
 

@@ -235,7 +235,8 @@ func (r *k8sUpgrade) preflight(ctx context.Context) error {
 
 // prePull pulls every new image on the nodes that will run it, so that a component's
 // restart does not wait on the registry: the control-plane images into the pods'
-// containerd, the kubelet into Talos' own. A node whose release lacks the ImageService is
+// containerd, the kubelet into the same containerd's system namespace, where Talos' kubelet
+// service looks for it. A node whose release lacks the ImageService is
 // left to pull when it starts the component, as talosctl does.
 func (r *k8sUpgrade) prePull(ctx context.Context, s plan.KubernetesStep) error {
 	if r.o.DryRun {
@@ -276,7 +277,7 @@ func (r *k8sUpgrade) pullOn(ctx context.Context, name string) error {
 		cctx, cancel := context.WithTimeout(ctx, r.o.WaitTimeout)
 
 		if comp == plan.K8sKubelet {
-			err = node.PullImage(cctx, image)
+			err = kn.PullKubeletImage(cctx, image)
 		} else {
 			err = kn.PullCRIImage(cctx, image)
 		}

@@ -253,6 +253,15 @@ func (n *k8sFakeNode) PullImage(_ context.Context, image string) error {
 	return nil
 }
 
+func (n *k8sFakeNode) PullKubeletImage(_ context.Context, image string) error {
+	n.c.mu.Lock()
+	defer n.c.mu.Unlock()
+
+	n.c.pulls = append(n.c.pulls, n.name+" cri-system "+image)
+
+	return nil
+}
+
 func (n *k8sFakeNode) PullCRIImage(_ context.Context, image string) error {
 	n.c.mu.Lock()
 	defer n.c.mu.Unlock()
@@ -502,15 +511,20 @@ func TestK8sUpgrade_PrePullsEveryImageWhereItRuns(t *testing.T) {
 		"node-00 cri registry.k8s.io/kube-apiserver:v1.36.4",
 		"node-02 cri registry.k8s.io/kube-scheduler:v1.36.4",
 		"node-01 cri registry.k8s.io/kube-proxy:v1.36.4",
-		"node-04 system ghcr.io/siderolabs/kubelet:v1.36.4",
+		"node-04 cri-system ghcr.io/siderolabs/kubelet:v1.36.4",
 	} {
 		if !strings.Contains(pulls, want) {
 			t.Errorf("pulls lack %q:\n%s", want, pulls)
 		}
 	}
 
-	if strings.Contains(pulls, "node-03 cri") {
+	if strings.Contains(pulls, "node-03 cri ") {
 		t.Errorf("a worker pulled a control-plane image:\n%s", pulls)
+	}
+
+	// Talos' own containerd is a store the kubelet service never reads.
+	if strings.Contains(pulls, " system ") {
+		t.Errorf("a kubelet image went to Talos' system containerd:\n%s", pulls)
 	}
 }
 

@@ -2,6 +2,7 @@ package talos_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -38,5 +39,41 @@ func TestReadAll_TheNodeSaysTheNameOfItsKubernetesNode(t *testing.T) {
 				t.Errorf("KubeNode %q (%v), want %q", res[0].Value.KubeNode, res[0].Err, tt.want)
 			}
 		})
+	}
+}
+
+// Each pre-pull goes to the containerd that runs the image: the control plane's into the
+// pods' namespace, the kubelet into the pods' containerd under Talos' system namespace
+// (where the kubelet service looks), the installer into Talos' own containerd.
+func TestPull_EachImageGoesToTheContainerdThatRunsIt(t *testing.T) {
+	t.Parallel()
+
+	ctx := context.Background()
+	node, s := dialOne(t, talostest.Node{Name: "a", Config: []byte(controlPlaneConfig), Version: "v1.14.1"})
+
+	kn, ok := node.(talos.KubernetesNode)
+	if !ok {
+		t.Fatal("the node has no Kubernetes side")
+	}
+
+	if err := kn.PullCRIImage(ctx, "registry.k8s.io/kube-apiserver:v1.37.1"); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := kn.PullKubeletImage(ctx, "ghcr.io/siderolabs/kubelet:v1.37.1"); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := node.PullImage(ctx, newInstaller); err != nil {
+		t.Fatal(err)
+	}
+
+	want := []string{
+		"CRI NS_CRI registry.k8s.io/kube-apiserver:v1.37.1",
+		"CRI NS_SYSTEM ghcr.io/siderolabs/kubelet:v1.37.1",
+		"CONTAINERD NS_SYSTEM " + newInstaller,
+	}
+	if got := s.PulledInto(); !slices.Equal(got, want) {
+		t.Errorf("pulled into\n%q\nwant\n%q", got, want)
 	}
 }

@@ -34,6 +34,9 @@ type KubernetesNode interface {
 	StaticPods(ctx context.Context) ([]StaticPod, error)
 	// PullCRIImage pulls an image into the containerd of the pods (Talos ≥ 1.13).
 	PullCRIImage(ctx context.Context, image string) error
+	// PullKubeletImage pulls a kubelet image where Talos' kubelet service looks for it: the
+	// pods' containerd, in Talos' system namespace (Talos ≥ 1.13).
+	PullKubeletImage(ctx context.Context, image string) error
 	// BootstrapManifests are the manifests a control plane renders for the cluster
 	// (kube-proxy, CoreDNS, the CNI…), as talosctl upgrade-k8s reads them to sync.
 	BootstrapManifests(ctx context.Context) ([]*unstructured.Unstructured, error)
@@ -98,10 +101,19 @@ func (n *clientNode) StaticPods(ctx context.Context) ([]StaticPod, error) {
 }
 
 func (n *clientNode) PullCRIImage(ctx context.Context, image string) error {
-	stream, err := n.c.ImageClient.Pull(n.with(ctx), &machine.ImageServicePullRequest{
-		Containerd: &common.ContainerdInstance{Driver: common.ContainerDriver_CRI, Namespace: common.ContainerdNamespace_NS_CRI},
-		ImageRef:   image,
-	})
+	return n.pull(ctx, &common.ContainerdInstance{Driver: common.ContainerDriver_CRI, Namespace: common.ContainerdNamespace_NS_CRI}, image)
+}
+
+// The kubelet service pulls its image into the CRI containerd under the system namespace
+// (internal/app/machined/pkg/system/services/kubelet.go, v1.14.1), as talosctl's pre-pull
+// does; Talos' own system containerd is another store the kubelet never reads.
+func (n *clientNode) PullKubeletImage(ctx context.Context, image string) error {
+	return n.pull(ctx, &common.ContainerdInstance{Driver: common.ContainerDriver_CRI, Namespace: common.ContainerdNamespace_NS_SYSTEM}, image)
+}
+
+// pull pulls image into one containerd of the node, through ImageService.Pull.
+func (n *clientNode) pull(ctx context.Context, into *common.ContainerdInstance, image string) error {
+	stream, err := n.c.ImageClient.Pull(n.with(ctx), &machine.ImageServicePullRequest{Containerd: into, ImageRef: image})
 	if err != nil {
 		return err
 	}

@@ -41,20 +41,7 @@ func systemContainerd() *common.ContainerdInstance {
 }
 
 func (n *clientNode) PullImage(ctx context.Context, image string) error {
-	stream, err := n.c.ImageClient.Pull(n.with(ctx), &machine.ImageServicePullRequest{Containerd: systemContainerd(), ImageRef: image})
-	if err != nil {
-		return err
-	}
-
-	for {
-		if _, err := stream.Recv(); err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-
-			return err
-		}
-	}
+	return n.pull(ctx, systemContainerd(), image)
 }
 
 func (n *clientNode) Upgrade(ctx context.Context, image string) error {

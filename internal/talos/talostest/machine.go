@@ -64,6 +64,8 @@ type machineService struct {
 	installed *schematic.InstallerRef
 	upgrades  []Upgrade
 	pulls     []string
+	// pulledInto is every pull as "DRIVER NAMESPACE image": which containerd it went to.
+	pulledInto []string
 	// bootstraps counts Bootstrap calls; etcdData is set once one started etcd here.
 	bootstraps int
 	etcdData   bool

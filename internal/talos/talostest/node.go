@@ -372,6 +372,15 @@ func (s *Server) Pulls() []string {
 	return append([]string(nil), s.m.pulls...)
 }
 
+// PulledInto returns every pull as "DRIVER NAMESPACE image" (CONTAINERD is Talos' own
+// containerd for NS_SYSTEM; CRI is the pods' containerd), in order.
+func (s *Server) PulledInto() []string {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+
+	return append([]string(nil), s.m.pulledInto...)
+}
+
 // Running returns the version and schematic the node runs now.
 func (s *Server) Running() (version, schematicID string) {
 	s.m.mu.Lock()

@@ -310,7 +310,14 @@ func (i *imageService) Pull(req *machine.ImageServicePullRequest, srv grpc.Serve
 		return err
 	}
 
+	// internal/app/internal/ctrhelper (v1.14.1): the system containerd has no CRI namespace.
+	into := req.GetContainerd()
+	if into.GetDriver() == common.ContainerDriver_CONTAINERD && into.GetNamespace() == common.ContainerdNamespace_NS_CRI {
+		return status.Error(codes.InvalidArgument, "cannot use CRI namespace with containerd driver")
+	}
+
 	m.pulls = append(m.pulls, req.GetImageRef())
+	m.pulledInto = append(m.pulledInto, into.GetDriver().String()+" "+into.GetNamespace().String()+" "+req.GetImageRef())
 	m.node.Journal.add("%s Pull", m.node.Name)
 
 	return srv.Send(&machine.ImageServicePullResponse{Response: &machine.ImageServicePullResponse_Name{Name: pinned(req.GetImageRef())}})

@@ -130,9 +130,9 @@ func cmdK8s(args []string) error {
 			continue
 		}
 
-		// Talos' kubelet service looks in "system"; an upgrade's pre-pull (talosctl's, talops') in "k8s.io"
-		todo = append(todo, image{filepath.Join(dir, "kubelet.tar"), common.ContainerdNamespace_NS_SYSTEM},
-			image{filepath.Join(dir, "kubelet.tar"), common.ContainerdNamespace_NS_CRI})
+		// Talos' kubelet service, and an upgrade's pre-pull of the kubelet (talosctl's legacy
+		// ImagePull, talops' ImageService.Pull), look in the CRI containerd's "system" namespace
+		todo = append(todo, image{filepath.Join(dir, "kubelet.tar"), common.ContainerdNamespace_NS_SYSTEM})
 		for _, n := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler"} {
 			todo = append(todo, image{filepath.Join(dir, n+".tar"), common.ContainerdNamespace_NS_CRI})
 		}
