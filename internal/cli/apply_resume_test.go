@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -117,3 +118,39 @@ func TestApply_AnotherPlanDoesNotResume(t *testing.T) {
 
 // appliedProgressStoppedAtNode4 is a rollout of another plan that stopped at k8s-node4.
 var appliedProgressStoppedAtNode4 = applied.Progress{PlanHash: "another", Done: []string{"k8s-node3"}, StoppedAt: "k8s-node4", Why: "failed"}
+
+// The last rollout of a reviewed plan stopped at k8s-node4 after it sent its config: the
+// node runs what the plan wants but stays cordoned. Another apply of that plan has nothing
+// to change, and still reads the progress: it gates the node and uncordons it.
+func TestApply_AReviewedPlanWithNothingLeftToChangeStillUncordonsTheNodeItStoppedAt(t *testing.T) {
+	l := newApplyLab(t, map[string]string{"USER": "alice"}, nil)
+	l.h.dirs["reviewed"] = testlab.On113(t)
+	l.h.deps.GateInterval = 1
+
+	if err := l.h.run("plan", "--dir", "examples/homelab", "--against", "reviewed", "--format", "json"); err != nil {
+		t.Fatal(err)
+	}
+
+	var reviewed struct{ Hash string }
+	if err := json.Unmarshal(l.h.stdout.Bytes(), &reviewed); err != nil {
+		t.Fatal(err)
+	}
+
+	k := &labKube{l: l, progress: &applied.Progress{
+		PlanHash: reviewed.Hash, Done: []string{"k8s-node3"}, StoppedAt: "k8s-node4", Why: "the drain gave up",
+		At: time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC),
+	}}
+	kubeconfig := withKube(t, l, k)
+
+	if err := l.apply("--kubeconfig", kubeconfig, "--plan-hash", reviewed.Hash, "--reviewed-against", "reviewed", "--format", "json"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, l.h.stderr.String())
+	}
+
+	if !slices.ContainsFunc(k.events, func(e string) bool { return strings.HasPrefix(e, "uncordon k8s-node4 ") }) {
+		t.Errorf("k8s-node4 was not uncordoned; kube events %q\n%s", k.events, l.h.stdout.String())
+	}
+
+	if k.progress == nil || k.progress.StoppedAt != "" {
+		t.Errorf("progress kept: %+v", k.progress)
+	}
+}
