@@ -43,6 +43,9 @@ type MigrateResult struct {
 	// Nodes is how many nodes were rendered before and after and compared.
 	Nodes    int
 	Refusals []MigrateRefusal
+	// Unpinned says talops.yaml names no configVersion: the patches were taken to be in
+	// the format of talosVersion's own contract, which they may not be.
+	Unpinned bool
 	// Written is true when the files were written.
 	Written bool
 }
@@ -78,7 +81,7 @@ func Migrate(ctx context.Context, d *Deps, opts MigrateOptions) (*MigrateResult,
 		return nil, err
 	}
 
-	res := &MigrateResult{Migration: mig}
+	res := &MigrateResult{Migration: mig, Unpinned: before.Cluster.Spec.ConfigVersion == ""}
 	if !mig.Changed() {
 		return res, nil
 	}

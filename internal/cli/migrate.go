@@ -101,6 +101,10 @@ func migrateText(res *app.MigrateResult, dir string, check bool) string {
 		b.WriteString("Nothing to migrate: the repository is in the layout of that contract.\n")
 	case len(res.Refusals) > 0:
 		fmt.Fprintf(&b, "Not written: %d effective differences or invalid configs across %d nodes; the files are as they were.\n", len(res.Refusals), res.Nodes)
+
+		if res.Unpinned {
+			b.WriteString("talops.yaml pins no configVersion, so the patches were read in the format of talosVersion's own release; if they were written for an older one, add configVersion with it (e.g. configVersion: v1.13), check it with talops validate, then migrate.\n")
+		}
 	case check:
 		fmt.Fprintf(&b, "Would rewrite %s; all %d nodes keep their effective settings.\n", strings.Join(files, ", "), res.Nodes)
 	default:

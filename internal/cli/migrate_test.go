@@ -111,3 +111,17 @@ func TestMigrate_ConfigVersionIsRequired(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, h.stderr.String())
 	}
 }
+
+// A lab whose talosVersion moved past its patches' format without configVersion: migrate
+// refuses, and says to pin the format the patches were written for first.
+func TestMigrate_AnUnpinnedRepositoryThatDoesNotRenderIsToldToPinConfigVersionFirst(t *testing.T) {
+	t.Parallel()
+
+	h, files := migrateHarness(t)
+	testlab.Unpin(t, files)
+
+	err := h.run("migrate", "--config-version", "v1.14", "--dir", "examples/homelab")
+	if code := cli.ExitCode(err); code != 1 || !strings.HasSuffix(h.stdout.String(), "Not written: 7 effective differences or invalid configs across 5 nodes; the files are as they were.\ntalops.yaml pins no configVersion, so the patches were read in the format of talosVersion's own release; if they were written for an older one, add configVersion with it (e.g. configVersion: v1.13), check it with talops validate, then migrate.\n") {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, h.stderr.String(), h.stdout.String())
+	}
+}
