@@ -123,6 +123,11 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 
 	im.contract, im.talosVersion = contract, spec.TalosVersion
 
+	if contract.MultidocKubernetesConfigSupported() {
+		im.repo.Mapped(finding.Warning, lineOf(root, "talosVersion"), "", "talosVersion",
+			"talhelper v3.1.16 writes Talos 1.14 configs with the install settings and node labels still in the v1alpha1 document, where talops (machinery v1.14.1) writes their documents: patches that set those v1alpha1 fields may not validate; talops validate names each at its line, and docs/import.md says what to check")
+	}
+
 	if im.in.HasAESCBC && contract.SecretboxEncryptionSupported() && !contract.MultidocKubernetesConfigSupported() {
 		im.repo.Unsupported(0, "", "secrets.aescbcencryptionsecret",
 			"talhelper writes the bundle's aescbcEncryptionSecret into the control planes' configs; talops' generator does not (Kubernetes keeps reading secrets encrypted with it only while the config names it): not imported")

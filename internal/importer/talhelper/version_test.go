@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/importer/talhelper"
 )
 
@@ -36,5 +37,32 @@ func TestImport_GivenTalosVersionIsKeptWithoutAFinding(t *testing.T) {
 
 	if got := findingPlaces(res.Findings, talhelper.CodeMapped, "talosVersion"); len(got) > 0 {
 		t.Fatalf("want no finding, got %v", got)
+	}
+}
+
+// A talconfig at Talos 1.14 is imported with a warning at its talosVersion: talhelper keeps
+// fields in v1alpha1 that talops' 1.14 contract writes as documents.
+func TestImport_ATalconfigAt114IsWarnedOfTheLayoutTalhelperKeeps(t *testing.T) {
+	t.Parallel()
+
+	res := importText(t, "clusterName: lab\nendpoint: https://10.0.0.10:6443\ntalosVersion: v1.14.7\nkubernetesVersion: v1.37.1\nnodes:\n  - hostname: cp1\n    ipAddress: 10.0.0.11\n    controlPlane: true\n", nil, nil)
+
+	var got []string
+
+	for _, f := range res.Findings {
+		if f.Path == "talosVersion" && f.Severity == finding.Warning && strings.Contains(f.Message, "install settings and node labels still in the v1alpha1 document") {
+			got = append(got, itoa(f.Line))
+		}
+	}
+
+	if len(got) != 1 || got[0] != "3" {
+		t.Errorf("want one warning at talosVersion (line 3), got %q in %+v", got, res.Findings)
+	}
+
+	older := importText(t, head+"nodes:\n  - hostname: cp1\n    ipAddress: 10.0.0.11\n", nil, nil)
+	for _, f := range older.Findings {
+		if f.Path == "talosVersion" && f.Severity == finding.Warning {
+			t.Errorf("a talconfig before 1.14 is warned: %+v", f)
+		}
 	}
 }
