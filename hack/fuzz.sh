@@ -23,20 +23,22 @@ fuzztime="${1:-5s}"
 count=0
 # Go's fuzzing coordinator before Go 1.27 can end a run that found nothing with "context
 # deadline exceeded" as -fuzztime runs out (a race in internal/fuzz, go.dev/issue/75804):
-# such a run is tried once more. A crash is never retried: its input is written under
-# testdata/fuzz and the run fails.
+# such a run is tried again, up to three more times (on 2 busy cores about one run in ten
+# ends so). A crash is never retried: its input is written under testdata/fuzz and the run
+# fails.
 fuzz_one() {
-  local name=$1 dir=$2 out
-  if out=$(go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" -fuzzminimizetime "$fuzztime" "$dir" 2>&1); then
+  local name=$1 dir=$2 out attempt
+  for attempt in 1 2 3 4; do
+    if out=$(go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" -fuzzminimizetime "$fuzztime" "$dir" 2>&1); then
+      printf '%s\n' "$out"
+      return 0
+    fi
     printf '%s\n' "$out"
-    return 0
-  fi
-  printf '%s\n' "$out"
-  if grep -q 'context deadline exceeded' <<<"$out" && ! grep -q 'Failing input written to' <<<"$out"; then
-    echo "fuzz: $name ended on the engine's deadline with nothing found; once more"
-    go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" -fuzzminimizetime "$fuzztime" "$dir"
-    return
-  fi
+    if ! grep -q 'context deadline exceeded' <<<"$out" || grep -q 'Failing input written to' <<<"$out"; then
+      return 1
+    fi
+    echo "fuzz: $name ended on the engine's deadline with nothing found (attempt $attempt of 4)"
+  done
   return 1
 }
 
