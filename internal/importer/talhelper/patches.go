@@ -76,7 +76,7 @@ func (im *mapping) filePatch(path, kind string, line int, at string) (string, bo
 		return "", false
 	}
 
-	if isTemplate(string(raw)) && len(bytes.TrimSpace(raw)) > 0 {
+	if isTemplate(string(raw)) {
 		// talhelper renders a patch file before it substitutes the environment in it.
 		return im.deferTemplate(rel, string(raw), true, line, at), true
 	}

@@ -181,23 +181,28 @@ func (im *mapping) renderOn(t *patchTemplate, configs []*v1alpha1.Config) (strin
 // writeRendered writes a rendered template: one file when every node rendered the same
 // text, else one per node, named in that node's patch list in place of the template.
 func (im *mapping) writeRendered(spec *cluster.Spec, t *patchTemplate, texts map[string]string) {
+	var (
+		first string
+		seen  bool
+	)
+
 	same := true
 
 	for _, text := range texts {
-		for _, other := range texts {
-			same = same && text == other
+		if !seen {
+			first, seen = text, true
 		}
+
+		same = same && text == first
 	}
 
 	if same {
-		for _, text := range texts {
-			if err := im.repo.Add(t.rel, []byte(text)); err != nil {
-				im.repo.Unsupported(t.line, "", t.field, err.Error())
-				removePatch(spec, t.rel)
-			}
-
-			return
+		if err := im.repo.Add(t.rel, []byte(first)); err != nil {
+			im.repo.Unsupported(t.line, "", t.field, err.Error())
+			removePatch(spec, t.rel)
 		}
+
+		return
 	}
 
 	for i := range spec.Nodes {
