@@ -23,7 +23,7 @@ const releaseTimeout = 10 * time.Second
 // since when. The release it returns gives the lock back and never fails the apply: a
 // lock not released lapses once its holder stops renewing it. lost says, once the lock is
 // lost while held (taken over, or lapsed because it could not be renewed), why: the
-// rollout stops before its next node.
+// rollout stops before its next node that changes.
 func lockApply(ctx context.Context, d *Deps, k Kube, cluster string) (release func(), lost func() error, err error) {
 	who, err := holder(d)
 	if err != nil {
@@ -39,7 +39,7 @@ func lockApply(ctx context.Context, d *Deps, k Kube, cluster string) (release fu
 
 			gone = err
 
-			d.note(fmt.Sprintf("the apply lock of %s was lost (%s): the rollout stops before its next node\n", cluster, talos.OneLine(err)))
+			d.note(fmt.Sprintf("the apply lock of %s was lost (%s): the rollout stops before its next node that changes\n", cluster, talos.OneLine(err)))
 		}
 	)
 
