@@ -112,25 +112,14 @@ func Migrate(ctx context.Context, d *Deps, opts MigrateOptions) (*MigrateResult,
 	return res, nil
 }
 
-// migrateInput is what migrate.Rewrite needs from the repository as it is: its talops.yaml,
-// the patches it names and how many nodes of each role it has.
+// migrateInput is what migrate.Rewrite needs from the repository as it is.
 func migrateInput(files cluster.Files, c *cluster.Cluster, target string) (migrate.Input, error) {
 	talops, err := files.ReadFile(cluster.FileName)
 	if err != nil {
 		return migrate.Input{}, fmt.Errorf("read %s: %w", c.Path(cluster.FileName), err)
 	}
 
-	in := migrate.Input{From: c.ConfigVersion(), Target: target, Talops: talops, Patches: patchesOf(c)}
-
-	for _, n := range c.Spec.Nodes {
-		if n.Role == cluster.RoleControlPlane {
-			in.ControlPlanes++
-		} else {
-			in.Workers++
-		}
-	}
-
-	return in, nil
+	return migrate.InputOf(c, talops, target), nil
 }
 
 // rewrite runs migrate.Rewrite and turns its usage errors into the app's, so that the
@@ -138,9 +127,9 @@ func migrateInput(files cluster.Files, c *cluster.Cluster, target string) (migra
 func rewrite(in migrate.Input) (*migrate.Result, error) {
 	mig, err := migrate.Rewrite(in)
 	if err != nil {
-		var usage *migrate.UsageError
-		if errors.As(err, &usage) {
-			return nil, &UsageError{Msg: usage.Msg}
+		var target *migrate.TargetError
+		if errors.As(err, &target) {
+			return nil, &UsageError{Msg: target.Msg}
 		}
 
 		return nil, err
@@ -152,19 +141,26 @@ func rewrite(in migrate.Input) (*migrate.Result, error) {
 // writeMigration writes the migrated files into dir.
 func writeMigration(d *Deps, dir string, mig *migrate.Result) error {
 	for _, f := range mig.Files {
-		path := filepath.Join(dir, filepath.FromSlash(f.Path))
-
-		// A patch keeps its mode: only its contents move.
-		perm := os.FileMode(0o644)
-		if d.Lstat != nil {
-			if fi, err := d.Lstat(path); err == nil {
-				perm = fi.Mode().Perm()
-			}
+		if err := writeKeepingMode(d, filepath.Join(dir, filepath.FromSlash(f.Path)), f.Data); err != nil {
+			return err
 		}
+	}
 
-		if err := d.WriteFile(path, f.Data, perm); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+	return nil
+}
+
+// writeKeepingMode writes a file of the repository over itself: it keeps its mode, only
+// its contents move.
+func writeKeepingMode(d *Deps, path string, data []byte) error {
+	perm := os.FileMode(0o644)
+	if d.Lstat != nil {
+		if fi, err := d.Lstat(path); err == nil {
+			perm = fi.Mode().Perm()
 		}
+	}
+
+	if err := d.WriteFile(path, data, perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 
 	return nil
@@ -185,39 +181,9 @@ func loadFrom(ctx context.Context, d *Deps, dir string, files cluster.Files, oth
 	return loadState(ctx, d, c, nil)
 }
 
-// patchesOf lists every patch file talops.yaml names once, with how many nodes of each
-// role use it.
-func patchesOf(c *cluster.Cluster) []migrate.Patch {
-	var out []migrate.Patch
-
-	index := map[string]int{}
-
-	for _, n := range c.Spec.Nodes {
-		for _, rel := range c.NodePatches(n) {
-			i, seen := index[rel]
-			if !seen {
-				data, _ := c.File(rel)
-				i = len(out)
-				index[rel] = i
-				out = append(out, migrate.Patch{Path: rel, Data: data})
-			}
-
-			if n.Role == cluster.RoleControlPlane {
-				out[i].ControlPlanes++
-			} else {
-				out[i].Workers++
-			}
-		}
-	}
-
-	return out
-}
-
 // prove compares every node before and after, and validates every migrated config.
 func prove(before, after *Repo, mig *migrate.Result) []MigrateRefusal {
 	var out []MigrateRefusal
-
-	mode := rules.ModeFor(after.Cluster.Platform())
 
 	for i, b := range before.Nodes {
 		a := after.Nodes[i]
@@ -238,19 +204,20 @@ func prove(before, after *Repo, mig *migrate.Result) []MigrateRefusal {
 			return nodeFile, nodeLine
 		}
 
+		mode := rules.ModeFor(after.Cluster.NodePlatform(a.Machine.Node))
 		for _, f := range rules.ValidateConfig(a.Machine.Config, mode, false, at, b.Name) {
 			if f.Severity == finding.Error {
 				out = append(out, MigrateRefusal{Node: b.Name, Setting: f.Path, File: f.File, Line: f.Line, Msg: "the migrated config is invalid: " + f.Message})
 			}
 		}
 
-		for _, diff := range migrate.Compare(b.Machine.Config, a.Machine.Config) {
-			file, line := sourceOf(after.Cluster, a.Machine, mig, diff.Setting)
+		for _, setting := range migrate.CompareLayouts(b.Machine.Config, a.Machine.Config).Differences {
+			file, line := sourceOf(after.Cluster, a.Machine, mig, setting)
 			if file == "" {
 				file, line = nodeFile, nodeLine
 			}
 
-			out = append(out, MigrateRefusal{Node: b.Name, Setting: diff.Setting, File: file, Line: line, Msg: diff.Setting + " would change"})
+			out = append(out, MigrateRefusal{Node: b.Name, Setting: setting, File: file, Line: line, Msg: setting + " would change"})
 		}
 	}
 

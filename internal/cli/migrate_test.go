@@ -77,7 +77,9 @@ func TestMigrate_RefusalIsOneLinePerSettingWithExitOne(t *testing.T) {
 	t.Parallel()
 
 	h, files := migrateHarness(t)
-	files["patches/controlplane.yaml"] = []byte("cluster:\n  allowSchedulingOnControlPlanes: true\nmachine:\n  nodeLabels:\n    zone: a\n")
+	// The switch in a patch workers use too cannot move: the migrated control plane would
+	// be tainted, and every node's config would be invalid.
+	files["patches/common.yaml"] = []byte("cluster:\n  allowSchedulingOnControlPlanes: true\nmachine:\n  nodeLabels:\n    zone: a\n")
 
 	err := h.run("migrate", "--config-version", "v1.14", "--dir", "examples/homelab")
 	if code := cli.ExitCode(err); code != 1 {
@@ -86,10 +88,10 @@ func TestMigrate_RefusalIsOneLinePerSettingWithExitOne(t *testing.T) {
 
 	out := h.stdout.String()
 	for _, line := range []string{
-		"examples/homelab/patches/controlplane.yaml:2: left cluster.allowSchedulingOnControlPlanes: its document is KubeNodeConfig taints",
-		"examples/homelab/patches/controlplane.yaml:2: refused [k8s-master] the migrated config is invalid: .cluster.allowSchedulingOnControlPlanes is already set in v1alpha1 config\n",
-		"examples/homelab/patches/controlplane.yaml:4: refused [k8s-master] node.taints would change\n",
-		"Not written: 2 effective differences or invalid configs across 5 nodes; the files are as they were.\n",
+		"examples/homelab/patches/common.yaml:2: left cluster.allowSchedulingOnControlPlanes: the control planes' KubeNodeConfig taint replaces it, and a worker uses this file",
+		"examples/homelab/patches/common.yaml:2: refused [k8s-master] the migrated config is invalid: .cluster.allowSchedulingOnControlPlanes is already set in v1alpha1 config\n",
+		"examples/homelab/patches/common.yaml:4: refused [k8s-master] node.taints would change\n",
+		"Not written: 6 effective differences or invalid configs across 5 nodes; the files are as they were.\n",
 	} {
 		if !strings.Contains(out, line) {
 			t.Errorf("output lacks %q", line)

@@ -51,6 +51,8 @@ func (f *file) apiServer() {
 			comment = ""
 		case "authorizationConfig":
 			f.authorizers(key, val)
+		case "admissionControl":
+			f.admissionControl(key, val)
 		case "certSANs":
 			set(server(), "certExtraSANs", val).HeadComment = key.HeadComment
 		case "extraArgs":
@@ -78,8 +80,14 @@ func (f *file) apiServer() {
 // when it cannot; when it can, it returns the section's extraArgs, as a node and as flags,
 // and the authentication configuration those flags amount to.
 func (f *file) movableAPIServer(v *yaml.Node) (args *yaml.Node, flags map[string]string, authn map[string]any, ok bool) {
-	if extra := unknownKeys(v, "image", "extraArgs", "env", "resources", "certSANs", "auditPolicy", "authorizationConfig"); len(extra) > 0 {
-		f.left("cluster.apiServer", strings.Join(extra, ", ")+" has no place this migration writes (extraVolumes and admissionControl move by hand): the whole apiServer section stays")
+	if extra := unknownKeys(v, "image", "extraArgs", "env", "resources", "certSANs", "auditPolicy", "authorizationConfig", "admissionControl"); len(extra) > 0 {
+		f.left("cluster.apiServer", strings.Join(extra, ", ")+" has no place this migration writes (extraVolumes move by hand): the whole apiServer section stays")
+
+		return nil, nil, nil, false
+	}
+
+	if _, ac := get(v, "admissionControl"); ac != nil && !movableAdmission(ac) {
+		f.left("cluster.apiServer.admissionControl", "neither a list of plugins with a name and a configuration nor $patch: delete: the whole apiServer section stays")
 
 		return nil, nil, nil, false
 	}
@@ -250,4 +258,57 @@ func jwtFromFlags(flags map[string]string, issuer, client string) map[string]any
 	}
 
 	return jwt
+}
+
+// admissionControl: cluster.apiServer.admissionControl → one KubeAdmissionControlConfig per
+// plugin (named after it, its configuration as it is, merged into the generated one of the
+// same name as v1alpha1 merged the list by name); `$patch: delete` of the whole list →
+// the generated PodSecurity document deleted.
+func (f *file) admissionControl(key, list *yaml.Node) {
+	if list.Kind == yaml.MappingNode {
+		doc := f.doc(k8s.KubeAdmissionControlConfig, podSecurity)
+		set(doc, "$patch", str("delete"))
+		f.moved(key.Line, "cluster.apiServer.admissionControl", k8s.KubeAdmissionControlConfig, doc, key.HeadComment)
+
+		return
+	}
+
+	for _, item := range list.Content {
+		doc := f.doc(k8s.KubeAdmissionControlConfig, nameOf(item))
+
+		if _, cfg := get(item, "configuration"); cfg != nil {
+			set(doc, "configuration", cfg)
+		}
+
+		if _, op := get(item, "$patch"); op != nil {
+			set(doc, "$patch", op)
+		}
+
+		f.moved(item.Line, "cluster.apiServer.admissionControl", k8s.KubeAdmissionControlConfig, doc, key.HeadComment)
+	}
+}
+
+// podSecurity is the admission plugin the generator configures in its own document.
+const podSecurity = "PodSecurity"
+
+// movableAdmission says whether an admissionControl value moves: a list of named plugins
+// (configuration, or $patch: delete), or $patch: delete of the whole list.
+func movableAdmission(v *yaml.Node) bool {
+	if v.Kind == yaml.MappingNode {
+		_, op := get(v, "$patch")
+
+		return len(v.Content) == 2 && op != nil && op.Value == "delete"
+	}
+
+	if v.Kind != yaml.SequenceNode {
+		return false
+	}
+
+	for _, item := range v.Content {
+		if _, name := get(item, "name"); name == nil || name.Value == "" || len(unknownKeys(item, "name", "configuration", "$patch")) > 0 {
+			return false
+		}
+	}
+
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -78,6 +79,8 @@ func Settings(c config.Config) map[string]string {
 
 	put("filesystemTrim.interval", trim)
 
+	discovery(c, put)
+
 	if c.Machine() != nil && c.Machine().Type() == machine.TypeControlPlane {
 		controlPlane(c, put)
 	}
@@ -85,11 +88,33 @@ func Settings(c config.Config) map[string]string {
 	return s
 }
 
+// discovery reads what Talos' cluster discovery reads: the discovery services' endpoints
+// (their names only label them) and the Kubernetes registry, which runs only while the
+// v1alpha1 discovery is on.
+func discovery(c config.Config, put func(string, any)) {
+	var endpoints []string
+
+	for _, d := range c.DiscoveryServiceConfigs() {
+		if u := d.Endpoint(); u != nil {
+			endpoints = append(endpoints, u.String())
+		}
+	}
+
+	put("discovery.endpoints", endpoints)
+
+	registry := false
+	if cl := c.Cluster(); cl != nil && cl.Discovery() != nil {
+		registry = cl.Discovery().Enabled() && cl.Discovery().Registries().Kubernetes().Enabled()
+	}
+
+	put("discovery.kubernetesRegistry", registry)
+}
+
 // install reads the install disk, image and wipe, from UnattendedInstallConfig or machine.install.
 func install(c config.Config, put func(string, any)) {
 	if u := c.UnattendedInstallConfig(); u != nil {
 		put("install.image", u.InstallerImage())
-		put("install.disk", u.VolumeSelector().String())
+		put("install.disk", OneLineCEL(u.VolumeSelector().String()))
 		put("install.wipe", u.VolumeWipe())
 
 		return
@@ -105,7 +130,7 @@ func install(c config.Config, put func(string, any)) {
 	if d := i.Disk(); d != "" {
 		disk = fmt.Sprintf("disk.dev_path == %q", d)
 	} else if expr, err := i.DiskMatchExpression(); err == nil && expr != nil {
-		disk = expr.String()
+		disk = OneLineCEL(expr.String())
 	}
 
 	put("install.image", i.Image())
@@ -221,6 +246,12 @@ func fingerprint(s string) string {
 
 // canonical writes a value as JSON (maps with sorted keys), so equal settings compare equal.
 func canonical(v any) string {
+	// An empty map or list is no map or list: a taint deleted from a document leaves {}
+	// where the v1alpha1 layout had none, and the node runs the same.
+	if r := reflect.ValueOf(v); (r.Kind() == reflect.Map || r.Kind() == reflect.Slice) && r.Len() == 0 {
+		return "null"
+	}
+
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
@@ -267,6 +298,7 @@ var sources = map[string]string{
 	"hostDNS":   "machine.features.hostDNS",
 	"hostname":  "machine.network.hostname",
 	"apiServer": "cluster.apiServer",
+	"discovery": "cluster.discovery",
 }
 
 // SourceOf is the v1alpha1 path a setting was written at ("" when it is no one place).

@@ -18,6 +18,9 @@ type file struct {
 	// added counts the documents inserted after v1.
 	added   int
 	changed bool
+	// scheduling says the repository lets workloads run on control planes: a
+	// KubeNodeConfig written for control planes carries no NoSchedule taint then.
+	scheduling bool
 }
 
 // body is the v1alpha1 document's top mapping.

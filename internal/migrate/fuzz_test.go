@@ -17,6 +17,9 @@ func FuzzRewrite(f *testing.F) {
 	f.Add([]byte("machine:\n  install:\n    disk: /dev/sda\n  kubelet:\n    nodeIP:\n      validSubnets: [10.0.0.0/8]\n"), false)
 	f.Add([]byte("- op: add\n  path: /machine/nodeLabels\n  value: {a: b}\n"), false)
 	f.Add([]byte("machine: &a\n  nodeLabels: *a\n"), false)
+	f.Add([]byte("machine:\n  install:\n    diskSelector:\n      size: '>= 1TB'\n      type: ssd\n"), false)
+	f.Add([]byte("cluster:\n  allowSchedulingOnControlPlanes: true\n  discovery:\n    enabled: true\n    registries:\n      kubernetes:\n        disabled: true\n      service:\n        endpoint: https://d.example/\n"), true)
+	f.Add([]byte("cluster:\n  network:\n    dnsDomain: lab.internal\n    podSubnets: [10.200.0.0/16]\n    cni:\n      name: flannel\n      flannel:\n        extraArgs: [--iface=eth1]\n"), true)
 
 	f.Fuzz(func(t *testing.T, patch []byte, controlPlane bool) {
 		p := migrate.Patch{Path: "p.yaml", Data: patch, Workers: 1}

@@ -17,7 +17,8 @@ const keptComment = "The %s contract's default, kept by talops migrate: a runnin
 // keepDefaults writes, into the patch every node uses, the documents that keep what the old
 // contract did where the new one generates something else: workload isolation off and no
 // scheduled filesystem trim; and, into the patch every control plane uses, kube-apiserver's
-// legacy anonymous access when no apiServer flag moved there already.
+// legacy anonymous access when no apiServer flag moved there already, and its start
+// without startup probes.
 func keepDefaults(in Input, from *coreconfig.VersionContract, files map[string]*file, res *Result) {
 	all, controlPlanes := -1, -1
 
@@ -64,12 +65,17 @@ func keepDefaults(in Input, from *coreconfig.VersionContract, files map[string]*
 
 	if controlPlanes < 0 {
 		res.Left = append(res.Left, Left{File: "talops.yaml", Path: "patches.controlplane",
-			Reason: "no patch applies to every control plane to keep kube-apiserver's legacy anonymous access in: add one"})
+			Reason: "no patch applies to every control plane to keep kube-apiserver's legacy anonymous access and its start without startup probes in: add one"})
 
 		return
 	}
 
 	f := fileFor(in.Patches[controlPlanes], files, res)
+
+	if !from.MultidocKubernetesConfigSupported() {
+		keepNoStartupProbes(f, version)
+	}
+
 	if f.has(k8s.KubeAuthenticationConfig) {
 		return
 	}
@@ -84,6 +90,25 @@ func keepDefaults(in Input, from *coreconfig.VersionContract, files map[string]*
 	doc := f.doc(k8s.KubeAuthenticationConfig, "")
 	set(doc, "configuration", &node)
 	f.kept(doc, version, "anonymous requests on every path, as kube-apiserver's flags allowed", k8s.KubeAuthenticationConfig)
+}
+
+// keptKeyComment heads a key that keeps a default of the old layout in a document.
+const keptKeyComment = "The %s contract's default, kept by talops migrate: a running cluster never adopts a\n" +
+	"new contract's defaults by itself. Delete this key to adopt the new one, as a change of its own."
+
+// keepNoStartupProbes keeps kube-apiserver as the v1alpha1 layout ran it, without startup
+// probes, which KubeAPIServerConfig adds unless its startupProbes says no.
+func keepNoStartupProbes(f *file, version string) {
+	doc := f.doc(k8s.KubeAPIServerConfig, "")
+	if _, v := get(doc, "startupProbes"); v != nil {
+		return
+	}
+
+	k := set(doc, "startupProbes", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "false"})
+	k.HeadComment = fmt.Sprintf(keptKeyComment, version)
+	f.changed = true
+	f.res.Moved = append(f.res.Moved, Move{File: f.patch.Path, From: "the " + version + " contract's default: kube-apiserver without startup probes",
+		To: k8s.KubeAPIServerConfig + " startupProbes", Kept: true})
 }
 
 // fileFor is the file being rewritten for a patch, started when no move touched it.

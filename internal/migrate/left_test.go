@@ -14,12 +14,14 @@ func TestRewrite_LeavesWhatHasNoPlaceAndNamesIt(t *testing.T) {
 		name, patch, path, reason string
 		line                      int
 	}{
-		{"an install disk selector", "machine:\n  install:\n    diskSelector:\n      size: 4GB\n", "machine.install", "diskSelector", 2},
+		{"an install disk selector beside a disk", "machine:\n  install:\n    disk: /dev/sda\n    diskSelector:\n      size: 4GB\n", "machine.install", "beside disk", 2},
+		{"a custom CNI", "cluster:\n  network:\n    cni:\n      name: custom\n      urls: [https://lab.internal/cilium.yaml]\n", "cluster.network", "names cannot be the URLs", 2},
+		{"discovery keeping the Kubernetes registry", "cluster:\n  discovery:\n    registries:\n      kubernetes:\n        disabled: false\n", "cluster.discovery", "Kubernetes registry", 2},
 		{"kubelet extra mounts", "machine:\n  kubelet:\n    image: ghcr.io/siderolabs/kubelet:v1.37.1\n    extraMounts: []\n", "machine.kubelet", "extraMounts", 2},
 		{"the OIDC signing algorithms", "cluster:\n  apiServer:\n    extraArgs:\n      oidc-signing-algs: RS256\n", "cluster.apiServer.extraArgs", "oidc-signing-algs", 3},
 		{"an authorization flag", "cluster:\n  apiServer:\n    extraArgs:\n      authorization-mode: Node,RBAC\n", "cluster.apiServer.extraArgs.authorization-mode", "KubeAuthorizerConfig", 4},
 		{"api server volumes", "cluster:\n  apiServer:\n    extraVolumes: []\n", "cluster.apiServer", "extraVolumes", 2},
-		{"scheduling on control planes", "cluster:\n  allowSchedulingOnControlPlanes: true\n", "cluster.allowSchedulingOnControlPlanes", "taint", 2},
+		{"controller manager volumes", "cluster:\n  controllerManager:\n    extraVolumes: []\n", "cluster.controllerManager", "extraVolumes", 2},
 		{"a JSON patch", "- op: add\n  path: /machine/nodeLabels\n  value: {a: b}\n", "(RFC 6902 patch)", "strategic-merge", 1},
 	}
 
@@ -41,6 +43,24 @@ func TestRewrite_LeavesWhatHasNoPlaceAndNamesIt(t *testing.T) {
 				t.Errorf("left %+v, want p.yaml:%d %s saying %q", l, tc.line, tc.path, tc.reason)
 			}
 		})
+	}
+}
+
+// TestRewrite_LeavesAControlPlaneSectionInAFileWorkersUse: KubeProxyConfig is refused on
+// a worker, so a proxy section in a patch every node uses cannot become one there.
+func TestRewrite_LeavesAControlPlaneSectionInAFileWorkersUse(t *testing.T) {
+	t.Parallel()
+
+	patch := "cluster:\n  proxy:\n    mode: ipvs\n"
+
+	got, res := field(t, patch, 1, 2)
+	if got != patch {
+		t.Errorf("the patch changed:\n%s", got)
+	}
+
+	if len(res.Left) != 1 || res.Left[0].Path != "cluster.proxy" || res.Left[0].Line != 2 ||
+		!strings.Contains(res.Left[0].Reason, "KubeProxyConfig is a document for control planes only and a worker uses this file") {
+		t.Errorf("left %+v, want cluster.proxy at line 2, for control planes only", res.Left)
 	}
 }
 

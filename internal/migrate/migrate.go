@@ -78,20 +78,21 @@ type Result struct {
 // Changed says whether anything would be written.
 func (r *Result) Changed() bool { return len(r.Files) > 0 }
 
-// UsageError is a target the migration cannot move to.
-type UsageError struct{ Msg string }
+// TargetError is a target the migration cannot move to (the application reports it as a
+// usage error).
+type TargetError struct{ Msg string }
 
-func (e *UsageError) Error() string { return e.Msg }
+func (e *TargetError) Error() string { return e.Msg }
 
 // Rewrite computes the migration of the given files to the target contract.
 func Rewrite(in Input) (*Result, error) {
 	target, err := coreconfig.ParseContractFromVersion(in.Target)
 	if err != nil {
-		return nil, &UsageError{Msg: fmt.Sprintf("--config-version %s: %v", in.Target, err)}
+		return nil, &TargetError{Msg: fmt.Sprintf("--config-version %s: %v", in.Target, err)}
 	}
 
 	if !target.MultidocKubernetesConfigSupported() {
-		return nil, &UsageError{Msg: fmt.Sprintf("--config-version %s: the v1alpha1 layout is the layout of that contract; migrate moves to v1.14 or later", in.Target)}
+		return nil, &TargetError{Msg: fmt.Sprintf("--config-version %s: the v1alpha1 layout is the layout of that contract; migrate moves to v1.14 or later", in.Target)}
 	}
 
 	from, err := coreconfig.ParseContractFromVersion(in.From)
@@ -111,9 +112,10 @@ func Rewrite(in Input) (*Result, error) {
 	}
 
 	files := map[string]*file{}
+	scheduling := schedulesOnControlPlanes(in.Patches)
 
 	for _, p := range in.Patches {
-		f, err := rewritePatch(p, res)
+		f, err := rewritePatch(p, res, scheduling)
 		if err != nil {
 			return nil, err
 		}
@@ -155,7 +157,7 @@ func isJSONPatch(data []byte) bool {
 
 // rewritePatch moves the fields of one patch file; nil when the file is not YAML this
 // migration edits (an RFC 6902 patch).
-func rewritePatch(p Patch, res *Result) (*file, error) {
+func rewritePatch(p Patch, res *Result, scheduling bool) (*file, error) {
 	docs, err := parseDocs(p.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
@@ -168,7 +170,7 @@ func rewritePatch(p Patch, res *Result) (*file, error) {
 		return nil, nil
 	}
 
-	f := &file{patch: p, res: res, docs: docs, v1Index: len(docs) - 1}
+	f := &file{patch: p, res: res, docs: docs, v1Index: len(docs) - 1, scheduling: scheduling}
 
 	for i := 0; i < len(f.docs); i++ {
 		if d := f.docs[i]; isV1Alpha1(d) {

@@ -114,6 +114,74 @@ func TestRewrite_MovesEachFieldToItsDocument(t *testing.T) {
 			want:  "apiVersion: v1alpha1\nkind: ResolverConfig\nhostDNS:\n  enabled: true\n  forwardKubeDNSToHost: true\n",
 			moved: "machine.features.hostDNS→ResolverConfig", workers: 1,
 		},
+		{
+			name:  "an install disk selector becomes the CEL expression Talos matches it with",
+			patch: "machine:\n  install:\n    diskSelector:\n      size: '>= 100GB'\n      type: nvme\n",
+			want: "apiVersion: v1alpha1\nkind: UnattendedInstallConfig\nprovisioning:\n  diskSelector:\n" +
+				"    match: disk.size >= 100000000000u && disk.transport != \"\" && disk.transport ==\n      \"nvme\" && !disk.readonly && !disk.cdrom\n  wipe: false\n",
+			moved: "machine.install→UnattendedInstallConfig", workers: 1,
+		},
+		{
+			name:  "discovery turned off deletes the generated DiscoveryServiceConfig",
+			patch: "cluster:\n  discovery:\n    enabled: false\n",
+			want:  "apiVersion: v1alpha1\nkind: DiscoveryServiceConfig\nname: default\n$patch: delete\n",
+			moved: "cluster.discovery→DiscoveryServiceConfig", workers: 1,
+		},
+		{
+			name:  "a discovery service endpoint becomes DiscoveryServiceConfig's",
+			patch: "cluster:\n  discovery:\n    enabled: true\n    registries:\n      kubernetes:\n        disabled: true\n      service:\n        endpoint: https://discovery.lab.internal/\n",
+			want:  "apiVersion: v1alpha1\nkind: DiscoveryServiceConfig\nname: default\nendpoint: https://discovery.lab.internal/\n",
+			moved: "cluster.discovery→DiscoveryServiceConfig", workers: 1,
+		},
+		{
+			name:  "the cluster network becomes KubeNetworkConfig",
+			patch: "cluster:\n  network:\n    dnsDomain: lab.internal\n    podSubnets: [10.200.0.0/16]\n    serviceSubnets: [10.201.0.0/16]\n",
+			want:  "apiVersion: v1alpha1\nkind: KubeNetworkConfig\ndnsDomain: lab.internal\npodSubnets: [10.200.0.0/16]\nserviceSubnets: [10.201.0.0/16]\n",
+			moved: "cluster.network→KubeNetworkConfig", workers: 1,
+		},
+		{
+			name:  "no CNI deletes the control planes' KubeFlannelCNIConfig",
+			patch: "cluster:\n  network:\n    cni:\n      name: none\n",
+			want:  "apiVersion: v1alpha1\nkind: KubeFlannelCNIConfig\n$patch: delete\n",
+			moved: "cluster.network.cni→KubeFlannelCNIConfig", controlPlanes: 1,
+		},
+		{
+			name:  "flannel's arguments become KubeFlannelCNIConfig's",
+			patch: "cluster:\n  network:\n    cni:\n      name: flannel\n      flannel:\n        extraArgs: [--iface-can-reach=192.168.1.1]\n",
+			want:  "apiVersion: v1alpha1\nkind: KubeFlannelCNIConfig\nextraArgs: [--iface-can-reach=192.168.1.1]\n",
+			moved: "cluster.network.cni→KubeFlannelCNIConfig", controlPlanes: 1,
+		},
+		{
+			name:  "admission control deleted deletes the generated PodSecurity document",
+			patch: "cluster:\n  apiServer:\n    admissionControl:\n      $patch: delete\n",
+			want:  "apiVersion: v1alpha1\nkind: KubeAdmissionControlConfig\nname: PodSecurity\n$patch: delete\n",
+			moved: "cluster.apiServer.admissionControl→KubeAdmissionControlConfig", controlPlanes: 1,
+		},
+		{
+			name:  "an admission plugin becomes its KubeAdmissionControlConfig",
+			patch: "cluster:\n  apiServer:\n    admissionControl:\n      - name: PodSecurity\n        configuration:\n          exemptions:\n            namespaces: [kube-system, storage]\n",
+			want:  "apiVersion: v1alpha1\nkind: KubeAdmissionControlConfig\nname: PodSecurity\nconfiguration:\n  exemptions:\n    namespaces: [kube-system, storage]\n",
+			moved: "cluster.apiServer.admissionControl→KubeAdmissionControlConfig", controlPlanes: 1,
+		},
+		{
+			name:  "coreDNS becomes KubeCoreDNSConfig, disabled its enabled",
+			patch: "cluster:\n  coreDNS:\n    # Cilium brings its own.\n    disabled: true\n",
+			want:  "apiVersion: v1alpha1\nkind: KubeCoreDNSConfig\n# Cilium brings its own.\nenabled: false\n",
+			moved: "cluster.coreDNS→KubeCoreDNSConfig", controlPlanes: 1,
+		},
+		{
+			name:  "proxy becomes KubeProxyConfig",
+			patch: "cluster:\n  proxy:\n    mode: ipvs\n    extraArgs:\n      metrics-bind-address: 0.0.0.0:10249\n",
+			want:  "apiVersion: v1alpha1\nkind: KubeProxyConfig\nmode: ipvs\nextraArgs:\n  metrics-bind-address: 0.0.0.0:10249\n",
+			moved: "cluster.proxy→KubeProxyConfig", controlPlanes: 1,
+		},
+		{
+			name:  "controllerManager and scheduler become their documents",
+			patch: "cluster:\n  controllerManager:\n    extraArgs:\n      bind-address: 0.0.0.0\n  scheduler:\n    extraArgs:\n      bind-address: 0.0.0.0\n",
+			want: "apiVersion: v1alpha1\nkind: KubeControllerManagerConfig\nextraArgs:\n  bind-address: 0.0.0.0\n---\n" +
+				"apiVersion: v1alpha1\nkind: KubeSchedulerConfig\nextraArgs:\n  bind-address: 0.0.0.0\n",
+			moved: "cluster.controllerManager→KubeControllerManagerConfig cluster.scheduler→KubeSchedulerConfig", controlPlanes: 1,
+		},
 	}
 
 	for _, tc := range cases {

@@ -25,6 +25,10 @@ func (f *file) moveAll() {
 	f.hostname()
 	f.resolvers()
 	f.hostDNS()
+	f.components()
+	f.discovery()
+	f.allowScheduling()
+	f.network()
 	f.leftInPlace()
 }
 
@@ -35,14 +39,25 @@ func (f *file) install() {
 		return
 	}
 
-	if extra := unknownKeys(v, "disk", "image", "wipe"); len(extra) > 0 || v.Kind != yaml.MappingNode {
-		f.left("machine.install", fmt.Sprintf("%s has no place in UnattendedInstallConfig this migration writes: move it by hand (diskSelector becomes provisioning.diskSelector.match, a CEL expression)", strings.Join(extra, ", ")))
+	if extra := unknownKeys(v, "disk", "diskSelector", "image", "wipe"); len(extra) > 0 || v.Kind != yaml.MappingNode {
+		f.left("machine.install", fmt.Sprintf("%s has no place in UnattendedInstallConfig this migration writes: move it by hand", strings.Join(extra, ", ")))
+
+		return
+	}
+
+	match, err := diskSelectorMatch(v)
+	if err != nil {
+		f.left("machine.install", "its diskSelector: "+err.Error())
 
 		return
 	}
 
 	k, v, comment := f.take("machine.install")
 	doc := f.doc(runtime.UnattendedInstallConfigKind, "")
+
+	if match != "" {
+		set(child(child(doc, "provisioning"), "diskSelector"), "match", str(match))
+	}
 
 	if _, img := get(v, "image"); img != nil {
 		set(child(doc, "installer"), "image", img)
@@ -52,8 +67,12 @@ func (f *file) install() {
 		set(child(child(doc, "provisioning"), "diskSelector"), "match", str(fmt.Sprintf("disk.dev_path == %q", disk.Value)))
 	}
 
+	// v1alpha1 wipes the disk only when told to (the generator writes wipe: false); the
+	// document's default is to wipe.
 	if _, wipe := get(v, "wipe"); wipe != nil {
 		set(child(doc, "provisioning"), "wipe", wipe)
+	} else if _, disk := get(v, "disk"); disk != nil || match != "" {
+		set(child(doc, "provisioning"), "wipe", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "false"})
 	}
 
 	f.moved(k.Line, "machine.install", runtime.UnattendedInstallConfigKind, doc, comment)
@@ -132,7 +151,9 @@ func (f *file) nodeDoc() *yaml.Node {
 	doc := f.doc(k8s.KubeNodeConfig, "")
 	if fresh && f.patch.controlPlaneOnly() {
 		set(child(doc, "labels"), labelControlPlane, quoted(""))
-		set(child(doc, "taints"), labelControlPlane, str(taintNoSchedule))
+		if !f.scheduling {
+			set(child(doc, "taints"), labelControlPlane, str(taintNoSchedule))
+		}
 	}
 
 	return doc
@@ -242,14 +263,8 @@ func (f *file) hostDNS() {
 // notMoved are v1alpha1 fields with a document in the new contract that this migration
 // does not write: each stays where it is and is named.
 var notMoved = []struct{ path, doc, why string }{
-	{"cluster.allowSchedulingOnControlPlanes", "KubeNodeConfig taints", "conflicts with the new layout: remove the control-plane taint from KubeNodeConfig by hand"},
-	{"cluster.coreDNS", "KubeCoreDNSConfig", "move it by hand"},
-	{"cluster.controllerManager", "KubeControllerManagerConfig", "move it by hand"},
-	{"cluster.scheduler", "KubeSchedulerConfig", "move it by hand"},
-	{"cluster.proxy", "KubeProxyConfig", "move it by hand"},
-	{"cluster.network", "KubeNetworkConfig and KubeFlannelCNIConfig", "move it by hand"},
-	{"cluster.inlineManifests", "KubeInlineManifestConfig", "move it by hand"},
-	{"cluster.extraManifests", "KubeExternalManifestConfig", "move it by hand"},
+	{"cluster.inlineManifests", "KubeInlineManifestConfig", "still valid in the v1alpha1 document"},
+	{"cluster.extraManifests", "KubeExternalManifestConfig", "still valid in the v1alpha1 document"},
 	{"machine.sysctls", "SysctlConfig", "still valid in the v1alpha1 document"},
 	{"machine.kernel.modules", "KernelModuleConfig", "still valid in the v1alpha1 document"},
 	{"machine.time", "TimeSyncConfig", "still valid in the v1alpha1 document"},
@@ -263,4 +278,68 @@ func (f *file) leftInPlace() {
 			f.left(n.path, "its document is "+n.doc+", which this migration does not write: "+n.why)
 		}
 	}
+}
+
+// schedulesOnControlPlanes says whether a patch lets workloads run on control planes: the
+// v1alpha1 allowSchedulingOnControlPlanes, or a KubeNodeConfig deleting their taint.
+func schedulesOnControlPlanes(patches []Patch) bool {
+	for _, p := range patches {
+		docs, err := parseDocs(p.Data)
+		if err != nil {
+			continue
+		}
+
+		for _, d := range docs {
+			if len(d.Content) != 1 || d.Content[0].Kind != yaml.MappingNode {
+				continue
+			}
+
+			body := d.Content[0]
+			if _, v := at(body, "cluster.allowSchedulingOnControlPlanes"); v != nil && v.Value == "true" {
+				return true
+			}
+
+			if _, kind := get(body, "kind"); kind == nil || kind.Value != k8s.KubeNodeConfig {
+				continue
+			}
+
+			_, taints := get(body, "taints")
+			if _, taint := get(taints, labelControlPlane); taint != nil {
+				if _, op := get(taint, "$patch"); op != nil && op.Value == "delete" {
+					return true
+				}
+			}
+		}
+	}
+
+	return false
+}
+
+// allowScheduling: cluster.allowSchedulingOnControlPlanes → the control planes' KubeNodeConfig
+// without its NoSchedule taint (the generator writes it there). Only from a patch no
+// worker uses: deleting a taint a worker's document does not have fails the patch.
+func (f *file) allowScheduling() {
+	const path = "cluster.allowSchedulingOnControlPlanes"
+
+	_, v := at(f.body(), path)
+	if v == nil {
+		return
+	}
+
+	if f.patch.Workers > 0 {
+		f.left(path, "the control planes' KubeNodeConfig taint replaces it, and a worker uses this file: move it to a patch only control planes use, then migrate")
+
+		return
+	}
+
+	k, v, comment := f.take(path)
+	doc := f.nodeDoc()
+
+	if v.Value == "true" {
+		drop := mapping()
+		set(drop, "$patch", str("delete"))
+		set(child(doc, "taints"), labelControlPlane, drop)
+	}
+
+	f.moved(k.Line, path, k8s.KubeNodeConfig, doc, comment)
 }

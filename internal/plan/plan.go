@@ -129,6 +129,10 @@ type Node struct {
 	// Settings are the node's settings that change (its address, its VM), each also a
 	// reason; a node whose config is unchanged still shows them.
 	Settings []SettingChange `json:"settings,omitempty"`
+	// LayoutOnly is set on a node whose config changes shape only (fields moved between
+	// the v1alpha1 document and the documents that replace them, as talops migrate moves
+	// them) while it runs every setting as before: applying it reboots and drains nothing.
+	LayoutOnly bool `json:"layoutOnly,omitempty"`
 }
 
 // Changes reports whether the node changes: an action, or a setting.
@@ -137,8 +141,13 @@ func (n Node) Changes() bool { return n.Action != Noop || len(n.Settings) > 0 }
 // What is the node's action as the views name it: "settings" for a node whose config is
 // unchanged but whose settings are not.
 func (n Node) What() string {
-	if n.Action == Noop && len(n.Settings) > 0 {
+	switch {
+	case n.Action == Noop && len(n.Settings) > 0:
 		return "settings"
+	case n.LayoutOnly && n.Action == Update:
+		return "update (layout only)"
+	case n.LayoutOnly:
+		return string(n.Action) + " (its config: layout only)"
 	}
 
 	return string(n.Action)
@@ -408,7 +417,7 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 		}
 	}
 
-	node.configChanges(changes, desired.TalosVersion)
+	node.configChanges(c, n, changes, desired.TalosVersion)
 
 	switch {
 	case node.Upgrade != nil:
@@ -422,10 +431,10 @@ func changed(c, n NodeState, current, desired State, masker *mask.Masker) (Node,
 	return node, nil
 }
 
-// configChanges records the config's changes, if any: whether they reboot the node (at the
-// Talos version it runs after the plan) and why.
-func (node *Node) configChanges(changes changes, talosVersion string) {
-	if len(changes.paths) == 0 && changes.otherDocs == 0 {
+// configChanges records the config's changes from c to n, if any: a change of layout only,
+// or whether they reboot the node (at the Talos version it runs after the plan) and why.
+func (node *Node) configChanges(c, n NodeState, changes changes, talosVersion string) {
+	if len(changes.paths) == 0 && changes.otherDocs == 0 || node.layoutOnly(c, n, changes) {
 		return
 	}
 

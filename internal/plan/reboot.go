@@ -10,12 +10,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/hashicorp/go-version"
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
 	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
 	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/catalog"
 )
 
 // changes lists what differs between two configs.
@@ -26,6 +27,8 @@ type changes struct {
 	removedFromLists map[string]bool
 	// oneSided holds sections present in one config only.
 	oneSided map[string]bool
+	// gone holds the changed fields the new config no longer has.
+	gone map[string]bool
 	// otherDocs counts other documents added, removed or changed.
 	otherDocs int
 	// docKinds are the kinds of those documents, with how they changed.
@@ -42,7 +45,7 @@ type docChange struct {
 // changedPaths finds what differs between the configs of two states of a node; oldData
 // and newData are their canonical encodings (nil for no config).
 func changedPaths(old, new coreconfig.Provider, oldData, newData []byte) (changes, error) {
-	ch := changes{removedFromLists: map[string]bool{}, oneSided: map[string]bool{}}
+	ch := changes{removedFromLists: map[string]bool{}, oneSided: map[string]bool{}, gone: map[string]bool{}}
 
 	oldV1, oldDocs, err := split(old, oldData)
 	if err != nil {
@@ -233,6 +236,10 @@ func walkDiff(a, b any, path string, ch *changes) {
 
 	ch.paths = append(ch.paths, path)
 
+	if b == nil {
+		ch.gone[path] = true
+	}
+
 	if al, ok := a.([]any); ok {
 		bl, _ := b.([]any)
 		for _, item := range al {
@@ -294,18 +301,17 @@ func needsReboot(talosVersion string, ch changes) (bool, []string) {
 
 // releaseFor picks the table of a Talos version; one that does not parse gets the newest.
 func releaseFor(v string) release {
-	sv, err := version.NewSemver(v)
-	if err != nil {
-		return releases[len(releases)-1]
-	}
-
 	for _, r := range releases {
 		if r.upTo == "" {
 			return r
 		}
 
-		upTo := version.Must(version.NewVersion(r.upTo)).Segments()
-		if seg := sv.Segments(); seg[0] < upTo[0] || (seg[0] == upTo[0] && seg[1] <= upTo[1]) {
+		c, err := catalog.CompareMinor(v, r.upTo)
+		if err != nil {
+			return releases[len(releases)-1]
+		}
+
+		if c <= 0 {
 			return r
 		}
 	}

@@ -17,7 +17,8 @@ func withProxmox(t *testing.T) cluster.MapFiles {
 
 	files := testlab.Files(t)
 	if !strings.Contains(string(files["talops.yaml"]), "\nproxmox:") {
-		testlab.Edit(t, files, "talops.yaml", "\nnodes:\n", "\nproxmox:\n  url: https://pve.lab:8006/api2/json\n  storage: local\nnodes:\n")
+		testlab.Edit(t, files, "talops.yaml", "\nnodes:\n", "\nproxmox:\n  url: https://pve.lab:8006/api2/json\n  storage: local\n  caFile: pve-ca.pem\nnodes:\n")
+		files["pve-ca.pem"] = []byte("the lab's CA\n")
 	}
 
 	return files
@@ -49,6 +50,12 @@ func TestPlan_ASettingApplyActsOnChangesTheHashAndIsShown(t *testing.T) {
 		{"proxmox storage", func(t *testing.T, f cluster.MapFiles) {
 			testlab.Edit(t, f, "talops.yaml", "  storage: local\n", "  storage: other\n")
 		}, "", "proxmox.storage local → other"},
+		{"the proxmox CA's content", func(t *testing.T, f cluster.MapFiles) {
+			f["pve-ca.pem"] = []byte("another CA\n")
+		}, "", "proxmox.caFile pve-ca.pem (sha256 "},
+		{"a VM's size", func(t *testing.T, f cluster.MapFiles) {
+			testlab.Edit(t, f, "talops.yaml", "{node: pve, vmid: 204}", "{node: pve, vmid: 204, cores: 8, memory: 8192, disk: {size: 64}}")
+		}, "k8s-node4", "proxmox.cores set to 8"},
 		{"image factory", func(t *testing.T, f cluster.MapFiles) {
 			testlab.Edit(t, f, "talops.yaml", "\nnodes:\n", "\nimageFactory: https://factory.example\nnodes:\n")
 		}, "", "imageFactory https://factory.talos.dev → https://factory.example"},

@@ -34,6 +34,8 @@ func (p *Plan) Summary() string {
 			parts = append(parts, fmt.Sprintf("%d unreachable", n))
 		case Upgrade:
 			parts = append(parts, Plural(n, string(a))+p.versionChange())
+		case Update:
+			parts = append(parts, Plural(n, string(a))+p.layoutOnly())
 		default:
 			parts = append(parts, Plural(n, string(a)))
 		}
@@ -127,6 +129,40 @@ func (p *Plan) versionChange() string {
 	}
 
 	return change
+}
+
+// LayoutOnly counts the nodes whose config changes in layout only.
+func (p *Plan) LayoutOnly() int {
+	n := 0
+
+	for _, node := range p.Nodes {
+		if node.LayoutOnly {
+			n++
+		}
+	}
+
+	return n
+}
+
+// layoutOnly is " (layout only)" when every update changes the layout only, " (2 layout
+// only)" when some do.
+func (p *Plan) layoutOnly() string {
+	n := 0
+
+	for _, node := range p.Nodes {
+		if node.Action == Update && node.LayoutOnly {
+			n++
+		}
+	}
+
+	switch {
+	case n == 0:
+		return ""
+	case n == p.Count()[Update]:
+		return " (layout only)"
+	default:
+		return fmt.Sprintf(" (%d layout only)", n)
+	}
 }
 
 // Disruptive lists the nodes that reboot, upgrade or are removed, for a warning banner.

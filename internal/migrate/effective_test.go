@@ -1,0 +1,78 @@
+package migrate_test
+
+import (
+	"strings"
+	"testing"
+
+	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
+
+	"github.com/talops/talops/internal/migrate"
+)
+
+// worker is a worker's config: its v1alpha1 document with machineExtra under machine:,
+// then docs.
+func worker(t *testing.T, machineExtra, docs string) coreconfig.Provider {
+	t.Helper()
+
+	data := "version: v1alpha1\nmachine:\n  type: worker\n  token: abcdef.0123456789abcdef\n" + machineExtra +
+		"cluster:\n  controlPlane:\n    endpoint: https://10.0.0.1:6443\n  discovery:\n    enabled: true\n    registries:\n      kubernetes:\n        disabled: true\n" + docs
+
+	c, err := configloader.NewFromBytes([]byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return c
+}
+
+func TestCompareLayouts_TellsAMoveFromAChange(t *testing.T) {
+	t.Parallel()
+
+	before := "  nodeLabels:\n    zone: a\n  sysctls:\n    net.core.somaxconn: \"1024\"\n"
+
+	for _, tc := range []struct {
+		name, machine, docs string
+		want                string // the differences, comma-separated ("" for layout only)
+	}{
+		{
+			name:    "labels moved to KubeNodeConfig: layout only",
+			machine: "  sysctls:\n    net.core.somaxconn: \"1024\"\n",
+			docs:    "---\napiVersion: v1alpha1\nkind: KubeNodeConfig\nlabels:\n  zone: a\n",
+		},
+		{
+			name:    "a label changed beside the move: node.labels",
+			machine: "  sysctls:\n    net.core.somaxconn: \"1024\"\n",
+			docs:    "---\napiVersion: v1alpha1\nkind: KubeNodeConfig\nlabels:\n  zone: b\n",
+			want:    "node.labels",
+		},
+		{
+			name:    "a sysctl changed beside the move: named by machinery's accessor",
+			machine: "  sysctls:\n    net.core.somaxconn: \"4096\"\n",
+			docs:    "---\napiVersion: v1alpha1\nkind: KubeNodeConfig\nlabels:\n  zone: a\n",
+			want:    "Machine.Sysctls.net.core.somaxconn,SysctlConfig.net.core.somaxconn",
+		},
+		{
+			name:    "a document that sets nothing the node did not run: layout only",
+			machine: before,
+			docs:    "---\napiVersion: v1alpha1\nkind: SecurityProfileConfig\nworkloadIsolation: false\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			l := migrate.CompareLayouts(worker(t, before, ""), worker(t, tc.machine, tc.docs))
+			if got := strings.Join(l.Differences, ","); got != tc.want {
+				t.Errorf("differences %q, want %q", got, tc.want)
+			}
+
+			if l.LayoutOnly() != (tc.want == "") {
+				t.Errorf("layout only %v with differences %q", l.LayoutOnly(), l.Differences)
+			}
+
+			if len(l.Inherent) > 0 {
+				t.Errorf("a worker's move brings %q", l.Inherent)
+			}
+		})
+	}
+}

@@ -1,0 +1,97 @@
+package migrate_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/talops/talops/internal/migrate"
+)
+
+// A KubeNodeConfig written for control planes names the NoSchedule taint v1alpha1 gave
+// them, unless the repository lets workloads run there (the v1alpha1 switch, or a
+// KubeNodeConfig that deletes the taint): writing it would take that back.
+func TestRewrite_ControlPlaneTaintIsWrittenUnlessTheRepositorySchedulesOnControlPlanes(t *testing.T) {
+	t.Parallel()
+
+	labels := "machine:\n  nodeLabels:\n    rack: r1\n"
+
+	cases := []struct {
+		name, other string
+		tainted     bool
+	}{
+		{"no other patch", "", true},
+		{"allowSchedulingOnControlPlanes", "cluster:\n  allowSchedulingOnControlPlanes: true\n", false},
+		{"allowSchedulingOnControlPlanes false", "cluster:\n  allowSchedulingOnControlPlanes: false\n", true},
+		{"a KubeNodeConfig deleting the taint", "apiVersion: v1alpha1\nkind: KubeNodeConfig\ntaints:\n  node-role.kubernetes.io/control-plane:\n    $patch: delete\n", false},
+	}
+
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			patches := []migrate.Patch{{Path: "cp.yaml", Data: []byte(labels), ControlPlanes: 1}}
+			if tc.other != "" {
+				patches = append(patches, migrate.Patch{Path: "other.yaml", Data: []byte(tc.other), ControlPlanes: 1})
+			}
+
+			res, err := migrate.Rewrite(migrate.Input{From: "v1.14", Target: "v1.14", Talops: []byte("configVersion: v1.14\n"), ControlPlanes: 1, Patches: patches})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			var got string
+
+			for _, f := range res.Files {
+				if f.Path == "cp.yaml" {
+					got = string(f.Data)
+				}
+			}
+
+			if !strings.Contains(got, "kind: KubeNodeConfig") || !strings.Contains(got, "rack: r1") {
+				t.Fatalf("the labels did not move:\n%s", got)
+			}
+
+			if tainted := strings.Contains(got, "NoSchedule"); tainted != tc.tainted {
+				t.Errorf("taint written = %v, want %v:\n%s", tainted, tc.tainted, got)
+			}
+		})
+	}
+}
+
+// allowSchedulingOnControlPlanes becomes the control planes' KubeNodeConfig without its
+// NoSchedule taint, from a patch only control planes use; a patch a worker uses too keeps
+// it and says why (deleting a taint a worker does not have fails the patch).
+func TestRewrite_SchedulingOnControlPlanesDeletesTheirTaintFromAControlPlanePatchOnly(t *testing.T) {
+	t.Parallel()
+
+	patch := "cluster:\n  allowSchedulingOnControlPlanes: true\n"
+
+	got, res := field(t, patch, 1, 0)
+
+	want := "apiVersion: v1alpha1\nkind: KubeNodeConfig\nlabels:\n  node-role.kubernetes.io/control-plane: \"\"\ntaints:\n  node-role.kubernetes.io/control-plane:\n    $patch: delete\n"
+	if got != want {
+		t.Errorf("rewritten patch:\n%s\nwant:\n%s", got, want)
+	}
+
+	if len(res.Moved) != 1 || res.Moved[0].From != "cluster.allowSchedulingOnControlPlanes" || len(res.Left) > 0 {
+		t.Errorf("moved %+v, left %+v", res.Moved, res.Left)
+	}
+
+	shared, res := field(t, patch, 1, 1)
+	if shared != patch || len(res.Left) != 1 || !strings.Contains(res.Left[0].Reason, "a worker uses this file") {
+		t.Errorf("a patch a worker uses: got\n%s\nleft %+v", shared, res.Left)
+	}
+}
+
+// The CNI's documents are control planes' only: a cluster.network with a cni stays, whole,
+// in a patch a worker uses, and says why.
+func TestRewrite_ACNIInAPatchAWorkerUsesStaysWithItsNetwork(t *testing.T) {
+	t.Parallel()
+
+	patch := "cluster:\n  network:\n    dnsDomain: lab.internal\n    cni:\n      name: none\n"
+
+	got, res := field(t, patch, 1, 1)
+	if got != patch || len(res.Left) != 1 || res.Left[0].Path != "cluster.network" || !strings.Contains(res.Left[0].Reason, "a worker uses this file") {
+		t.Errorf("got\n%s\nleft %+v", got, res.Left)
+	}
+}
