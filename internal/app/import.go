@@ -156,6 +156,14 @@ func writeImport(d *Deps, opts ImportOptions, source string, files []scaffold.Fi
 		return nil, &UsageError{Msg: "the source's secrets are not SOPS/age-encrypted: give an age recipient for the new bundle (or ask for a plaintext bundle)"}
 	}
 
+	files, moved, err := importLayout(files)
+	if err != nil {
+		return nil, err
+	}
+
+	findings = append(findings, moved...)
+	finding.Sort(findings)
+
 	spec := scaffold.Spec{Name: name, TalosVersion: talosVersion, Recipients: recipients, Plaintext: opts.Plaintext}
 
 	bundle, generated, err := importBundle(d, spec, src, parsed)

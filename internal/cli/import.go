@@ -21,17 +21,10 @@ type ImportOptions struct {
 	Deps *Deps
 
 	// Source is the tool the repository comes from: talhelper, topf or talosctl.
-	Source     string
-	From       string
-	Out        string
-	Recipients []string
-	Plaintext  bool
-	// Configs are per-node machine configs (talosctl only).
-	Configs []string
-	// Schematics are schematic files for talosImageURL installers (talhelper only).
-	Schematics []string
-	// Offline never asks the Image Factory for a schematic (talhelper and topf).
-	Offline bool
+	Source string
+
+	// ImportOptions are the import's own options, declared once, in the application layer.
+	app.ImportOptions
 }
 
 // importSources are the tools import reads, each with its use case.
@@ -108,7 +101,7 @@ func importFlagSet(d *Deps, opts *ImportOptions, name string) *flag.FlagSet {
 	fs.BoolVar(&opts.Plaintext, "plaintext-secrets", false, "write the secrets bundle in clear ("+scaffold.PlaintextBundle+", mode 0600) instead of encrypting it")
 
 	if name == "import talhelper" || name == "import topf" {
-		fs.BoolVar(&opts.Offline, "offline", false, "never ask the Image Factory for the schematic of an installer ID no file has (GET /schematics/{id}): such a node keeps its installer as the source wrote it, and a finding says so")
+		fs.BoolVar(&opts.Offline, "offline", false, "never ask the Image Factory for the schematic of an installer ID no file has (GET /schematics/{id}): such an ID becomes an opaque schematic file holding only the ID, and a finding says how to fill it in")
 	}
 
 	if name == "import talhelper" {
@@ -142,10 +135,7 @@ func runImport(ctx context.Context, d *Deps, args []string) error {
 
 // Import writes a talops repository from another tool's.
 func Import(ctx context.Context, opts *ImportOptions) (*app.ImportResult, error) {
-	return importSources[opts.Source](ctx, opts.Deps.App(), app.ImportOptions{
-		From: opts.From, Out: opts.Out, Recipients: opts.Recipients, Plaintext: opts.Plaintext, Configs: opts.Configs,
-		Schematics: opts.Schematics, Offline: opts.Offline,
-	})
+	return importSources[opts.Source](ctx, opts.Deps.App(), opts.ImportOptions)
 }
 
 // generatedWhy says, by source, why a new bundle is no loss.

@@ -30,7 +30,7 @@ func TestImportTalhelper_OracleTalhelperGenconfig(t *testing.T) {
 			maps.Copy(h.env, tc.env)
 
 			_, rendered, _ := importAndRender(t, h, src, "--plaintext-secrets")
-			compareNodes(t, rendered, out, tc.outputs, tc.knownDifferences)
+			compareNodes(t, rendered, out, tc)
 
 			for node, file := range tc.outputs {
 				fresh, err := os.ReadFile(filepath.Join(out, file))

@@ -178,7 +178,8 @@ const lukeevansID = "44186a005dfca322f81df634a457384455475fbfa518777f3ee58d35f17
 
 // TestImportTalhelper_AnIDNoFileHasIsAskedOfTheFactory: without schematic.yaml, the
 // import asks the factory for the schematic of the nodes' talosImageURL (once), and the
-// nodes get it; with --offline it asks nothing and says so.
+// nodes get it; with --offline it asks nothing, keeps the ID as an opaque schematic and
+// says so.
 func TestImportTalhelper_AnIDNoFileHasIsAskedOfTheFactory(t *testing.T) {
 	tc := talhelperCaseOf("lukeevans-talos-cluster")
 	given, err := os.ReadFile(filepath.Join(talhelperTestdata(tc.dir), "schematic.yaml"))
@@ -229,13 +230,18 @@ func TestImportTalhelper_AnIDNoFileHasIsAskedOfTheFactory(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			recovered := strings.Count(string(talops), "    schematic: factory-44186a005dfc\n")
+			if n := strings.Count(string(talops), "    schematic: factory-44186a005dfc\n"); n != 3 {
+				t.Errorf("want the 3 nodes on the schematic of the ID, got %d:\n%s\n%s", n, talops, out)
+			}
 
-			switch {
-			case !offline && recovered != 3:
-				t.Errorf("want the 3 nodes on the factory's schematic, got %d:\n%s\n%s", recovered, talops, out)
-			case offline && (recovered != 0 || !strings.Contains(out, "import ran --offline")):
-				t.Errorf("offline, want no recovered schematic and the finding saying why:\n%s\n%s", talops, out)
+			file, err := os.ReadFile(filepath.Join(repo, "schematics", "factory-44186a005dfc.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			// Offline the file holds only the ID (opaque); online, the factory's schematic.
+			if _, opaque := schematic.Opaque(file); opaque != offline || offline != strings.Contains(out, "import ran --offline") {
+				t.Errorf("offline=%v: the schematic's file is opaque: %v, want %v, and the finding saying why:\n%s\n%s", offline, opaque, offline, file, out)
 			}
 		})
 	}

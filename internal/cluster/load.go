@@ -16,9 +16,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/go-version"
 	"go.yaml.in/yaml/v4"
 
+	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/suggest"
 	"github.com/talops/talops/internal/yamlpos"
 )
@@ -175,20 +175,23 @@ func (c *Cluster) ConfigVersionError(err error) *InputError {
 	return &InputError{File: c.Path(FileName), Line: c.Line(field), Field: field, Msg: err.Error()}
 }
 
-// minorOf orders versions by major and minor only.
-func minorOf(v *version.Version) int {
-	seg := v.Segments()
-
-	return seg[0]*1000 + seg[1]
-}
-
-// Platform is the installer platform, defaulted.
+// Platform is the cluster's installer platform, defaulted: the platform of every node
+// that names none. A node's own is NodePlatform.
 func (c *Cluster) Platform() string {
 	if c.Spec.Platform == "" {
 		return DefaultPlatform
 	}
 
 	return c.Spec.Platform
+}
+
+// NodePlatform is the platform node n boots and installs for: its own, or the cluster's.
+func (c *Cluster) NodePlatform(n Node) string {
+	if n.Platform != "" {
+		return n.Platform
+	}
+
+	return c.Platform()
 }
 
 // ImageFactory is the Image Factory base URL, defaulted.
@@ -297,21 +300,47 @@ func (k *checker) cluster() {
 	if s.ConfigVersion != "" {
 		k.contractVersion("configVersion", s.ConfigVersion)
 
-		cv, errC := version.NewSemver(s.ConfigVersion)
-		tv, errT := version.NewSemver(s.TalosVersion)
-
-		if errC == nil && errT == nil && minorOf(cv) > minorOf(tv) {
+		if c, err := catalog.CompareMinor(s.ConfigVersion, s.TalosVersion); err == nil && c > 0 {
 			k.bad("configVersion", "%s is newer than talosVersion %s: configs cannot be generated for a release the nodes do not run", s.ConfigVersion, s.TalosVersion)
 		}
 	}
 
-	if s.Platform != "" && !slices.Contains(Platforms, s.Platform) {
-		k.bad("platform", "unknown platform %q (one of %s)", s.Platform, strings.Join(Platforms, ", "))
-	}
+	k.secretboxKeyNames()
+
+	k.platform("platform", s.Platform)
 
 	if s.ImageFactory != "" && !secureURL(s.ImageFactory) {
 		// Schematics are registered and installer images pulled from there.
 		k.bad("imageFactory", "must be an https:// URL (http:// only to a loopback address), got %q", s.ImageFactory)
+	}
+}
+
+// platform checks a platform talops.yaml names at field ("" is the default).
+func (k *checker) platform(field, p string) {
+	if p != "" && !slices.Contains(Platforms, p) {
+		k.bad(field, "unknown platform %q (one of %s)", p, strings.Join(Platforms, ", "))
+	}
+}
+
+// secretboxKeyNames checks the etcd encryption key's names: distinct DNS-1123 labels, on
+// a contract that writes the KubeEtcdEncryptionConfig (before 1.14 Talos names the key
+// itself).
+func (k *checker) secretboxKeyNames() {
+	names := k.c.Spec.Cluster.SecretboxKeyNames
+	if len(names) == 0 {
+		return
+	}
+
+	for i, n := range names {
+		if !dnsLabelRe.MatchString(n) || slices.Contains(names[:i], n) {
+			k.bad("cluster.secretboxKeyNames", "must be distinct DNS-1123 labels (key2, key1), got %q", n)
+
+			return
+		}
+	}
+
+	if c, err := catalog.CompareMinor(k.c.ConfigVersion(), "1.14"); err == nil && c < 0 {
+		k.bad("cluster.secretboxKeyNames", "applies from configVersion v1.14, where the KubeEtcdEncryptionConfig document names the key; the %s contract names it key2 itself", k.c.ConfigVersion())
 	}
 }
 
@@ -351,7 +380,7 @@ func (k *checker) version(field, v, example string) {
 	case !releaseVersion.MatchString(v):
 		k.bad(field, "%q is not a release version: write v and all three parts, as in %s", v, example)
 	default:
-		if _, err := version.NewSemver(v); err != nil {
+		if !catalog.ValidVersion(v) {
 			k.bad(field, "%q is not a version", v)
 		}
 	}
@@ -365,7 +394,7 @@ func (k *checker) contractVersion(field, v string) {
 		return
 	}
 
-	if _, err := version.NewSemver(v); err != nil {
+	if !catalog.ValidVersion(v) {
 		k.bad(field, "%q is not a version", v)
 	}
 }
@@ -485,7 +514,7 @@ func (k *checker) identity(at string, i int, n Node, names, addrs map[string]int
 	}
 }
 
-// node checks one node's role, schematic, install disk, files and VM.
+// node checks one node's role, schematic, platform, install disk, files and VM.
 func (k *checker) node(at string, n Node) {
 	if n.Role != RoleControlPlane && n.Role != RoleWorker {
 		k.bad(at+".role", "must be controlplane or worker, got %q", n.Role)
@@ -496,6 +525,8 @@ func (k *checker) node(at string, n Node) {
 			k.bad(at+".schematic", "unknown schematic %q (known: %s)", n.Schematic, knownList(k.c.Spec.Schematics))
 		}
 	}
+
+	k.platform(at+".platform", n.Platform)
 
 	if n.InstallDisk != "" && !strings.HasPrefix(n.InstallDisk, "/dev/") {
 		k.bad(at+".installDisk", "must be a device path such as /dev/sda, got %q", n.InstallDisk)

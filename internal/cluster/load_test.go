@@ -116,6 +116,13 @@ func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
 			want: []string{"lab/talops.yaml:14: nodes[0].schematic: unknown schematic \"gpu\" (known: base)"},
 		},
 		{
+			name: "unknown node platform is refused at its line",
+			edit: func(s string) string {
+				return strings.Replace(s, "    role: worker\n", "    role: worker\n    platform: proxmox\n", 1)
+			},
+			want: []string{`lab/talops.yaml:18: nodes[1].platform: unknown platform "proxmox" (one of akamai, aws,`},
+		},
+		{
 			name: "bad role",
 			edit: func(s string) string { return strings.Replace(s, "role: worker", "role: workr", 1) },
 			want: []string{"lab/talops.yaml:17: nodes[1].role: must be controlplane or worker, got \"workr\""},
@@ -165,6 +172,20 @@ func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
 				return strings.Replace(s, "kubernetesVersion: v1.36.4\n", "kubernetesVersion: v1.36.4\nimageFactory: http://factory.lab:8080\n", 1)
 			},
 			want: []string{`lab/talops.yaml:6: imageFactory: must be an https:// URL (http:// only to a loopback address), got "http://factory.lab:8080"`},
+		},
+		{
+			name: "secretbox key names on a contract that names the key itself",
+			edit: func(s string) string {
+				return strings.Replace(s, "  name: lab\n", "  name: lab\n  secretboxKeyNames: [key1, key2]\n", 1)
+			},
+			want: []string{"lab/talops.yaml:3: cluster.secretboxKeyNames: applies from configVersion v1.14, where the KubeEtcdEncryptionConfig document names the key; the v1.13.9 contract names it key2 itself"},
+		},
+		{
+			name: "a secretbox key name twice",
+			edit: func(s string) string {
+				return strings.Replace(strings.Replace(s, "  name: lab\n", "  name: lab\n  secretboxKeyNames: [key1, key1]\n", 1), "talosVersion: v1.13.9", "talosVersion: v1.14.1", 1)
+			},
+			want: []string{`lab/talops.yaml:3: cluster.secretboxKeyNames: must be distinct DNS-1123 labels (key2, key1), got "key1"`},
 		},
 		{
 			name: "endpoint not https",
@@ -230,6 +251,24 @@ func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error\n%s\ndoes not contain\n%s", err, w)
 				}
+			}
+		})
+	}
+}
+
+func TestNodePlatform_IsTheNodesOwnElseTheClustersElseMetal(t *testing.T) {
+	for _, tc := range []struct {
+		name, cluster, node, want string
+	}{
+		{name: "neither names one", want: "metal"},
+		{name: "the cluster's", cluster: "nocloud", want: "nocloud"},
+		{name: "the node's beside the default", node: "nocloud", want: "nocloud"},
+		{name: "the node's over the cluster's", cluster: "nocloud", node: "metal", want: "metal"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &cluster.Cluster{Spec: cluster.Spec{Platform: tc.cluster}}
+			if got := c.NodePlatform(cluster.Node{Name: "w1", Platform: tc.node}); got != tc.want {
+				t.Errorf("NodePlatform = %q, want %q", got, tc.want)
 			}
 		})
 	}

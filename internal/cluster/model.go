@@ -87,6 +87,11 @@ type ProxmoxAPI struct {
 type Meta struct {
 	Name     string `yaml:"name"`
 	Endpoint string `yaml:"endpoint"`
+	// SecretboxKeyNames names the bundle's secretbox key in the KubeEtcdEncryptionConfig
+	// of the 1.14 contract (default: key2, as Talos names it): the first encrypts, every
+	// name decrypts. kube-apiserver finds a Secret's key by the name it was written under,
+	// so a cluster whose configs named the key otherwise keeps that name here.
+	SecretboxKeyNames []string `yaml:"secretboxKeyNames,omitempty"`
 }
 
 // NVIDIA holds the GPU driver choices of the cluster.
@@ -106,13 +111,17 @@ type Patches struct {
 
 // Node is one machine of the cluster.
 type Node struct {
-	Name        string   `yaml:"name"`
-	Address     string   `yaml:"address"`
-	Role        string   `yaml:"role"`
-	Schematic   string   `yaml:"schematic,omitempty"`
-	InstallDisk string   `yaml:"installDisk,omitempty"`
-	SecureBoot  bool     `yaml:"secureBoot,omitempty"`
-	Patches     []string `yaml:"patches,omitempty"`
+	Name        string `yaml:"name"`
+	Address     string `yaml:"address"`
+	Role        string `yaml:"role"`
+	Schematic   string `yaml:"schematic,omitempty"`
+	InstallDisk string `yaml:"installDisk,omitempty"`
+	SecureBoot  bool   `yaml:"secureBoot,omitempty"`
+	// Platform is the platform the node boots and installs for, when it is not the
+	// cluster's (a bare-metal box beside Proxmox VMs): it picks the installer and boot
+	// images, and whether Talos validates the config in metal or cloud mode.
+	Platform string   `yaml:"platform,omitempty"`
+	Patches  []string `yaml:"patches,omitempty"`
 	// Config names a complete machine config made elsewhere; talops uses it as it is.
 	Config  string   `yaml:"config,omitempty"`
 	Proxmox *Proxmox `yaml:"proxmox,omitempty"`

@@ -215,16 +215,12 @@ func BootISOs(c *cluster.Cluster) ([]BootISO, error) {
 			continue
 		}
 
-		file, _ := schematic.BootImageFiles(c.Platform(), BootArch, n.SecureBoot)
+		file, _ := schematic.BootImageFiles(c.NodePlatform(n), BootArch, n.SecureBoot)
 		if file == "" {
-			field := "platform"
-			if n.SecureBoot {
-				field = fmt.Sprintf("nodes[%d].secureBoot", i)
-			}
-
+			field := isoField(i, n)
 			errs = append(errs, &cluster.InputError{
 				File: c.Path(cluster.FileName), Line: c.Line(field), Field: field,
-				Msg: fmt.Sprintf("node %s: the Image Factory builds no %s ISO for platform %s", n.Name, BootArch, c.Platform()),
+				Msg: fmt.Sprintf("node %s: the Image Factory builds no %s ISO for platform %s", n.Name, BootArch, c.NodePlatform(n)),
 			})
 
 			continue
@@ -260,6 +256,19 @@ func BootISOs(c *cluster.Cluster) ([]BootISO, error) {
 	}
 
 	return out, nil
+}
+
+// isoField is the field of talops.yaml that asks for an ISO the factory does not build:
+// the node's secureBoot, else its own platform, else the cluster's.
+func isoField(i int, n cluster.Node) string {
+	switch {
+	case n.SecureBoot:
+		return fmt.Sprintf("nodes[%d].secureBoot", i)
+	case n.Platform != "":
+		return fmt.Sprintf("nodes[%d].platform", i)
+	default:
+		return "platform"
+	}
 }
 
 // talopsISO is the form of ISOName's names: what --prune may ever delete.

@@ -37,6 +37,9 @@ type Schematic struct {
 	File       string   `json:"file"`
 	ID         string   `json:"id"`
 	Extensions []string `json:"extensions"`
+	// Opaque says the file holds only the ID: the extensions are unknown (and empty here),
+	// and the schematic is not registered, the factory having it already.
+	Opaque bool `json:"opaque,omitempty"`
 }
 
 // NodeImage is what one node installs, upgrades and boots from.
@@ -46,7 +49,9 @@ type NodeImage struct {
 	Schematic  string `json:"schematic,omitempty"`
 	ID         string `json:"id"`
 	SecureBoot bool   `json:"secureBoot,omitempty"`
-	Installer  string `json:"installer"`
+	// Platform is set on a node whose platform is not the cluster's.
+	Platform  string `json:"platform,omitempty"`
+	Installer string `json:"installer"`
 	// ISO and DiskImage are empty where the factory builds no such asset for the platform.
 	ISO       string `json:"iso,omitempty"`
 	DiskImage string `json:"diskImage,omitempty"`
@@ -76,6 +81,14 @@ func Of(c *cluster.Cluster, ids map[string]string) (*Schematics, error) {
 	}
 
 	for _, name := range slices.Sorted(maps.Keys(c.Spec.Schematics)) {
+		if render.OpaqueSchematic(c, name) {
+			out.Schematics = append(out.Schematics, Schematic{
+				Name: name, File: c.Path(c.Spec.Schematics[name]), ID: ids[name], Extensions: []string{}, Opaque: true,
+			})
+
+			continue
+		}
+
 		s, err := LoadSchematic(c, name)
 		if err != nil {
 			return nil, err
@@ -105,8 +118,11 @@ func Of(c *cluster.Cluster, ids map[string]string) (*Schematics, error) {
 		}
 
 		ni := NodeImage{Name: n.Name, Schematic: n.Schematic, ID: id, SecureBoot: n.SecureBoot, Installer: img}
+		if p := c.NodePlatform(n); p != c.Platform() {
+			ni.Platform = p
+		}
 
-		iso, disk := schematic.BootImageFiles(c.Platform(), BootArch, n.SecureBoot)
+		iso, disk := schematic.BootImageFiles(c.NodePlatform(n), BootArch, n.SecureBoot)
 		if iso != "" {
 			ni.ISO = schematic.BootImageURL(c.ImageFactory(), id, c.Spec.TalosVersion, iso)
 		}

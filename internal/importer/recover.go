@@ -16,3 +16,15 @@ func RecoveredName(id string) string {
 func RecoveredHeader(id string) string {
 	return "# The Image Factory's schematic of ID " + id + " (GET /schematics/" + id + "): no file of the source had it.\n"
 }
+
+// OpaqueSchematic is the file of a schematic known only by its ID (an installer's, which
+// no file of the source had and factory did not give, for why): talops names the installer
+// of that ID, and the file says how to fill it in.
+func OpaqueSchematic(factory, id, why string) []byte {
+	return []byte("# The Image Factory schematic of ID " + id + ".\n" +
+		"# No file of the source had it, and " + why + ".\n" +
+		"# Only the ID is known (an opaque schematic): talops names the installer of it, but cannot\n" +
+		"# check its extensions. Fill it in: replace this file with what the factory gives for\n" +
+		"# GET " + factory + "/schematics/" + id + " (or run the import online).\n" +
+		"id: " + id + "\n")
+}

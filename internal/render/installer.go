@@ -11,8 +11,9 @@ import (
 	"github.com/talops/talops/internal/yamlpos"
 )
 
-// SchematicIDs computes the Image Factory ID of every schematic talops.yaml names.
-// Errors are *cluster.InputError placed in the schematic file.
+// SchematicIDs computes the Image Factory ID of every schematic talops.yaml names; an
+// opaque schematic file gives the ID it holds. Errors are *cluster.InputError placed in
+// the schematic file.
 func SchematicIDs(c *cluster.Cluster) (map[string]string, error) {
 	ids := map[string]string{}
 
@@ -22,6 +23,12 @@ func SchematicIDs(c *cluster.Cluster) (map[string]string, error) {
 	for _, name := range slices.Sorted(maps.Keys(c.Spec.Schematics)) {
 		rel := c.Spec.Schematics[name]
 		data, _ := c.File(rel)
+
+		if id, ok := schematic.Opaque(data); ok {
+			ids[name] = id
+
+			continue
+		}
 
 		s, err := schematic.Load(data)
 		if err != nil {
@@ -41,6 +48,20 @@ func SchematicIDs(c *cluster.Cluster) (map[string]string, error) {
 	}
 
 	return ids, errors.Join(errs...)
+}
+
+// OpaqueSchematic says whether the schematic talops.yaml names name is an opaque file: it
+// holds only the ID, so talops knows the node's images but not what they carry.
+func OpaqueSchematic(c *cluster.Cluster, name string) bool {
+	rel, ok := c.Spec.Schematics[name]
+	if !ok {
+		return false
+	}
+
+	data, _ := c.File(rel)
+	_, opaque := schematic.Opaque(data)
+
+	return opaque
 }
 
 // SchematicError places an error of schematic.Load of data in the schematic file, as a
@@ -84,6 +105,6 @@ func FactoryInstaller(ids map[string]string) Installer {
 			}
 		}
 
-		return schematic.InstallerImage(c.ImageFactory(), c.Platform(), id, c.Spec.TalosVersion, n.SecureBoot), nil
+		return schematic.InstallerImage(c.ImageFactory(), c.NodePlatform(n), id, c.Spec.TalosVersion, n.SecureBoot), nil
 	}
 }

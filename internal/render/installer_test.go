@@ -99,3 +99,49 @@ func TestFactoryInstaller_NodeWithoutSchematicGetsTheVanillaImageAndSecureBootIt
 		t.Errorf("installer = %s, want %s", got, want)
 	}
 }
+
+// A 1.14 node whose patch selects the install disk (no installDisk) gets its installer in
+// the UnattendedInstallConfig the patch writes, and the patch's selector stays.
+func TestRender_Contract114APatchSelectingTheDiskGetsTheNodesInstaller(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Unpin(t, files)
+	testlab.SetVersions(t, files, "v1.14.1", "")
+	testlab.Edit(t, files, "talops.yaml", "    schematic: base\n    installDisk: /dev/sda\n    patches: [nodes/k8s-node4.yaml]", "    schematic: base\n    patches: [nodes/k8s-node4.yaml, nodes/k8s-node4-disk.yaml]")
+
+	files["nodes/k8s-node4-disk.yaml"] = []byte("apiVersion: v1alpha1\nkind: UnattendedInstallConfig\nprovisioning:\n  diskSelector:\n    match: disk.transport == \"nvme\"\n")
+
+	n := node(t, renderLab(t, files), "k8s-node4")
+
+	u := n.Config.UnattendedInstallConfig()
+	if u == nil {
+		t.Fatal("no UnattendedInstallConfig")
+	}
+
+	if want := "factory.talos.dev/nocloud-installer/" + labIDs(t)["base"] + ":v1.14.1"; u.InstallerImage() != want {
+		t.Errorf("installer.image = %q, want %q", u.InstallerImage(), want)
+	}
+
+	if got := u.VolumeSelector().String(); got != `disk.transport == "nvme"` {
+		t.Errorf("the patch's disk selector became %q", got)
+	}
+}
+
+// A bare-metal box beside the lab's nocloud VMs installs from the metal installer; the
+// VMs keep the cluster's.
+func TestRender_ANodeOnItsOwnPlatformInstallsItsPlatformsInstaller(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "    patches: [nodes/k8s-node4.yaml]\n", "    patches: [nodes/k8s-node4.yaml]\n    platform: metal\n")
+
+	nodes := renderLab(t, files)
+	ids := labIDs(t)
+
+	for _, tc := range []struct{ node, want string }{
+		{"k8s-node4", "factory.talos.dev/metal-installer/" + ids["base"] + ":" + testlab.Talos},
+		{"k8s-node3", "factory.talos.dev/nocloud-installer/" + ids["base"] + ":" + testlab.Talos},
+	} {
+		n := node(t, nodes, tc.node)
+		if n.Installer != tc.want || !strings.Contains(encoded(t, n), tc.want) {
+			t.Errorf("%s: installer %s, want %s in its config", tc.node, n.Installer, tc.want)
+		}
+	}
+}

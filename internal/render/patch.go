@@ -7,6 +7,7 @@ import (
 	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,9 +97,10 @@ func loadPatch(file string, data []byte) (*patch, error) {
 }
 
 // MaxPatchOps is how many operations one RFC 6902 patch file may hold: inserts into a list
-// apply in linear time (patch_inserts.go), but those between operations on the list's own
-// items, or too few to repay a pass, still cost the library a copy of the list each; issue
-// 11's 8,000 fit.
+// apply in linear time (patch_inserts.go), with replaces, removes and tests of its items
+// among them, but those between other operations on the list (below its items, moves,
+// copies), or too few to repay a pass, still cost the library a copy of the list each;
+// issue 11's 8,000 fit.
 const MaxPatchOps = 10000
 
 // opsPerCheck is how many operations of an RFC 6902 patch apply between two looks at the
@@ -200,7 +202,7 @@ func json6902(ctx context.Context, data []byte, jp jsonpatch.Patch) ([]byte, err
 // time (patch_inserts.go), the other operations by the library in batches of at most
 // opsPerCheck, with a look at ctx before each span and batch.
 func applyJSON(ctx context.Context, doc []byte, jp jsonpatch.Patch) ([]byte, error) {
-	return applyJSONAt(ctx, doc, jp, 0)
+	return applyJSONAt(ctx, doc, jp, newSpanFinder(readOps(jp), len(doc)+MaxPatchGrowth), 0)
 }
 
 // maxSpanDepth is how many lists' inserts, interleaved, get spans of their own: a span's
@@ -208,55 +210,139 @@ func applyJSON(ctx context.Context, doc []byte, jp jsonpatch.Patch) ([]byte, err
 // down to this depth, then in plain batches.
 const maxSpanDepth = 3
 
-func applyJSONAt(ctx context.Context, doc []byte, jp jsonpatch.Patch, depth int) ([]byte, error) {
-	ops := readOps(jp)
+func applyJSONAt(ctx context.Context, doc []byte, jp jsonpatch.Patch, sf *spanFinder, depth int) ([]byte, error) {
+	ops := sf.ops
+	// plainUntil ends a span the library applies: its adds start no span again.
+	plainUntil := 0
 
 	for start := 0; start < len(jp); {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 
-		var end int
+		end := start + 1
 
-		if ops[start].listAdd && depth < maxSpanDepth {
+		if start >= plainUntil && depth < maxSpanDepth && sf.startsRun(start) {
 			// A span is as long as it goes: its inserts cost one pass over the document,
 			// however many.
-			var adds []int
+			spanEnd, adds := insertSpan(ops, start)
 
-			end, adds = insertSpan(ops, start)
-			if len(adds) >= minInsertRun {
-				out, ok, err := applySpan(ctx, doc, jp, ops, start, end, adds, depth)
-				if err != nil {
-					return nil, err
-				}
-
-				if ok {
-					doc, start = out, end
-
-					continue
-				}
+			out, ok, err := applySpan(ctx, doc, jp, sf, start, spanEnd, adds, depth)
+			if err != nil {
+				return nil, err
 			}
 
-			end = min(end, start+opsPerCheck)
-		} else {
-			// A batch of other operations, up to the next add into a list.
-			end = start + 1
-			for end < len(jp) && end-start < opsPerCheck && (!ops[end].listAdd || depth >= maxSpanDepth) {
-				end++
+			if ok {
+				doc, start = out, spanEnd
+
+				continue
 			}
+
+			// One the span cannot place: the library applies the span in order, or says
+			// why not.
+			plainUntil = spanEnd
 		}
 
-		// Fewer inserts than repay a pass, or one the span cannot place: the library applies
-		// the span in order, or says why not.
+		end = sf.batchEnd(doc, start, end, plainUntil, depth)
+
+		if err := shiftsLongList(doc, ops[start:end]); err != nil {
+			return nil, err
+		}
+
 		var err error
 		if doc, err = jp[start:end].Apply(doc); err != nil {
 			return nil, fmt.Errorf("%s%w", json6902Prefix, err)
+		}
+
+		if len(doc) > sf.limit {
+			return nil, errPatchedTooLarge
 		}
 
 		start = end
 	}
 
 	return doc, nil
+}
+
+// batchEnd is where the library's batch from start ends, at least at end. Every operation
+// but a span goes to the library in batches of opsPerCheck, up to the next span: each batch
+// is a pass over the whole document, so a batch per operation (an insert, then an operation
+// on the list's items, and again) made a patch's cost its operations times its document,
+// which the inserts grow. A copy may double the document, so a batch holds only as many as
+// keep it within its bound; a value with a list longer than MaxShiftedList ends it, so that
+// the list is seen before an operation moves it.
+func (f *spanFinder) batchEnd(doc []byte, start, end, plainUntil, depth int) int {
+	ops := f.ops
+
+	copies, allowed := 0, copiesWithin(len(doc), f.limit)
+	if ops[start].copies {
+		copies++
+	}
+
+	for end < len(ops) && end-start < opsPerCheck && (end < plainUntil || depth >= maxSpanDepth || !f.startsRun(end)) {
+		if ops[end-1].longList {
+			break
+		}
+
+		if ops[end].copies {
+			if copies >= allowed {
+				break
+			}
+
+			copies++
+		}
+
+		end++
+	}
+
+	return end
+}
+
+// MaxShiftedList is the longest list an RFC 6902 patch may insert into or remove from by
+// index, through the library, which moves the whole list each time: beside a list of
+// 200,000 items, 5,000 inserts each followed by a replace took 14s (a batch of them 1.4s
+// after a cancellation), and a 4 MiB file lists ten times as many. At the bound 10,000 such
+// operations take seconds. Runs of inserts (patch_inserts.go) are not bounded by it.
+const MaxShiftedList = 100000
+
+// errListTooLong is an RFC 6902 patch that moves a list longer than MaxShiftedList.
+type errListTooLong struct{ items int }
+
+func (e errListTooLong) Error() string {
+	return fmt.Sprintf("the patch inserts into or removes from a list while the config holds one of %d items, more than the %d talops moves by index: set long lists with a strategic merge patch", e.items, MaxShiftedList)
+}
+
+// shiftsLongList refuses a batch of operations that moves a list while doc holds one longer
+// than MaxShiftedList (any list: which one an operation moves is only known by applying it).
+func shiftsLongList(doc []byte, ops []opInfo) error {
+	if !slices.ContainsFunc(ops, func(o opInfo) bool { return o.shifts }) {
+		return nil
+	}
+
+	if n := longestList(doc); n > MaxShiftedList {
+		return errListTooLong{items: n}
+	}
+
+	return nil
+}
+
+// MaxPatchGrowth bounds how much an RFC 6902 patch may grow the document it patches, as
+// JSON. Without copies a patch adds at most its own values, which its file's size bounds;
+// each copy may double the document, and 22 copies of a list into itself, a patch of 2 KB,
+// made 256 MB.
+const MaxPatchGrowth = 2 * cluster.MaxFileSize
+
+var errPatchedTooLarge = fmt.Errorf("the patch grows the machine config by more than %d bytes: copy less, or set the values themselves", MaxPatchGrowth)
+
+// copiesWithin is how many copies one batch may hold on a document of size bytes: each at
+// most doubles it, so that together they stay within limit; at least one.
+func copiesWithin(size, limit int) int {
+	n := 1
+	for n < 30 && size<<(n+1) <= limit {
+		n++
+	}
+
+	return n
 }
 
 // opError places a failed RFC 6902 patch at the operation that fails. Operations apply

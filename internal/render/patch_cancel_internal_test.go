@@ -105,3 +105,51 @@ func TestJSON6902_BatchesApplyAsTheWholePatch(t *testing.T) {
 func jsonpatchWhole(doc []byte, jp jsonpatch.Patch) ([]byte, error) {
 	return configpatcher.JSON6902(doc, jp)
 }
+
+// An insert, then an operation on the list's items, and again: no run of inserts formed,
+// each operation was a batch of its own, a pass over the whole document that the inserts
+// grow (10,000 such operations took 12s, 5m with a 3 MiB value beside the list), and the
+// library moved the whole list for each insert. The inserts and the operations on the
+// list's items apply in one pass: one look at the context for the list's add, one for them.
+func TestJSON6902_InsertsBetweenOperationsOnTheListsItemsApplyInOnePass(t *testing.T) {
+	const pairs = 2000
+
+	var b strings.Builder
+
+	b.WriteString(`[{"op": "add", "path": "/machine/certSANs", "value": []}`)
+
+	for i := range pairs {
+		fmt.Fprintf(&b, `, {"op": "add", "path": "/machine/certSANs/0", "value": "san%d"}`, i)
+		fmt.Fprintf(&b, `, {"op": "replace", "path": "/machine/certSANs/0", "value": "r%d"}`, i)
+	}
+
+	b.WriteString("]")
+
+	jp, err := jsonpatch.DecodePatch([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	doc := []byte("machine:\n  type: worker\n")
+
+	ctx := &countdown{Context: context.Background()}
+	ctx.left.Store(int32(len(jp)))
+
+	got, err := json6902(ctx, doc, jp)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if n := ctx.asked.Load(); n != 2 {
+		t.Errorf("the context was asked %d times, want 2: once before the list's add, once before the span of the rest", n)
+	}
+
+	want, err := jsonpatchWhole(doc, jp)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if string(got) != string(want) {
+		t.Errorf("batched:\n%.300s\nwhole:\n%.300s", got, want)
+	}
+}

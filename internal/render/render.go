@@ -262,6 +262,10 @@ func generated(c *cluster.Cluster, b *secrets.Bundle, n cluster.Node, contract *
 		return nil, fmt.Errorf("generate config for node %s: %w", n.Name, err)
 	}
 
+	if b.Secrets != nil {
+		nameSecretboxKey(cfg, c.Spec.Cluster.SecretboxKeyNames, b.Secrets.SecretboxEncryptionSecret)
+	}
+
 	return cfg, nil
 }
 
@@ -300,6 +304,11 @@ func LoadConfig(file string, data []byte) (coreconfig.Provider, *yamlpos.Index, 
 }
 
 func finish(out *Machine, cfg coreconfig.Provider) (*Machine, error) {
+	cfg, err := withInstaller(cfg, out.Installer)
+	if err != nil {
+		return nil, fmt.Errorf("render node %s: %w", out.Node.Name, err)
+	}
+
 	out.Config = cfg
 	out.encode = sync.OnceValues(func() ([]byte, error) {
 		data, err := cfg.EncodeBytes(encoder.WithComments(encoder.CommentsDisabled))

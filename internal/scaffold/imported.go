@@ -29,8 +29,16 @@ func ImportedSpec(spec cluster.Spec, from string) ([]byte, error) {
 	}
 
 	for i := 0; i+1 < len(doc.Content); i += 2 {
-		if doc.Content[i].Value == "configVersion" {
+		switch doc.Content[i].Value {
+		case "configVersion":
 			doc.Content[i].HeadComment = configVersionComment
+		case "cluster":
+			c := doc.Content[i+1]
+			for j := 0; j+1 < len(c.Content); j += 2 {
+				if c.Content[j].Value == "secretboxKeyNames" {
+					c.Content[j].HeadComment = secretboxKeyNamesComment
+				}
+			}
 		}
 	}
 
@@ -57,3 +65,7 @@ func VersionTag(v string) string {
 
 	return "v" + v
 }
+
+// secretboxKeyNamesComment heads an imported cluster.secretboxKeyNames.
+const secretboxKeyNamesComment = "The names the source's configs gave the etcd encryption key, first, then Talos' own:\n" +
+	"kube-apiserver reads a Secret only under the name it was written with (docs/import.md)."

@@ -2,6 +2,7 @@ package schematic_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -30,12 +31,23 @@ func FuzzLoad(f *testing.F) {
 		"customization:\n  <<: {extraKernelArgs: [a]}\n  extraKernelArgs: [b]\n",
 		"customization:\n  embeddedMachineConfiguration: |\n    version: v1alpha1\n",
 		"customization: {secureboot: {enrollKeys: force}, diskImage: {sectorSize: 4096}}",
+		"# opaque\nid: 376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba\n",
+		"id: 376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba\ncustomization: {}\n",
+		"id: &a 376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba\n<<: {id: *a}\n",
 	} {
 		f.Add([]byte(seed))
 	}
 
 	f.Fuzz(func(t *testing.T, data []byte) {
+		id, opaque := schematic.Opaque(data)
+
 		s, err := schematic.Load(data)
+
+		var oe *schematic.OpaqueError
+		if isOpaqueErr := errors.As(err, &oe); opaque != isOpaqueErr || (opaque && oe.ID != id) {
+			t.Fatalf("Opaque = %q, %v but Load = %v\ninput: %q", id, opaque, err, data)
+		}
+
 		if err != nil {
 			return
 		}

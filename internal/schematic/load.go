@@ -15,7 +15,8 @@ import (
 // key, a value of the wrong type, a duplicate key or an empty document is an
 // error naming its line (*UnknownFieldError or *DecodeError). Unlike the
 // factory it also refuses a second YAML document, which the factory would
-// silently ignore.
+// silently ignore. An opaque schematic file (see Opaque) is an *OpaqueError: it
+// has no content to load.
 func Load(data []byte) (*Schematic, error) {
 	s, _, err := LoadWithPositions(data)
 
@@ -28,6 +29,14 @@ func LoadWithPositions(data []byte) (*Schematic, *Positions, error) {
 	root, err := parseNode(data)
 	if err != nil {
 		return nil, nil, err
+	}
+
+	if id, named, err := opaqueID(root); named {
+		if err != nil {
+			return nil, nil, err
+		}
+
+		return nil, nil, &OpaqueError{ID: id, Line: root.Content[0].Line}
 	}
 
 	w := walker{pos: map[string]Position{}, seen: map[visit]bool{}}

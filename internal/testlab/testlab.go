@@ -26,9 +26,38 @@ func Dir() string { return filepath.Join(Root(), "examples", "homelab") }
 func Files(t testing.TB) cluster.MapFiles {
 	t.Helper()
 
+	return read(t, Dir())
+}
+
+// Examples returns a fresh in-memory copy of every repository under examples/ (each
+// directory with a talops.yaml), by directory name: the reference lab and any other.
+func Examples(t testing.TB) map[string]cluster.MapFiles {
+	t.Helper()
+
+	entries, err := os.ReadDir(filepath.Join(Root(), "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	out := map[string]cluster.MapFiles{}
+
+	for _, e := range entries {
+		dir := filepath.Join(Root(), "examples", e.Name())
+		if _, err := os.Stat(filepath.Join(dir, cluster.FileName)); e.IsDir() && err == nil {
+			out[e.Name()] = read(t, dir)
+		}
+	}
+
+	return out
+}
+
+// read copies every file under dir into memory, by path relative to dir.
+func read(t testing.TB, dir string) cluster.MapFiles {
+	t.Helper()
+
 	out := cluster.MapFiles{}
 
-	err := filepath.WalkDir(Dir(), func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -38,7 +67,7 @@ func Files(t testing.TB) cluster.MapFiles {
 			return err
 		}
 
-		rel, _ := filepath.Rel(Dir(), path)
+		rel, _ := filepath.Rel(dir, path)
 		out[filepath.ToSlash(rel)] = data
 
 		return nil

@@ -22,9 +22,17 @@ func (im *mapping) clusterPatches(root *yaml.Node) sharedPatches {
 	all := map[string]any{}
 	cp := map[string]any{}
 
+	var allDocs, cpDocs []any
+
 	if network := im.network(root); len(network) > 0 {
-		all["cluster"] = map[string]any{"network": network}
+		if im.contract.MultidocKubernetesConfigSupported() {
+			allDocs = append(allDocs, document("KubeNetworkConfig", network))
+		} else {
+			all["cluster"] = map[string]any{"network": network}
+		}
 	}
+
+	allDocs = append(allDocs, im.isolation()...)
 
 	if v := strs(get(root, "additionalMachineCertSans")); len(v) > 0 {
 		all["machine"] = map[string]any{"certSANs": v}
@@ -43,11 +51,23 @@ func (im *mapping) clusterPatches(root *yaml.Node) sharedPatches {
 	cpCluster := map[string]any{}
 
 	if v := strs(get(root, "additionalApiServerCertSans")); len(v) > 0 {
-		cpCluster["apiServer"] = map[string]any{"certSANs": v}
+		if im.contract.MultidocKubernetesConfigSupported() {
+			im.repo.Unsupported(lineOf(root, "additionalApiServerCertSans"), "", "additionalApiServerCertSans",
+				"talhelper v3.1.16 writes it nowhere on the 1.14 contract (its machinery, v1.14.0-alpha.2, takes it for the v1alpha1 apiServer it no longer writes), so the API server's certificate does not name it: not imported; to name it, add it to certSANs in a KubeAPIServerConfig patch, a change of its own")
+		} else {
+			cpCluster["apiServer"] = map[string]any{"certSANs": v}
+		}
 	}
 
 	if boolean(get(root, "allowSchedulingOnControlPlanes")) || boolean(get(root, "allowSchedulingOnMasters")) {
-		cpCluster["allowSchedulingOnControlPlanes"] = true
+		if im.contract.MultidocKubernetesConfigSupported() {
+			// The generator taints control planes in their KubeNodeConfig.
+			cpDocs = append(cpDocs, document("KubeNodeConfig", map[string]any{
+				"taints": map[string]any{labelControlPlane: map[string]any{"$patch": "delete"}},
+			}))
+		} else {
+			cpCluster["allowSchedulingOnControlPlanes"] = true
+		}
 	}
 
 	if len(cpCluster) > 0 {
@@ -56,18 +76,14 @@ func (im *mapping) clusterPatches(root *yaml.Node) sharedPatches {
 
 	var out sharedPatches
 
-	if len(all) > 0 {
+	if len(all) > 0 || len(allDocs) > 0 {
 		out.all = "patches/talhelper-cluster.yaml"
-		if err := im.repo.AddYAML(out.all, "# talhelper's cluster fields (clusterPodNets, clusterSvcNets, additionalMachineCertSans, cniConfig, domain, inlineManifests).", all); err != nil {
-			im.repo.Unsupported(0, "", out.all, err.Error())
-		}
+		im.addPatch(out.all, "# talhelper's cluster fields (clusterPodNets, clusterSvcNets, additionalMachineCertSans, cniConfig, domain, inlineManifests).", all, allDocs)
 	}
 
-	if len(cp) > 0 {
+	if len(cp) > 0 || len(cpDocs) > 0 {
 		out.controlPlane = "patches/talhelper-controlplane.yaml"
-		if err := im.repo.AddYAML(out.controlPlane, "# talhelper's control plane fields (additionalApiServerCertSans, allowSchedulingOnControlPlanes).", cp); err != nil {
-			im.repo.Unsupported(0, "", out.controlPlane, err.Error())
-		}
+		im.addPatch(out.controlPlane, "# talhelper's control plane fields (additionalApiServerCertSans, allowSchedulingOnControlPlanes).", cp, cpDocs)
 	}
 
 	return out
@@ -144,4 +160,34 @@ func (im *mapping) inlineManifests(n *yaml.Node) ([]any, bool) {
 	}
 
 	return out, true
+}
+
+// addPatch writes a strategic-merge patch of v1alpha1 fields followed by documents.
+func (im *mapping) addPatch(rel, comment string, v1 map[string]any, docs []any) {
+	var err error
+
+	if len(docs) == 0 {
+		err = im.repo.AddYAML(rel, comment, v1)
+	} else {
+		if len(v1) > 0 {
+			docs = append([]any{v1}, docs...)
+		}
+
+		err = im.repo.AddDocs(rel, comment, docs)
+	}
+
+	if err != nil {
+		im.repo.Unsupported(0, "", rel, err.Error())
+	}
+}
+
+// isolation keeps workload isolation off on the 1.14 contract: talhelper v3.1.16 (machinery
+// v1.14.0-alpha.2) writes no SecurityProfileConfig, so its nodes run without the isolation
+// the released contract turns on.
+func (im *mapping) isolation() []any {
+	if !im.contract.MultidocKubernetesConfigSupported() {
+		return nil
+	}
+
+	return []any{document("SecurityProfileConfig", map[string]any{"workloadIsolation": false})}
 }

@@ -41,6 +41,10 @@ type imageSchematic struct {
 	named bool
 	// recovered says it came from the Image Factory, no file having it.
 	recovered bool
+	// opaque says only the ID is known: no file had it and the factory did not give it
+	// (why says which); its file holds the ID alone.
+	opaque bool
+	why    string
 }
 
 // imageURLs is what the import knows about the talosImageURL installers' schematics.
@@ -232,7 +236,7 @@ var nonName = regexp.MustCompile(`[^a-z0-9.-]+`)
 // says talops names the node's installer itself, so that it follows talosVersion: the URL is
 // the installer talops would name for the schematic (talOpsInstaller). Otherwise the node's
 // patch keeps the URL, so the render stays talhelper's.
-func (im *mapping) imageURLSchematic(n *yaml.Node, node string, secureBoot bool, field func(string) string) (name string, own bool) {
+func (im *mapping) imageURLSchematic(n *yaml.Node, node string, flavour cluster.Node, field func(string) string) (name string, own bool) {
 	url := scalar(get(n, "talosImageURL"))
 	line := lineOf(n, "talosImageURL")
 
@@ -244,7 +248,7 @@ func (im *mapping) imageURLSchematic(n *yaml.Node, node string, secureBoot bool,
 		return "", false
 	}
 
-	installer, own := im.talopsInstaller(ref, secureBoot)
+	installer, own := im.talopsInstaller(ref, flavour)
 
 	if ref.ID == schematic.VanillaID {
 		msg := "the image has no extensions (the vanilla schematic): the node needs no schematic; its patch keeps talhelper's installer URL"
@@ -258,17 +262,8 @@ func (im *mapping) imageURLSchematic(n *yaml.Node, node string, secureBoot bool,
 	}
 
 	is, ok := im.images.byID[ref.ID]
-	if !ok {
-		why := "import ran --offline, so the Image Factory was not asked for it"
-		if err, asked := im.images.unrecovered[ref.ID]; asked {
-			why = "the Image Factory did not give it: " + importer.OneLine(err)
-		}
-
-		im.repo.Mapped(finding.Warning, line, node, field("talosImageURL"),
-			"talops has no schematic file for this image (no file beside the talconfig, nor one given with --schematic, has its ID; "+why+
-				"): the node keeps it in a patch, and talops validate reports installer.mismatch until the node gets the schematic of that ID instead")
-
-		return "", false
+	if !ok || is.opaque {
+		return im.opaqueSchematic(ref, line, node, field("talosImageURL"), installer, own)
 	}
 
 	if is.name == "" {
@@ -300,20 +295,59 @@ func (im *mapping) imageURLSchematic(n *yaml.Node, node string, secureBoot bool,
 	return is.name, own
 }
 
-// talopsInstaller is the installer talops names for the URL's schematic on this node, and
-// whether it is the URL's image: the same factory and flavour (the factory's legacy names
-// of the metal installers included), no tag or digest of the URL's own. Then talops.yaml
-// carries the installer (talosVersion, the schematic, the platform), and a bump of
-// talosVersion moves it as it moves every other node's.
-func (im *mapping) talopsInstaller(ref schematic.InstallerRef, secureBoot bool) (string, bool) {
-	installer := schematic.InstallerImage(cmp.Or(im.factory, cluster.DefaultImageFactory), im.platform, ref.ID, im.talosVersion, secureBoot)
+// opaqueSchematic makes an installer ID no file had, nor the factory gave, an opaque
+// schematic (a file holding only the ID, written once per ID) and the node's schematic:
+// talops then names the installer itself, so the node follows talosVersion, where keeping
+// the URL in a patch would fail validate (installer.mismatch) until the file was found.
+func (im *mapping) opaqueSchematic(ref schematic.InstallerRef, line int, node, field, installer string, own bool) (string, bool) {
+	u := im.images
+	factory := cmp.Or(im.factory, cluster.DefaultImageFactory)
+
+	is, ok := u.byID[ref.ID]
+	if !ok {
+		why := "import ran --offline, so the Image Factory was not asked for it"
+		if err, asked := u.unrecovered[ref.ID]; asked {
+			why = "the Image Factory did not give it: " + importer.OneLine(err)
+		}
+
+		is = &imageSchematic{id: ref.ID, name: importer.RecoveredName(ref.ID), opaque: true, why: why}
+		if err := im.repo.AddSchematic(is.name, importer.OpaqueSchematic(factory, ref.ID, why)); err != nil {
+			im.repo.Unsupported(line, node, field, err.Error())
+
+			return "", false
+		}
+
+		u.byID[ref.ID] = is
+	}
+
+	then := "its patch keeps talhelper's installer URL, so the render is talhelper's"
+	if own {
+		then = "talops names its installer, " + installer + followsNote(ref)
+	}
+
+	im.repo.Mapped(finding.Warning, line, node, field, fmt.Sprintf(
+		"talops has no schematic file for this image (no file beside the talconfig, nor one given with --schematic, has its ID; %s): %s holds only the ID (an opaque schematic) and is the node's schematic, %s; talops cannot check its extensions until the file is filled in with what the factory gives for GET %s/schematics/%s (or the import runs online)",
+		is.why, importer.SchematicPath(is.name), then, factory, ref.ID))
+
+	return is.name, own
+}
+
+// talopsInstaller is the installer talops names for the URL's schematic on this node (of
+// flavour's platform and secureBoot), and whether it is the URL's image: the same factory
+// and flavour (the factory's legacy names of the metal installers included), no tag or
+// digest of the URL's own. Then talops.yaml carries the installer (talosVersion, the
+// schematic, the platform), and a bump of talosVersion moves it as it moves every other
+// node's.
+func (im *mapping) talopsInstaller(ref schematic.InstallerRef, flavour cluster.Node) (string, bool) {
+	secureBoot := flavour.SecureBoot
+	installer := schematic.InstallerImage(cmp.Or(im.factory, cluster.DefaultImageFactory), flavour.Platform, ref.ID, im.talosVersion, secureBoot)
 
 	want, err := schematic.ParseInstallerImage(installer)
 	if err != nil || ref.Tag != "" || ref.Digest != "" || ref.Registry != want.Registry {
 		return installer, false
 	}
 
-	return installer, ref.Repository == want.Repository || im.platform == cluster.DefaultPlatform && ref.Repository == legacyRepository(secureBoot)
+	return installer, ref.Repository == want.Repository || flavour.Platform == cluster.DefaultPlatform && ref.Repository == legacyRepository(secureBoot)
 }
 
 // legacyRepository is the factory's name, from before the platform-prefixed ones, of its

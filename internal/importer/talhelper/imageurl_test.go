@@ -203,8 +203,10 @@ func TestImport_SchematicFileOfAnotherIDIsReportedAsDriftAndNotUsed(t *testing.T
 				t.Fatal(err)
 			}
 
-			if got := nodeSchematics(t, res); got["cp1"] != " " || got["w1"] != " " {
-				t.Errorf("node schematics = %v, want none", got)
+			// The image's ID has no file: the nodes get it as an opaque schematic.
+			opaque := "factory-44186a005dfc schematics/factory-44186a005dfc.yaml"
+			if got := nodeSchematics(t, res); got["cp1"] != opaque || got["w1"] != opaque {
+				t.Errorf("node schematics = %v, want the opaque %q", got, opaque)
 			}
 
 			want := []string{
@@ -368,7 +370,47 @@ func TestImport_TalosImageURLTheFactoryDoesNotKnowSaysWhy(t *testing.T) {
 		t.Fatalf("want a warning saying why the factory did not give the schematic, got %+v", res.Findings)
 	}
 
-	if patch, _ := fileOf(res, "nodes/cp1-talhelper.yaml"); !strings.Contains(patch, "/machine/install/image") {
-		t.Errorf("cp1's patch lost talhelper's installer:\n%s", patch)
+	if data, _ := fileOf(res, "schematics/factory-44186a005dfc.yaml"); !strings.Contains(data, "the Image Factory did not give it: GET https://factory.talos.dev/schematics/x: 404 Not Found") {
+		t.Errorf("the opaque schematic does not say why it is opaque:\n%s", data)
+	}
+}
+
+// Offline, an installer ID no file has becomes an opaque schematic file the nodes name, so
+// talops names their installers and they follow talosVersion; the finding says how to fill
+// it in.
+func TestImport_OfflineTalosImageURLOfAnUnknownIDBecomesAnOpaqueSchematic(t *testing.T) {
+	res, err := importDir(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	want := "factory-44186a005dfc schematics/factory-44186a005dfc.yaml"
+	if got := nodeSchematics(t, res); got["cp1"] != want || got["w1"] != want {
+		t.Errorf("node schematics = %v, want %q for both", got, want)
+	}
+
+	data, _ := fileOf(res, "schematics/factory-44186a005dfc.yaml")
+	if id, ok := schematic.Opaque([]byte(data)); !ok || id != gpuID {
+		t.Errorf("schematics/factory-44186a005dfc.yaml is not the opaque schematic of %s:\n%s", gpuID, data)
+	}
+
+	if !strings.Contains(data, "import ran --offline") || !strings.Contains(data, "GET https://factory.talos.dev/schematics/"+gpuID) {
+		t.Errorf("the opaque schematic does not say why, nor how to fill it in:\n%s", data)
+	}
+
+	if patch, ok := fileOf(res, "nodes/cp1-talhelper.yaml"); ok && strings.Contains(patch, "/machine/install/image") {
+		t.Errorf("cp1's patch pins the installer:\n%s", patch)
+	}
+
+	i := slices.IndexFunc(res.Findings, func(f finding.Finding) bool { return f.Node == "w1" && f.Code == talhelper.CodeMapped })
+	if i < 0 {
+		t.Fatalf("no import.mapped finding for w1: %+v", res.Findings)
+	}
+
+	if f := res.Findings[i]; f.Severity != finding.Warning || f.Message != "talops has no schematic file for this image (no file beside the talconfig, nor one given with --schematic, has its ID; "+
+		"import ran --offline, so the Image Factory was not asked for it): schematics/factory-44186a005dfc.yaml holds only the ID (an opaque schematic) and is the node's schematic, "+
+		"talops names its installer, factory.talos.dev/metal-installer/"+gpuID+":v1.13.8 (the factory's current name of talhelper's installer image): it follows talosVersion; "+
+		"talops cannot check its extensions until the file is filled in with what the factory gives for GET https://factory.talos.dev/schematics/"+gpuID+" (or the import runs online)" {
+		t.Errorf("w1's finding = %+v", f)
 	}
 }

@@ -21,8 +21,6 @@ type mapping struct {
 	schematics map[string]string
 	// images are the schematic files of the talosImageURL installers.
 	images       *imageURLs
-	platform     string
-	platLine     int
 	talosVersion string
 	// factory is talops.yaml's imageFactory ("" for the public one).
 	factory string
@@ -124,8 +122,11 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 	im.contract, im.talosVersion = contract, spec.TalosVersion
 
 	if contract.MultidocKubernetesConfigSupported() {
-		im.repo.Mapped(finding.Warning, lineOf(root, "talosVersion"), "", "talosVersion",
-			"talhelper v3.1.16 writes Talos 1.14 configs with the install settings and node labels still in the v1alpha1 document, where talops (machinery v1.14.1) writes their documents: patches that set those v1alpha1 fields may not validate; talops validate names each at its line, and docs/import.md says what to check")
+		// talhelper's configs encrypt under key1; a cluster that came from 1.13 holds Secrets under
+		// key2, which its talhelper configs since could not read: both names read.
+		spec.Cluster.SecretboxKeyNames = []string{"key1", "key2"}
+		im.repo.Mapped(finding.Info, lineOf(root, "talosVersion"), "", "talosVersion",
+			"talhelper v3.1.16 and v3.1.17 (machinery v1.14.0-alpha.2) name the etcd encryption key key1 on the 1.14 contract, Talos v1.14.1 names it key2: cluster.secretboxKeyNames keeps key1 to encrypt with, as talhelper did, and reads Secrets under either name")
 	}
 
 	if im.in.HasAESCBC && contract.SecretboxEncryptionSupported() && !contract.MultidocKubernetesConfigSupported() {
@@ -165,9 +166,7 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 
 	im.imageDrift()
 
-	if im.platform != "" && im.platform != cluster.DefaultPlatform {
-		spec.Platform = im.platform
-	}
+	clusterPlatform(&spec)
 
 	im.renderTemplates(&spec)
 	im.renderPatchTemplates(&spec)

@@ -1,6 +1,7 @@
 package talhelper
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -123,9 +124,19 @@ func (im *mapping) fieldPatches(n, eff, role *yaml.Node, name string, field func
 		sans = append(sans, strs(get(role, "certSANs"))...)
 	}
 
-	if ops := im.nodeOps(eff, name, field, sans, ownInstaller); len(ops) > 0 {
-		rel := "nodes/" + name + "-talhelper.yaml"
+	ops, kube := im.documentLayout(im.nodeOps(eff, name, field, sans, ownInstaller), boolean(get(eff, "controlPlane")), name)
+
+	if len(ops) > 0 {
+		rel := talhelperPatch(name)
 		if err := im.repo.AddYAML(rel, "# The node's talhelper fields (labels, taints, disk selector, kernel modules...), as talhelper sets them.", ops); err != nil {
+			im.repo.Unsupported(0, "", rel, err.Error())
+		}
+		out = append(out, rel)
+	}
+
+	if len(kube) > 0 {
+		rel := kubernetesPatch(name)
+		if err := im.repo.AddDocs(rel, "# The node's talhelper fields the contract writes as documents (install, labels, annotations, taints), as talhelper sets them.", kube); err != nil {
 			im.repo.Unsupported(0, "", rel, err.Error())
 		}
 		out = append(out, rel)
@@ -142,16 +153,17 @@ func (im *mapping) fieldPatches(n, eff, role *yaml.Node, name string, field func
 	return out
 }
 
-// machineSpec maps the installer flavour: mode is talops' platform (one per cluster),
-// secureboot the node's secureBoot; arch, bootMethod and imageSuffix name boot images only.
-// ownInstaller says talops names the node's installer instead of talosImageURL.
+// machineSpec maps the installer flavour: mode is the node's platform (the cluster's, when
+// most nodes share it: clusterPlatform), secureboot its secureBoot; arch, bootMethod and
+// imageSuffix name boot images only. ownInstaller says talops names the node's installer
+// instead of talosImageURL.
 func (im *mapping) machineSpec(n *yaml.Node, name string, field func(string) string, out *cluster.Node) (ownInstaller bool) {
-	mode := cluster.DefaultPlatform
+	out.Platform = cluster.DefaultPlatform
 
 	for _, p := range pairs(get(n, "machineSpec")) {
 		switch p.key {
 		case "mode":
-			mode = scalar(p.value)
+			out.Platform = cmp.Or(scalar(p.value), cluster.DefaultPlatform)
 		case "secureboot":
 			out.SecureBoot = boolean(p.value)
 		case "useUKI", "arch", "bootMethod", "imageSuffix":
@@ -161,17 +173,9 @@ func (im *mapping) machineSpec(n *yaml.Node, name string, field func(string) str
 		}
 	}
 
-	switch {
-	case im.platform == "":
-		im.platform, im.platLine = mode, n.Line
-	case im.platform != mode:
-		im.repo.Unsupported(lineOf(get(n, "machineSpec"), "mode"), name, field("machineSpec.mode"),
-			fmt.Sprintf("talops has one platform per cluster (%s, from line %d): this node's installer will be the %s one", im.platform, im.platLine, im.platform))
-	}
-
 	switch s := get(n, "schematic"); {
 	case scalar(get(n, "talosImageURL")) != "":
-		out.Schematic, ownInstaller = im.imageURLSchematic(n, name, out.SecureBoot, field)
+		out.Schematic, ownInstaller = im.imageURLSchematic(n, name, *out, field)
 	case s != nil:
 		out.Schematic = im.schematic(s, name, field("schematic"))
 	}

@@ -14,122 +14,154 @@ import (
 // fields on the generated config, replacing what the generator wrote (the control
 // planes' default labels, for one), which `add` does and a strategic merge would not.
 func (im *mapping) nodeOps(n *yaml.Node, name string, field func(string) string, sans []string, ownInstaller bool) []op {
-	var ops []op
+	o := &nodeFields{im: im, n: n, name: name, field: field}
 
-	multidoc := im.contract.MultidocNetworkConfigSupported()
-
-	set := func(path string, key string) {
-		v := get(n, key)
-		if v == nil {
-			return
-		}
-
-		val, err := plain(v)
-		if err != nil {
-			im.repo.Unsupported(v.Line, name, field(key), "not readable; not imported")
-
-			return
-		}
-
-		ops = append(ops, op{Op: "add", Path: path, Value: val})
+	if !im.contract.MultidocNetworkConfigSupported() {
+		o.legacyNetwork()
 	}
 
-	if !multidoc {
-		if ifaces, ok := im.legacyInterfaces(n, name, field); ok {
-			ops = append(ops, op{Op: "add", Path: "/machine/network/interfaces", Value: ifaces})
-		}
-
-		set("/machine/network/nameservers", "nameservers")
-		// talhelper sets it only when true.
-		if boolean(get(n, "disableSearchDomain")) {
-			ops = append(ops, op{Op: "add", Path: "/machine/network/disableSearchDomain", Value: true})
-		}
-
-		if !boolean(get(n, "ignoreHostname")) {
-			ops = append(ops, op{Op: "add", Path: "/machine/network/hostname", Value: name})
-		}
-	}
-
-	// The fields talhelper reads into Talos types, which drop the keys they do not know.
-	typedSet := func(path, key string, t reflect.Type) {
-		if v := get(n, key); v != nil {
-			if val, ok := im.typed(v, name, field(key), t); ok {
-				ops = append(ops, op{Op: "add", Path: path, Value: val})
-			}
-		}
-	}
-
-	typedSet("/machine/install/diskSelector", "installDiskSelector", reflect.TypeFor[*v1alpha1.InstallDiskSelector]())
+	o.typed("/machine/install/diskSelector", "installDiskSelector", reflect.TypeFor[*v1alpha1.InstallDiskSelector]())
 
 	if len(items(get(n, "machineDisks"))) > 0 {
-		typedSet("/machine/disks", "machineDisks", reflect.TypeFor[[]*v1alpha1.MachineDisk]())
+		o.typed("/machine/disks", "machineDisks", reflect.TypeFor[[]*v1alpha1.MachineDisk]())
 	}
 
-	if v := get(n, "kernelModules"); len(items(v)) > 0 {
-		if mods, ok := im.typed(v, name, field("kernelModules"), reflect.TypeFor[[]*v1alpha1.KernelModuleConfig]()); ok { //nolint:staticcheck // talhelper's kernelModules are the v1alpha1 field
-			ops = append(ops, op{Op: "add", Path: "/machine/kernel", Value: map[string]any{"modules": mods}})
-		}
-	}
-
-	for _, k := range []struct{ key, path string }{
-		{"nodeAnnotations", "/machine/nodeAnnotations"}, {"nodeLabels", "/machine/nodeLabels"},
-	} {
-		v := get(n, k.key)
-		if v == nil {
-			continue
-		}
-
-		// talhelper reads them as a map of strings, and fails on anything else.
-		if _, ok := im.typed(v, name, field(k.key), reflect.TypeFor[map[string]string]()); !ok {
-			continue
-		}
-
-		m := map[string]string{}
-
-		for _, p := range pairs(v) {
-			if strings.Contains(scalar(p.value), "{{") || strings.Contains(scalar(p.value), "}}") {
-				// Rendered once the node's config is known (renderTemplates).
-				im.templates = append(im.templates, templated{
-					node: name, path: k.path + "/" + pointerEscape(p.key), text: scalar(p.value), line: p.line, field: field(k.key + "." + p.key),
-				})
-
-				continue
-			}
-
-			m[p.key] = scalar(p.value)
-		}
-
-		ops = append(ops, op{Op: "add", Path: k.path, Value: m})
-	}
-
-	typedSet("/machine/nodeTaints", "nodeTaints", reflect.TypeFor[map[string]string]())
+	o.kernelModules()
+	o.labels("nodeAnnotations", "/machine/nodeAnnotations")
+	o.labels("nodeLabels", "/machine/nodeLabels")
+	o.typed("/machine/nodeTaints", "nodeTaints", reflect.TypeFor[map[string]string]())
 
 	if files, ok := im.machineFiles(n, name, field); ok && len(files) > 0 {
-		ops = append(ops, op{Op: "add", Path: "/machine/files", Value: files})
+		o.add("/machine/files", files)
 	}
 
 	if args := strs(get(get(get(n, "schematic"), "customization"), "extraKernelArgs")); len(args) > 0 &&
 		!boolean(get(get(n, "machineSpec"), "useUKI")) && !im.contract.GrubUseUKICmdlineDefault() {
-		ops = append(ops, op{Op: "add", Path: "/machine/install/extraKernelArgs", Value: args})
+		o.add("/machine/install/extraKernelArgs", args)
 	}
 
 	for _, san := range sans {
-		ops = append(ops, op{Op: "add", Path: "/machine/certSANs/-", Value: san})
+		o.add("/machine/certSANs/-", san)
 	}
 
-	if url := scalar(get(n, "talosImageURL")); url != "" {
-		// An installer talops cannot name stays as talhelper writes it (imageURLSchematic), so
-		// the render is talhelper's; one it names follows talosVersion from talops.yaml.
-		if !ownInstaller {
-			ops = append(ops, op{Op: "add", Path: "/machine/install/image", Value: url + ":" + im.talosVersion})
-		}
+	o.installer(ownInstaller)
 
-		if get(n, "schematic") != nil {
-			im.repo.Mapped(finding.Info, lineOf(n, "schematic"), name, field("schematic"), "talosImageURL wins over it, as in talhelper: the schematic is not imported")
-		}
+	return o.ops
+}
+
+// nodeFields gathers the operations of one node's talhelper fields.
+type nodeFields struct {
+	im    *mapping
+	n     *yaml.Node
+	name  string
+	field func(string) string
+	ops   []op
+}
+
+func (o *nodeFields) add(path string, value any) {
+	o.ops = append(o.ops, op{Op: "add", Path: path, Value: value})
+}
+
+// set adds the node's key as it is written.
+func (o *nodeFields) set(path, key string) {
+	v := get(o.n, key)
+	if v == nil {
+		return
 	}
 
-	return ops
+	val, err := plain(v)
+	if err != nil {
+		o.im.repo.Unsupported(v.Line, o.name, o.field(key), "not readable; not imported")
+
+		return
+	}
+
+	o.add(path, val)
+}
+
+// typed adds a field talhelper reads into a Talos type, which drops the keys it does not know.
+func (o *nodeFields) typed(path, key string, t reflect.Type) {
+	if v := get(o.n, key); v != nil {
+		if val, ok := o.im.typed(v, o.name, o.field(key), t); ok {
+			o.add(path, val)
+		}
+	}
+}
+
+// legacyNetwork: the network fields talhelper sets in v1alpha1 before the 1.12 contract.
+func (o *nodeFields) legacyNetwork() {
+	if ifaces, ok := o.im.legacyInterfaces(o.n, o.name, o.field); ok {
+		o.add("/machine/network/interfaces", ifaces)
+	}
+
+	o.set("/machine/network/nameservers", "nameservers")
+	// talhelper sets it only when true.
+	if boolean(get(o.n, "disableSearchDomain")) {
+		o.add("/machine/network/disableSearchDomain", true)
+	}
+
+	if !boolean(get(o.n, "ignoreHostname")) {
+		o.add("/machine/network/hostname", o.name)
+	}
+}
+
+// kernelModules: talhelper's kernelModules are the v1alpha1 field.
+func (o *nodeFields) kernelModules() {
+	v := get(o.n, "kernelModules")
+	if len(items(v)) == 0 {
+		return
+	}
+
+	if mods, ok := o.im.typed(v, o.name, o.field("kernelModules"), reflect.TypeFor[[]*v1alpha1.KernelModuleConfig]()); ok { //nolint:staticcheck // talhelper's kernelModules are the v1alpha1 field
+		o.add("/machine/kernel", map[string]any{"modules": mods})
+	}
+}
+
+// labels adds the node's labels or annotations; a templated value is rendered once the
+// node's config is known (renderTemplates).
+func (o *nodeFields) labels(key, path string) {
+	v := get(o.n, key)
+	if v == nil {
+		return
+	}
+
+	// talhelper reads them as a map of strings, and fails on anything else.
+	if _, ok := o.im.typed(v, o.name, o.field(key), reflect.TypeFor[map[string]string]()); !ok {
+		return
+	}
+
+	m := map[string]string{}
+
+	for _, p := range pairs(v) {
+		if strings.Contains(scalar(p.value), "{{") || strings.Contains(scalar(p.value), "}}") {
+			o.im.templates = append(o.im.templates, templated{
+				node: o.name, path: path + "/" + pointerEscape(p.key), text: scalar(p.value), line: p.line, field: o.field(key + "." + p.key),
+			})
+
+			continue
+		}
+
+		m[p.key] = scalar(p.value)
+	}
+
+	o.add(path, m)
+}
+
+// installer: an installer talops cannot name stays as talhelper writes it
+// (imageURLSchematic), so the render is talhelper's; one it names follows talosVersion.
+func (o *nodeFields) installer(ownInstaller bool) {
+	url := scalar(get(o.n, "talosImageURL"))
+	if url == "" {
+		return
+	}
+
+	if !ownInstaller {
+		o.add("/machine/install/image", url+":"+o.im.talosVersion)
+	}
+
+	if get(o.n, "schematic") != nil {
+		o.im.repo.Mapped(finding.Info, lineOf(o.n, "schematic"), o.name, o.field("schematic"), "talosImageURL wins over it, as in talhelper: the schematic is not imported")
+	}
 }
 
 // nodeDocs are the documents talhelper adds to a node on the 1.12 contract and later: its

@@ -86,13 +86,13 @@ func (im *mapping) renderTemplates(spec *cluster.Spec) {
 		}
 
 		rel := "nodes/" + n.Name + "-templates.yaml"
-		if err := im.repo.AddYAML(rel, "# The node's templated labels and annotations, as talhelper renders them.", ops[n.Name]); err != nil {
+		if err := im.addTemplated(rel, n.Name, ops[n.Name]); err != nil {
 			im.repo.Unsupported(0, n.Name, rel, err.Error())
 
 			continue
 		}
 
-		at := slices.Index(n.Patches, talhelperPatch(n.Name)) + 1
+		at := max(slices.Index(n.Patches, talhelperPatch(n.Name)), slices.Index(n.Patches, kubernetesPatch(n.Name))) + 1
 		n.Patches = slices.Insert(n.Patches, at, rel)
 	}
 }
@@ -102,10 +102,16 @@ func talhelperPatch(node string) string {
 	return "nodes/" + node + "-talhelper.yaml"
 }
 
+// kubernetesPatch is the patch of a node's talhelper fields that the contract writes as
+// documents (documentLayout).
+func kubernetesPatch(node string) string {
+	return "nodes/" + node + "-kubernetes.yaml"
+}
+
 // labelCut is how many of a node's patches talhelper has applied when it templates the
 // node's labels: those before its talhelper fields, and those.
 func (im *mapping) labelCut(n cluster.Node) int {
-	if at := slices.Index(n.Patches, talhelperPatch(n.Name)); at >= 0 {
+	if at := max(slices.Index(n.Patches, talhelperPatch(n.Name)), slices.Index(n.Patches, kubernetesPatch(n.Name))); at >= 0 {
 		return at + 1
 	}
 
@@ -164,7 +170,12 @@ func (im *mapping) stageConfigs(spec *cluster.Spec, cuts map[string]int) (map[st
 				return nil, err
 			}
 
-			out[n.Name] = append(out[n.Name], m.Config.RawV1Alpha1())
+			cfg := m.Config.RawV1Alpha1()
+			if im.contract.MultidocKubernetesConfigSupported() {
+				cfg = alpha2View(m.Config, n.InstallDisk)
+			}
+
+			out[n.Name] = append(out[n.Name], cfg)
 		}
 	}
 
@@ -189,4 +200,16 @@ func executeTemplate(text string, cfg *v1alpha1.Config) (string, error) {
 // pointerEscape escapes a key for a JSON pointer (RFC 6901).
 func pointerEscape(key string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
+}
+
+// addTemplated writes a node's rendered labels and annotations: operations on the v1alpha1
+// document, or from the 1.14 contract a KubeNodeConfig (documentLayout).
+func (im *mapping) addTemplated(rel, node string, ops []op) error {
+	const comment = "# The node's templated labels and annotations, as talhelper renders them."
+
+	if rest, docs := im.documentLayout(ops, false, node); len(docs) > 0 {
+		return im.repo.AddDocs(rel, comment, docs)
+	} else {
+		return im.repo.AddYAML(rel, comment, rest)
+	}
 }

@@ -40,29 +40,32 @@ func TestImport_GivenTalosVersionIsKeptWithoutAFinding(t *testing.T) {
 	}
 }
 
-// A talconfig at Talos 1.14 is imported with a warning at its talosVersion: talhelper keeps
-// fields in v1alpha1 that talops' 1.14 contract writes as documents.
-func TestImport_ATalconfigAt114IsWarnedOfTheLayoutTalhelperKeeps(t *testing.T) {
+// A talconfig at Talos 1.14 keeps talhelper's name of the etcd encryption key (key1, where
+// Talos v1.14.1 says key2) first in cluster.secretboxKeyNames, and Talos' after it, with a
+// note at its talosVersion; an older one names nothing.
+func TestImport_ATalconfigAt114KeepsTalhelpersEtcdKeyName(t *testing.T) {
 	t.Parallel()
 
 	res := importText(t, "clusterName: lab\nendpoint: https://10.0.0.10:6443\ntalosVersion: v1.14.7\nkubernetesVersion: v1.37.1\nnodes:\n  - hostname: cp1\n    ipAddress: 10.0.0.11\n    controlPlane: true\n", nil, nil)
 
+	if talops := written(t, res, "talops.yaml"); !strings.Contains(talops, "  secretboxKeyNames:\n    - key1\n    - key2\n") {
+		t.Errorf("talops.yaml does not keep key1 first:\n%s", talops)
+	}
+
 	var got []string
 
 	for _, f := range res.Findings {
-		if f.Path == "talosVersion" && f.Severity == finding.Warning && strings.Contains(f.Message, "install settings and node labels still in the v1alpha1 document") {
+		if f.Path == "talosVersion" && f.Severity == finding.Info && strings.Contains(f.Message, "cluster.secretboxKeyNames keeps key1") {
 			got = append(got, itoa(f.Line))
 		}
 	}
 
 	if len(got) != 1 || got[0] != "3" {
-		t.Errorf("want one warning at talosVersion (line 3), got %q in %+v", got, res.Findings)
+		t.Errorf("want one note at talosVersion (line 3), got %q in %+v", got, res.Findings)
 	}
 
 	older := importText(t, head+"nodes:\n  - hostname: cp1\n    ipAddress: 10.0.0.11\n", nil, nil)
-	for _, f := range older.Findings {
-		if f.Path == "talosVersion" && f.Severity == finding.Warning {
-			t.Errorf("a talconfig before 1.14 is warned: %+v", f)
-		}
+	if talops := written(t, older, "talops.yaml"); strings.Contains(talops, "secretboxKeyNames") {
+		t.Errorf("a talconfig before 1.14 names the key:\n%s", talops)
 	}
 }

@@ -107,15 +107,13 @@ func (im *mapping) spec(c *config) (*cluster.Spec, error) {
 		field := "nodes[" + strconv.Itoa(i) + "]."
 
 		if v := n.TalosVersion; v != "" && scaffold.VersionTag(v) != spec.TalosVersion {
-			im.repo.Unsupported(n.lines["talosVersion"], n.Host, field+"talosVersion", "talops has one talosVersion per cluster; the node renders with "+spec.TalosVersion)
+			im.repo.Unsupported(n.lines["talosVersion"], n.Host, field+"talosVersion",
+				"talops has one talosVersion per cluster: the node renders, installs and upgrades with "+spec.TalosVersion+", not "+scaffold.VersionTag(v))
 		}
 
 		if n.Factory != "" && n.Factory != cmp.Or(c.Factory, defaultFactory) {
-			im.repo.Unsupported(n.lines["factory"], n.Host, field+"factory", "talops has one imageFactory per cluster; not imported")
-		}
-
-		if n.Platform != "" && n.Platform != cmp.Or(c.Platform, cluster.DefaultPlatform) {
-			im.repo.Unsupported(n.lines["platform"], n.Host, field+"platform", "talops has one platform per cluster; the node's installer is "+cmp.Or(c.Platform, cluster.DefaultPlatform)+"'s")
+			im.repo.Unsupported(n.lines["factory"], n.Host, field+"factory",
+				"talops has one imageFactory per cluster: the node's installer comes from "+cmp.Or(c.Factory, defaultFactory)+", not "+n.Factory)
 		}
 
 		if n.IP != "" {
@@ -129,9 +127,12 @@ func (im *mapping) spec(c *config) (*cluster.Spec, error) {
 			role = cluster.RoleControlPlane
 		}
 
-		spec.Nodes = append(spec.Nodes, cluster.Node{
-			Name: n.Host, Address: cmp.Or(n.IP, n.Host), Role: role, SecureBoot: n.SecureBoot || c.SecureBoot,
-		})
+		node := cluster.Node{Name: n.Host, Address: cmp.Or(n.IP, n.Host), Role: role, SecureBoot: n.SecureBoot || c.SecureBoot}
+		if n.Platform != "" && n.Platform != cmp.Or(c.Platform, cluster.DefaultPlatform) {
+			node.Platform = n.Platform
+		}
+
+		spec.Nodes = append(spec.Nodes, node)
 	}
 
 	return spec, nil

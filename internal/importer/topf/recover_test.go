@@ -84,11 +84,33 @@ func TestImport_RawSchematicIDGetsTheFactorysSchematic(t *testing.T) {
 	}
 }
 
-func TestImport_RawSchematicIDOfflineSaysSo(t *testing.T) {
+func TestImport_RawSchematicIDOfflineBecomesAnOpaqueSchematicAndSaysSo(t *testing.T) {
 	res := importRawID(t, nil)
 
 	i := slices.IndexFunc(res.Findings, func(f finding.Finding) bool { return f.Path == "schematicId" })
-	if i < 0 || res.Findings[i].Code != topf.CodeUnsupported || !strings.Contains(res.Findings[i].Message, "--offline") {
-		t.Fatalf("want schematicId reported as not asked for offline, got %+v", res.Findings)
+	if i < 0 || res.Findings[i].Code != topf.CodeMapped || !strings.Contains(res.Findings[i].Message, "--offline") ||
+		!strings.Contains(res.Findings[i].Message, "schematics/factory-d5d1a460585c.yaml holds only the ID (an opaque schematic)") {
+		t.Fatalf("want schematicId reported as kept opaque, not asked for offline, got %+v", res.Findings)
+	}
+
+	files := cluster.MapFiles{"secrets.sops.yaml": []byte("{}\n")}
+	for _, f := range res.Files {
+		files[f.Path] = f.Data
+	}
+
+	c, err := cluster.Load("a", files)
+	if err != nil {
+		t.Fatalf("talops.yaml does not load: %v", err)
+	}
+
+	for _, n := range c.Spec.Nodes {
+		if n.Schematic != "factory-d5d1a460585c" {
+			t.Errorf("%s's schematic is %q, want factory-d5d1a460585c", n.Name, n.Schematic)
+		}
+	}
+
+	data, _ := c.File(c.Spec.Schematics["factory-d5d1a460585c"])
+	if id, ok := schematic.Opaque(data); !ok || id != rawID {
+		t.Errorf("schematic factory-d5d1a460585c is not the opaque schematic of %s:\n%s", rawID, data)
 	}
 }

@@ -37,8 +37,12 @@ func (im *mapping) schematicOf(c *config, n *node, ctx *patchContext) (string, s
 			return name, ref
 		}
 
+		if name := im.opaqueSchematic(cmp.Or(n.Factory, c.Factory, defaultFactory), ref, why, line, where); name != "" {
+			return name, ref
+		}
+
 		im.unsupportedOnce(im.in.File, line, where, "schematicId",
-			"talops names a schematic by its definition, which an ID does not give ("+why+"): the node gets the vanilla installer until a schematic file of this ID is named (topf's @file form imports)")
+			"not a schematic ID (64 lower-case hexadecimal digits), and talops names a schematic by its definition, which an ID does not give ("+why+"): the node gets the vanilla installer until a schematic file of this ID is named (topf's @file form imports)")
 
 		return "", ref
 	}
@@ -101,6 +105,28 @@ func (im *mapping) recoverSchematic(factory, id string) (name, why string) {
 	}
 
 	return im.nameSchematic(importer.RecoveredName(id)+".yaml", append([]byte(importer.RecoveredHeader(id)), data...)), ""
+}
+
+// opaqueSchematic keeps an ID the factory did not give (for why) as an opaque schematic, a
+// file holding only the ID, and names it: talops then names the installer of that ID, so the
+// nodes keep their image and follow talosVersion. "" when id is no schematic ID.
+func (im *mapping) opaqueSchematic(factory, id, why string, line int, where string) string {
+	base := "https://" + strings.TrimSuffix(factory, "/")
+
+	data := importer.OpaqueSchematic(base, id, why)
+	if _, ok := schematic.Opaque(data); !ok {
+		return ""
+	}
+
+	name := im.nameSchematic(importer.RecoveredName(id)+".yaml", data)
+
+	im.repo.ReportOnce(finding.Finding{
+		Severity: finding.Warning, Code: CodeMapped, File: im.in.File, Line: line, Node: where, Path: "schematicId",
+		Message: "talops has no schematic of this ID (" + why + "): " + importer.SchematicPath(name) + " holds only the ID (an opaque schematic), and talops names the installer of it, which follows talosVersion; " +
+			"talops cannot check its extensions until the file is filled in with what the factory gives for GET " + base + "/schematics/" + id + " (or the import runs online)",
+	})
+
+	return name
 }
 
 // nameSchematic names a schematic after its file; a template that renders differently
