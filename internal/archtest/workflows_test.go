@@ -196,10 +196,7 @@ func usesProblem(uses, comment string) string {
 		// This repository's own files, at the commit that runs.
 		return ""
 	case strings.HasPrefix(uses, "talops/talops/"):
-		// talops' own actions, which the copy-ready workflows name by the major tag the
-		// release process moves (docs/releasing.md); each runs the image a release pins by
-		// digest in its action.yml (hack/pin-image.sh).
-		return ""
+		return ownActionProblem(uses, comment)
 	case strings.HasPrefix(uses, "docker://"):
 		if !regexp.MustCompile(`@sha256:[0-9a-f]{64}$`).MatchString(uses) {
 			return "an image by tag: pin it by digest"
@@ -210,6 +207,30 @@ func usesProblem(uses, comment string) string {
 		return "not pinned by a full commit SHA: a tag can be moved to other code"
 	case !versionComment.MatchString(comment):
 		return fmt.Sprintf("the SHA has no version comment (%q): write it as uses: owner/repo@<sha> # vX.Y.Z", comment)
+	}
+
+	return ""
+}
+
+// ownAction is one of talops' own actions at its major tag, or at a full commit SHA.
+var ownAction = regexp.MustCompile(`^talops/talops/actions/[a-z]+@(v\d+|[0-9a-f]{40})$`)
+
+// ownActionProblem says why a use of talops' own actions may change under the workflow, or
+// "" when it cannot more than the release process lets it. The release moves the actions'
+// major tag to the commit that runs the released image by digest (docs/releasing.md): that
+// commit, not the vX.Y.Z tag's (whose action.yml still names the previous image), is the one
+// to pin, as @<sha> # v<major>, which Renovate moves when the tag moves. Until a first release
+// there is no such commit, and the major tag is the name.
+func ownActionProblem(uses, comment string) string {
+	m := ownAction.FindStringSubmatch(uses)
+
+	switch {
+	case m == nil:
+		return "talops' own actions are named talops/talops/actions/<name>@v<major>, or @<full commit SHA> # v<major>"
+	case strings.HasPrefix(m[1], "v"):
+		return ""
+	case !regexp.MustCompile(`^# v\d+$`).MatchString(comment):
+		return fmt.Sprintf("the SHA has no major-tag comment (%q): write it as # v<major>, the tag whose commit runs the released image", comment)
 	}
 
 	return ""
@@ -304,6 +325,12 @@ func TestUsesProblem_RefusesWhatCanMove(t *testing.T) {
 		{name: "image by digest", uses: "docker://alpine@sha256:" + strings.Repeat("ab", 32), pinned: true},
 		{name: "local action", uses: "./actions/plan", pinned: true},
 		{name: "talops' own action at its major tag", uses: "talops/talops/actions/plan@v0", pinned: true},
+		{name: "talops' own action at the commit of its major tag", uses: "talops/talops/actions/plan@" + sha, comment: "# v0", pinned: true},
+		{name: "talops' own action on a branch", uses: "talops/talops/actions/plan@main"},
+		{name: "talops' own action at a release tag whose commit runs the previous image", uses: "talops/talops/actions/plan@v0.2.0"},
+		{name: "talops' own action at a SHA without its tag", uses: "talops/talops/actions/plan@" + sha},
+		{name: "talops' own action at a short SHA", uses: "talops/talops/actions/plan@11d5960", comment: "# v0"},
+		{name: "talops' own workflow outside actions/", uses: "talops/talops/.github/workflows/ci.yml@v0"},
 	}
 
 	for _, tt := range tests {

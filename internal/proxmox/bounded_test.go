@@ -3,49 +3,18 @@ package proxmox_test
 import (
 	"context"
 	"encoding/pem"
-	"io"
-	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/talops/talops/internal/httpcap/httpcaptest"
 	"github.com/talops/talops/internal/proxmox"
 )
 
-// endless answers every request with the start of a JSON document that never ends, as a
-// hostile or broken server streaming until the client gives up.
-func endless(prefix string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = io.WriteString(w, prefix)
-
-		chunk := []byte(strings.Repeat("a", 64<<10))
-
-		for r.Context().Err() == nil {
-			if _, err := w.Write(chunk); err != nil {
-				return
-			}
-		}
-	})
-}
-
-// allocated runs f and says how many bytes it allocated.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // The red team's streaming Proxmox drove talops to 1.27 GB before the request's timeout.
 func TestClient_AnEndlessAnswerFailsAtTheCapWithBoundedMemory(t *testing.T) {
-	srv := httptest.NewTLSServer(endless(`{"data":{"status":"`))
+	srv := httptest.NewTLSServer(httpcaptest.Endless(`{"data":{"status":"`))
 	defer srv.Close()
 
 	c, err := proxmox.New(proxmox.Config{
@@ -60,7 +29,7 @@ func TestClient_AnEndlessAnswerFailsAtTheCapWithBoundedMemory(t *testing.T) {
 	var callErr error
 
 	start := time.Now()
-	bytes := allocated(func() { _, callErr = c.VM(context.Background(), "pve", 100) })
+	bytes := httpcaptest.Allocated(func() { _, callErr = c.VM(context.Background(), "pve", 100) })
 
 	if callErr == nil || !strings.Contains(callErr.Error(), "is larger than 16777216 bytes") {
 		t.Errorf("err = %v, want the answer refused at the cap", callErr)
