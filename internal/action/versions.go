@@ -27,7 +27,16 @@ func (a *runner) versions(ctx context.Context) (*result, error) {
 		return nil, err
 	}
 
-	opts := app.VersionsOptions{Dir: a.dir(), Base: a.gha.GetInput(InputBase), Against: a.gha.GetInput(InputAgainst), Offline: offline}
+	fix, err := boolInput(a.gha, InputFixDriverPin)
+	if err != nil {
+		return nil, err
+	}
+
+	if fix && ev.PR == nil {
+		return nil, &app.UsageError{Msg: "fix-driver-pin commits to the pull request's branch: run it on pull_request"}
+	}
+
+	opts := app.VersionsOptions{Dir: a.dir(), Base: a.gha.GetInput(InputBase), Against: a.gha.GetInput(InputAgainst), Offline: offline, FixDriverPin: fix}
 
 	if opts.Base == "" && opts.Against == "" {
 		if ev.BaseSHA == "" {
@@ -55,6 +64,10 @@ func (a *runner) versions(ctx context.Context) (*result, error) {
 	}
 
 	out := &result{commands: annotations(b.Findings), log: report.VersionsSummary(b) + "\n", summary: md, outputs: outputs}
+
+	if b.PinMoved != nil {
+		out.err = a.commitPinMove(ctx, *ev.PR, *b.PinMoved, b.Talos)
+	}
 
 	if finding.HasErrors(b.Findings) {
 		out.failed = "the version bump has errors"

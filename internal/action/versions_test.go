@@ -113,7 +113,10 @@ func TestVersions_ActionYAMLDeclaresWhatTheCommandReadsAndWrites(t *testing.T) {
 
 	meta := readMeta(t, "actions", "versions", "action.yml")
 
-	wantInputs := []string{action.InputAgainst, action.InputBase, action.InputDir, action.InputOffline, action.InputSOPSAgeKey, action.InputTalosSecrets}
+	wantInputs := []string{
+		action.InputAgainst, action.InputBase, action.InputDir, action.InputFixDriverPin, action.InputGitHubToken,
+		action.InputOffline, action.InputSOPSAgeKey, action.InputTalosSecrets,
+	}
 	slices.Sort(wantInputs)
 
 	if got := slices.Sorted(maps.Keys(meta.Inputs)); !slices.Equal(got, wantInputs) {

@@ -14,24 +14,22 @@ import (
 type VersionsOptions struct {
 	Deps *Deps
 
-	Dir string
-	// Base is a git ref holding the state to compare with; Against is a directory holding it.
-	Base    string
-	Against string
-	Format  string
-	// Offline forbids asking the Image Factory about releases the embedded data lacks.
-	Offline bool
+	// VersionsOptions are versions' own options, declared once, in the application layer.
+	app.VersionsOptions
+
+	Format string
 }
 
 func versionsFlags(d *Deps, args []string) (*VersionsOptions, error) {
 	opts := &VersionsOptions{Deps: d}
 
-	fs := newFlags(d, "versions", "versions [--dir D] (--base REF | --against DIR) [--offline] [--format text|json|markdown]")
+	fs := newFlags(d, "versions", "versions [--dir D] (--base REF | --against DIR) [--offline] [--fix-driver-pin] [--format text|json|markdown]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml (the new state)")
 	fs.StringVar(&opts.Base, "base", "", "git ref of the state to compare with (read from git, the work tree is not touched)")
 	fs.StringVar(&opts.Against, "against", "", "directory holding the state to compare with")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text, json or markdown")
 	fs.BoolVar(&opts.Offline, "offline", false, "never ask the Image Factory about a Talos release the embedded data lacks")
+	fs.BoolVar(&opts.FixDriverPin, "fix-driver-pin", false, "move an exact nvidia.driver pin that the new Talos release breaks within its branch to that release's driver (rewrites that line of talops.yaml)")
 
 	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
@@ -72,5 +70,5 @@ func runVersions(ctx context.Context, d *Deps, args []string) error {
 
 // Versions explains the versions of the repository in Dir against another state of it.
 func Versions(ctx context.Context, opts *VersionsOptions) (*rules.Bump, error) {
-	return app.Versions(ctx, opts.Deps.App(), app.VersionsOptions{Dir: opts.Dir, Base: opts.Base, Against: opts.Against, Offline: opts.Offline})
+	return app.Versions(ctx, opts.Deps.App(), opts.VersionsOptions)
 }

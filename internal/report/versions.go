@@ -14,15 +14,9 @@ import (
 	"github.com/talops/talops/internal/rules"
 )
 
-// VersionFormats lists the formats of versions.
-var VersionFormats = []string{FormatText, FormatJSON, FormatMarkdown}
-
-// WriteVersions writes a version bump in one format.
-func WriteVersions(w io.Writer, format string, b *rules.Bump) error {
-	var s string
-
-	switch format {
-	case FormatJSON:
+var versionViews = Views[*rules.Bump]{
+	FormatText: stringView(VersionsText),
+	FormatJSON: func(w io.Writer, b *rules.Bump) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 
@@ -30,18 +24,16 @@ func WriteVersions(w io.Writer, format string, b *rules.Bump) error {
 			Summary string `json:"summary"`
 			*rules.Bump
 		}{VersionsSummary(b), b})
-	case FormatMarkdown:
-		var err error
-		if s, err = VersionsMarkdown(b); err != nil {
-			return err
-		}
-	default:
-		s = VersionsText(b)
-	}
+	},
+	FormatMarkdown: stringErrView(VersionsMarkdown),
+}
 
-	_, err := io.WriteString(w, s)
+// VersionFormats lists the formats of versions.
+var VersionFormats = versionViews.Formats()
 
-	return err
+// WriteVersions writes a version bump in one format.
+func WriteVersions(w io.Writer, format string, b *rules.Bump) error {
+	return versionViews.Write(w, format, b)
 }
 
 // VersionsSummary is the closing line of versions, counted from the bump's findings.
@@ -137,6 +129,10 @@ func VersionsText(b *rules.Bump) string {
 		}
 
 		s.WriteString("\n")
+	}
+
+	if m := b.PinMoved; m != nil {
+		fmt.Fprintf(&s, "nvidia.driver %s → %s  the exact pin moves with the Talos release's driver: talops.yaml rewritten\n", m.From, m.To)
 	}
 
 	for _, e := range b.Extensions {

@@ -1,5 +1,6 @@
 // Package githubtest is a fake GitHub REST API for tests: it keeps comments and labels
-// of one repository, speaks the real paths and shapes (with pagination), records every
+// of one repository, one pull request's title and branch, and files of branches (the
+// contents API), speaks the real paths and shapes (with pagination), records every
 // request, and fails the test on any call it does not serve. It answers as GitHub does
 // where jobs race (422 already_exists for a label made twice, 404 for a label removed
 // twice), and serves the faults of faults.go on demand: rate limits, 5xx, 401, locks.
@@ -45,6 +46,13 @@ type Server struct {
 	faults map[string][]Fault
 	// after run once, after the first request of a method and path was answered.
 	after map[string][]func()
+	// owner, repo and number name the pull request; pull describes it (nil: not served),
+	// branches hold the files of each branch, commits what the contents API made.
+	owner, repo string
+	number      int
+	pull        *Pull
+	branches    map[string]map[string][]byte
+	commits     []Commit
 }
 
 // CommitPull is a pull request the fake lists for a commit.
@@ -83,6 +91,7 @@ const Bot = "github-actions[bot]"
 func New(t testing.TB, owner, repo string, pr int) *Server {
 	s := &Server{t: t, nextID: 1000, repoLabel: map[string]bool{}, pageSize: 100, pulls: map[string][]pull{},
 		faults: map[string][]Fault{}, after: map[string][]func(){},
+		owner: owner, repo: repo, number: pr, branches: map[string]map[string][]byte{},
 	}
 
 	base := "/repos/" + owner + "/" + repo
@@ -98,6 +107,10 @@ func New(t testing.TB, owner, repo string, pr int) *Server {
 	mux.HandleFunc("GET "+issue+"/labels", s.listIssueLabels)
 	mux.HandleFunc("POST "+issue+"/labels", s.addIssueLabels)
 	mux.HandleFunc("DELETE "+issue+"/labels/{name}", s.removeIssueLabel)
+	mux.HandleFunc("GET "+base+"/pulls/"+strconv.Itoa(pr), s.getPull)
+	mux.HandleFunc("PATCH "+base+"/pulls/"+strconv.Itoa(pr), s.editPull)
+	mux.HandleFunc("GET "+base+"/contents/{path...}", s.getContents)
+	mux.HandleFunc("PUT "+base+"/contents/{path...}", s.putContents)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("githubtest: unexpected %s %s", r.Method, r.URL.Path)
 		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
