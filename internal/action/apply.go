@@ -123,16 +123,18 @@ func (a *runner) apply(ctx context.Context) (*result, error) {
 func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 	opts := &door.ApplyOptions{
 		Deps: a.d,
-		Dir:  a.dir(),
+		ApplyOptions: app.ApplyOptions{
+			Dir:             a.dir(),
+			Mode:            orDefault(a.gha.GetInput(InputMode), "auto"),
+			ReviewedAgainst: a.gha.GetInput(InputReviewedAgainst),
+			Parallel:        1,
+			Talosconfig:     a.talosconfig(),
+			// Inside the workspace, where the workflow uploads it as an artifact.
+			EtcdBackup: orDefault(a.gha.GetInput(InputEtcdBackup), "talops-etcd-backups"),
+		},
 		// A workflow has nobody to ask: the review was the pull request's.
-		Yes:             true,
-		Mode:            orDefault(a.gha.GetInput(InputMode), "auto"),
-		ReviewedAgainst: a.gha.GetInput(InputReviewedAgainst),
-		Parallel:        1,
-		Format:          report.FormatText,
-		Talosconfig:     a.talosconfig(),
-		// Inside the workspace, where the workflow uploads it as an artifact.
-		EtcdBackup: orDefault(a.gha.GetInput(InputEtcdBackup), "talops-etcd-backups"),
+		Yes:    true,
+		Format: report.FormatText,
 	}
 
 	for _, name := range strings.Split(a.gha.GetInput(InputNodes), ",") {
@@ -173,7 +175,7 @@ func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 		group:    func(title string) { a.gha.Group(a.d.Masker().String(title)) },
 		endGroup: a.gha.EndGroup,
 	}
-	opts.Progress, opts.ProgressDone = groups.step, groups.end
+	opts.Progress = groups.step
 
 	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputNoDrain: &opts.NoDrain, InputProxmoxReset: &opts.ProxmoxReset, InputProxmoxVMs: &opts.ProxmoxVMs, InputAllowRemove: &opts.AllowRemove, InputNoLock: &opts.NoLock, InputIgnoreWindow: &opts.IgnoreWindow} {
 		if *dst, err = boolInput(a.gha, name); err != nil {
@@ -224,7 +226,7 @@ func (a *runner) reviewedPlan(ctx context.Context, name string, require bool) (g
 		return refuse("GITHUB_SHA and GITHUB_REPOSITORY do not name a commit, so no merged pull request can be found")
 	}
 
-	api, err := github.New(a.d.HTTPClient, orDefault(a.d.Getenv("GITHUB_API_URL"), "https://api.github.com"), a.token())
+	api, err := a.githubAPI()
 	if err != nil {
 		return refuse(err.Error())
 	}

@@ -21,10 +21,22 @@ type nodeGroups struct {
 	open string
 }
 
-// step prints one progress line, in its node's group.
+// step prints one progress line, in its node's group; a line about no node goes where it
+// falls, and the end of the rollout closes the last group, before anything else is printed.
 func (g *nodeGroups) step(p rollout.Progress) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+
+	switch {
+	case p.End:
+		g.endLocked()
+
+		return
+	case p.Node == "":
+		g.write(p.String() + "\n")
+
+		return
+	}
 
 	if h := p.Heading(); h != g.open {
 		g.endLocked()
@@ -33,14 +45,6 @@ func (g *nodeGroups) step(p rollout.Progress) {
 	}
 
 	g.write(p.String() + "\n")
-}
-
-// end closes the last node's group, before anything else is printed.
-func (g *nodeGroups) end() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-
-	g.endLocked()
 }
 
 func (g *nodeGroups) endLocked() {

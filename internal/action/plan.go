@@ -125,12 +125,7 @@ func (a *runner) plan(ctx context.Context) (*result, error) {
 // postPlan updates the sticky comment and the labels. A token that may not write (a
 // fork's) degrades to the job summary with a notice; it does not fail the check.
 func (a *runner) postPlan(ctx context.Context, ev *event, res *app.PlanResult, full string) {
-	token := a.gha.GetInput(InputGitHubToken)
-	if token == "" {
-		token = a.d.Getenv("GITHUB_TOKEN")
-	}
-
-	api, err := github.New(a.d.HTTPClient, orDefault(a.d.Getenv("GITHUB_API_URL"), "https://api.github.com"), token)
+	api, err := a.githubAPI()
 	if err != nil {
 		a.gha.Warningf("%s", err)
 

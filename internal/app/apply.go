@@ -305,10 +305,7 @@ func (r *applyRun) prepare(ctx context.Context) error {
 		return err
 	}
 
-	r.progress = r.opts.Progress
-	if r.progress == nil {
-		r.progress = func(p rollout.Progress) { r.d.note(p.String() + "\n") }
-	}
+	r.progress = progressOf(r.d, r.opts)
 
 	return nil
 }
@@ -330,8 +327,7 @@ func (r *applyRun) rollout(ctx context.Context) *ApplyResult {
 		UpgradeTimeout: orDefault(opts.InstallTimeout, orDefault(d.GateTimeout, defaultGateTimeout)),
 		Now:            d.Now,
 		Snapshot:       r.snapshot,
-		Progress:       func(line string) { d.note(line + "\n") },
-		NodeProgress:   r.progress,
+		Progress:       r.progress,
 		Kube:           r.api,
 		NoDrain:        opts.NoDrain,
 		DrainTimeout:   opts.DrainTimeout,
@@ -340,6 +336,7 @@ func (r *applyRun) rollout(ctx context.Context) *ApplyResult {
 		Health:         r.checks,
 		HealthReader:   r.k,
 	})
+	r.progress(rollout.Progress{End: true})
 	out.Report.NoLock = r.lockless
 	out.Report.Window = r.st.window
 	out.Report.Resumed = resumed
@@ -578,7 +575,7 @@ func prepare(ctx context.Context, d *Deps, opts ApplyOptions, c *cluster.Cluster
 		}
 
 		out.Registered = true
-		d.note(fmt.Sprintf("registered %d schematics with %s: the factory gives the IDs talops computed\n", len(c.Spec.Schematics), c.ImageFactory()))
+		d.note(registeredNote(c))
 	}
 
 	if !opts.ProxmoxImages {
@@ -618,4 +615,18 @@ func orDefault(v, def time.Duration) time.Duration {
 	}
 
 	return v
+}
+
+// progressOf is the one stream of an apply's progress: the caller's, else a line per event
+// on the notes (stderr), the end of the rollout saying nothing.
+func progressOf(d *Deps, opts ApplyOptions) func(rollout.Progress) {
+	if opts.Progress != nil {
+		return opts.Progress
+	}
+
+	return func(p rollout.Progress) {
+		if !p.End {
+			d.note(p.String() + "\n")
+		}
+	}
 }

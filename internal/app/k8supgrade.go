@@ -146,6 +146,8 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 		return nil, err
 	}
 
+	progress := progressOf(d, opts)
+
 	if err := snapshotFirst(ctx, d, opts, dialer, address, snapshot); err != nil {
 		return nil, err
 	}
@@ -155,7 +157,7 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 		CallTimeout: orDefault(d.TalosTimeout, talos.DefaultTimeout),
 		WaitTimeout: orDefault(d.GateTimeout, defaultGateTimeout),
 		Interval:    orDefault(d.GateInterval, defaultGateInterval),
-		Progress:    func(line string) { d.note("kubernetes: " + line + "\n") },
+		Progress:    func(p rollout.Progress) { progress(rollout.Line("kubernetes: " + p.What)) },
 		Now:         d.Now,
 	})
 

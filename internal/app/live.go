@@ -13,6 +13,7 @@ import (
 	clientconfig "github.com/siderolabs/talos/pkg/machinery/client/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/schematic"
 	"github.com/talops/talops/internal/talos"
@@ -154,7 +155,7 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer, kubeco
 			Name:         n.Name,
 			Role:         role,
 			Schematic:    runningSchematic(r.Schematics, res.Value.SchematicID),
-			Installer:    runningInstaller(r, n.SecureBoot, res.Value),
+			Installer:    runningInstaller(r, n, res.Value),
 			Config:       cfg,
 			TalosVersion: res.Value.Version,
 			Address:      n.Address,
@@ -192,8 +193,10 @@ func liveAliases(r *Repo, read []talos.Result) []string {
 }
 
 // runningInstaller is the installer image of what a node runs, named as talops names the
-// desired one so that equal images compare equal.
-func runningInstaller(r *Repo, secureBoot bool, v talos.Running) string {
+// desired one so that equal images compare equal. The node reports its schematic and
+// version, not the installer's flavour: that is taken from talops.yaml (its platform and
+// secureBoot).
+func runningInstaller(r *Repo, n cluster.Node, v talos.Running) string {
 	id := v.SchematicID
 	if id == "" {
 		// Installed from an image that is not the factory's (the stock installer, a
@@ -202,7 +205,7 @@ func runningInstaller(r *Repo, secureBoot bool, v talos.Running) string {
 		id = schematic.VanillaID
 	}
 
-	return schematic.InstallerImage(r.Cluster.ImageFactory(), r.Cluster.Platform(), id, v.Version, secureBoot)
+	return schematic.InstallerImage(r.Cluster.ImageFactory(), r.Cluster.NodePlatform(n), id, v.Version, n.SecureBoot)
 }
 
 // runningSchematic names what a node runs for the plan's reasons: as talops.yaml names it,

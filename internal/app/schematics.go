@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/images"
+	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/render"
 	"github.com/talops/talops/internal/schematic"
 )
@@ -51,7 +53,8 @@ func Schematics(ctx context.Context, d *Deps, opts SchematicsOptions) (*images.S
 	return out, nil
 }
 
-// RegisterSchematics posts every schematic, in name order, to the cluster's factory. A
+// RegisterSchematics posts every schematic, in name order, to the cluster's factory; an
+// opaque one is left out, since its ID came from the factory and talops has nothing to post. A
 // factory that gives another ID is an error for that schematic, and the others are
 // still tried so that one run names every mismatch; a factory that is down stops the run.
 func RegisterSchematics(ctx context.Context, d *Deps, c *cluster.Cluster) error {
@@ -67,6 +70,10 @@ func RegisterSchematics(ctx context.Context, d *Deps, c *cluster.Cluster) error 
 	var errs []error
 
 	for _, name := range slices.Sorted(maps.Keys(c.Spec.Schematics)) {
+		if render.OpaqueSchematic(c, name) {
+			continue
+		}
+
 		s, err := images.LoadSchematic(c, name)
 		if err != nil {
 			return err
@@ -85,6 +92,25 @@ func RegisterSchematics(ctx context.Context, d *Deps, c *cluster.Cluster) error 
 	}
 
 	return errors.Join(errs...)
+}
+
+// registeredNote says what RegisterSchematics did: how many schematics it posted, and which
+// opaque ones it left out.
+func registeredNote(c *cluster.Cluster) string {
+	var opaque []string
+
+	for _, name := range slices.Sorted(maps.Keys(c.Spec.Schematics)) {
+		if render.OpaqueSchematic(c, name) {
+			opaque = append(opaque, name)
+		}
+	}
+
+	note := fmt.Sprintf("registered %s with %s: the factory gives the IDs talops computed", plan.Plural(len(c.Spec.Schematics)-len(opaque), "schematic"), c.ImageFactory())
+	if len(opaque) > 0 {
+		note += fmt.Sprintf(" (opaque %s not posted: only the ID is known, and the factory has it)", strings.Join(opaque, ", "))
+	}
+
+	return note + "\n"
 }
 
 // FileID is the Image Factory ID of one schematic file.
@@ -120,6 +146,10 @@ func fileSchematicID(d *Deps, file string) (string, error) {
 	data, err := ReadInputFile(d, file)
 	if err != nil {
 		return "", err
+	}
+
+	if id, ok := schematic.Opaque(data); ok {
+		return id, nil
 	}
 
 	s, err := schematic.Load(data)

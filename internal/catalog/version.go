@@ -124,6 +124,14 @@ func sortTags(tags iter.Seq[string]) []string {
 	return out
 }
 
+// ValidVersion says whether s is a version: major.minor with an optional patch, prerelease
+// and build ("v1.14", "v1.36.4", "1.14.0-rc.1").
+func ValidVersion(s string) bool {
+	_, err := parseKubernetes(s)
+
+	return err == nil
+}
+
 // NormalizeTag returns the canonical tag for a full Talos release version ("1.13.9" →
 // "v1.13.9").
 func NormalizeTag(s string) (string, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/proxmox"
 	"github.com/talops/talops/internal/proxmox/proxmoxtest"
+	"github.com/talops/talops/internal/render"
 	"github.com/talops/talops/internal/testlab"
 )
 
@@ -224,5 +225,29 @@ func TestApply_PlanHashCheckedAgainstTheReviewedDirectory(t *testing.T) {
 
 	if got := l.touched(); len(got) != 5 {
 		t.Errorf("touched %v, want every node", got)
+	}
+}
+
+// An opaque schematic (the gpu one, kept as its ID) is not posted: the factory has the ID,
+// and talops has nothing else to give it; the note says so.
+func TestApply_RegisterLeavesAnOpaqueSchematicOutAndSaysSo(t *testing.T) {
+	l := prepareLab(t, nil)
+
+	ids, err := render.SchematicIDs(testlab.Load(t, l.files))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	l.files["schematics/gpu.yaml"] = []byte("id: " + ids["gpu"] + "\n")
+
+	fake := fakeFactory(t, l.h, "https://factory.talos.dev")
+	fake.ExpectRegister(labSchematic(t, l.files, "base"))
+
+	if err := l.apply("--register", "--format", "json"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, l.h.stderr.String())
+	}
+
+	if want := "registered 1 schematic with https://factory.talos.dev: the factory gives the IDs talops computed (opaque gpu not posted: only the ID is known, and the factory has it)\n"; !strings.Contains(l.h.stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, l.h.stderr.String())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/plan"
@@ -18,7 +19,7 @@ func benchValidate(b *testing.B, nodes int) {
 	h := newHarness(&testing.T{}, files, nil)
 	h.deps.Stdout, h.deps.Stderr = io.Discard, io.Discard
 
-	opts := &cli.ValidateOptions{Deps: h.deps, Dir: "examples/homelab", Format: "text"}
+	opts := &cli.ValidateOptions{Deps: h.deps, Format: "text", ValidateOptions: app.ValidateOptions{Dir: "examples/homelab"}}
 
 	res, err := cli.Validate(context.Background(), opts)
 	if err != nil {
@@ -57,7 +58,7 @@ func BenchmarkPlan_50Nodes(b *testing.B) {
 	h.dirs["base"] = testlab.Scaled(b, 50)
 	h.deps.Stdout, h.deps.Stderr = io.Discard, io.Discard
 
-	opts := &cli.PlanOptions{Deps: h.deps, Dir: "examples/homelab", Against: "base", Format: "markdown"}
+	opts := &cli.PlanOptions{Deps: h.deps, Format: "markdown", PlanOptions: app.PlanOptions{Dir: "examples/homelab", Against: "base"}}
 
 	res, err := cli.Plan(context.Background(), opts)
 	if err != nil {
@@ -92,7 +93,7 @@ func benchPlan(b *testing.B, nodes, changed int) {
 	h.dirs["base"] = testlab.Scaled(b, nodes)
 	h.deps.Stdout, h.deps.Stderr = io.Discard, io.Discard
 
-	opts := &cli.PlanOptions{Deps: h.deps, Dir: "examples/homelab", Against: "base", Format: "markdown"}
+	opts := &cli.PlanOptions{Deps: h.deps, Format: "markdown", PlanOptions: app.PlanOptions{Dir: "examples/homelab", Against: "base"}}
 
 	res, err := cli.Plan(context.Background(), opts)
 	if err != nil {

@@ -22,12 +22,8 @@ const DefaultFactsFile = "internal/catalog/data/releases.json"
 type CatalogUpdateOptions struct {
 	Deps *Deps
 
-	// Factory is the Image Factory to read releases from.
-	Factory string
-	// File is the data file to refresh; when it does not exist, the embedded data is the start.
-	File string
-	// Facts is the release facts file whose checked date the refresh sets.
-	Facts string
+	// CatalogUpdateOptions are the refresh's own options, declared once, in the application layer.
+	app.CatalogUpdateOptions
 }
 
 const catalogUsage = "Usage: talops catalog update [--factory URL] [--file PATH] [--facts PATH]\n\nCommands:\n  update  refresh the release data from the Image Factory\n"
@@ -76,7 +72,7 @@ func runCatalog(ctx context.Context, d *Deps, args []string) error {
 func CatalogUpdate(ctx context.Context, opts *CatalogUpdateOptions) error {
 	d := opts.Deps
 
-	res, err := app.CatalogUpdate(ctx, d.App(), app.CatalogUpdateOptions{Factory: opts.Factory, File: opts.File, Facts: opts.Facts})
+	res, err := app.CatalogUpdate(ctx, d.App(), opts.CatalogUpdateOptions)
 	if err != nil {
 		return err
 	}

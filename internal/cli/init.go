@@ -16,14 +16,8 @@ import (
 type InitOptions struct {
 	Deps *Deps
 
-	Dir               string
-	Name              string
-	Endpoint          string
-	TalosVersion      string
-	KubernetesVersion string
-	Recipients        []string
-	Plaintext         bool
-	NoHostnames       bool
+	// InitOptions are init's own options, declared once, in the application layer.
+	app.InitOptions
 }
 
 // listFlag is a flag that may be given several times.
@@ -114,9 +108,5 @@ func runInit(ctx context.Context, d *Deps, args []string) error {
 
 // Init writes the repository of a new cluster.
 func Init(ctx context.Context, opts *InitOptions) (*app.InitResult, error) {
-	return app.Init(ctx, opts.Deps.App(), app.InitOptions{
-		Dir: opts.Dir, Name: opts.Name, Endpoint: opts.Endpoint, TalosVersion: opts.TalosVersion,
-		KubernetesVersion: opts.KubernetesVersion, Recipients: opts.Recipients, Plaintext: opts.Plaintext,
-		NoHostnames: opts.NoHostnames,
-	})
+	return app.Init(ctx, opts.Deps.App(), opts.InitOptions)
 }

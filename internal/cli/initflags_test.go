@@ -3,10 +3,11 @@ package cli
 import (
 	"errors"
 	"flag"
-	"github.com/talops/talops/internal/app"
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/talops/talops/internal/app"
 )
 
 func TestFlags_InitAndTalosconfigFillTheirOptions(t *testing.T) {
@@ -25,26 +26,25 @@ func TestFlags_InitAndTalosconfigFillTheirOptions(t *testing.T) {
 				"--kubernetes-version", "v1.35.0",
 				"--age-recipient", "age18r6sczqmajz2sx70wj4ay5h93cqmz3eq9l7edxa77289xe9x4yksjkr8c8",
 				"--age-recipient", "age1hfxtlsvwsjtezzl30yxszvqq6qx9zrg0kgrxwaxz3nfcldvxxs5qw3w8nh"},
-			want: &InitOptions{Dir: "lab", Name: "lab", Endpoint: "https://10.0.0.1:6443", TalosVersion: "v1.12.0", KubernetesVersion: "v1.35.0",
-				Recipients: []string{"age18r6sczqmajz2sx70wj4ay5h93cqmz3eq9l7edxa77289xe9x4yksjkr8c8", "age1hfxtlsvwsjtezzl30yxszvqq6qx9zrg0kgrxwaxz3nfcldvxxs5qw3w8nh"}},
+			want: &InitOptions{InitOptions: app.InitOptions{Dir: "lab", Name: "lab", Endpoint: "https://10.0.0.1:6443", TalosVersion: "v1.12.0", KubernetesVersion: "v1.35.0", Recipients: []string{"age18r6sczqmajz2sx70wj4ay5h93cqmz3eq9l7edxa77289xe9x4yksjkr8c8", "age1hfxtlsvwsjtezzl30yxszvqq6qx9zrg0kgrxwaxz3nfcldvxxs5qw3w8nh"}}},
 		},
 		{
 			name:  "init plaintext, hostnames left to Talos",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(initFlags(d, a)) },
 			args:  []string{"--dir", "lab", "--name", "lab", "--endpoint", "https://10.0.0.1:6443", "--plaintext-secrets", "--no-hostnames"},
-			want:  &InitOptions{Dir: "lab", Name: "lab", Endpoint: "https://10.0.0.1:6443", Plaintext: true, NoHostnames: true},
+			want:  &InitOptions{InitOptions: app.InitOptions{Dir: "lab", Name: "lab", Endpoint: "https://10.0.0.1:6443", Plaintext: true, NoHostnames: true}},
 		},
 		{
 			name:  "talosconfig defaults",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(talosconfigFlags(d, a)) },
 			args:  []string{"--out", "tc"},
-			want:  &TalosconfigOptions{Dir: ".", Out: "tc", Role: "os:admin", TTL: 365 * 24 * time.Hour},
+			want:  &TalosconfigOptions{Out: "tc", TalosconfigOptions: app.TalosconfigOptions{Dir: ".", Role: "os:admin", TTL: 365 * 24 * time.Hour}},
 		},
 		{
 			name:  "talosconfig reader for a day",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(talosconfigFlags(d, a)) },
 			args:  []string{"--dir", "lab", "--out", "-", "--role", "os:reader", "--ttl", "24h", "--force"},
-			want:  &TalosconfigOptions{Dir: "lab", Out: "-", Role: "os:reader", TTL: 24 * time.Hour, Force: true},
+			want:  &TalosconfigOptions{Out: "-", Force: true, TalosconfigOptions: app.TalosconfigOptions{Dir: "lab", Role: "os:reader", TTL: 24 * time.Hour}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/render"
 	"github.com/talops/talops/internal/talos/talostest"
 	"github.com/talops/talops/internal/testlab"
@@ -26,7 +27,12 @@ type liveLab struct {
 func newLiveLab(t *testing.T) *liveLab {
 	t.Helper()
 
-	files := testlab.Files(t)
+	return newLiveLabOf(t, testlab.Files(t))
+}
+
+// newLiveLabOf is newLiveLab over a changed reference lab.
+func newLiveLabOf(t *testing.T, files cluster.MapFiles) *liveLab {
+	t.Helper()
 
 	// What the nodes run: the lab's own render.
 	r := newHarness(t, files, nil)
@@ -91,6 +97,21 @@ func (l *liveLab) plan(t *testing.T, args ...string) livePlan {
 	}
 
 	return p
+}
+
+// A node reports its schematic and version, not its installer's flavour: a bare-metal
+// control plane beside the lab's nocloud VMs, running what it should, plans nothing.
+func TestPlanLive_ANodeOnItsOwnPlatformRunningItsInstallerIsNoop(t *testing.T) {
+	files := testlab.Files(t)
+	testlab.Edit(t, files, "talops.yaml", "    patches: [nodes/k8s-master.yaml]\n", "    patches: [nodes/k8s-master.yaml]\n    platform: metal\n")
+
+	p := newLiveLabOf(t, files).plan(t)
+
+	for _, n := range p.Nodes {
+		if n.Name == "k8s-master" && (n.Action != "noop" || len(n.Reasons) != 0) {
+			t.Errorf("k8s-master runs its rendered config: %s: %s", n.Action, strings.Join(n.Reasons, "; "))
+		}
+	}
 }
 
 func TestPlanLive_EachNodeAgainstWhatItRuns(t *testing.T) {

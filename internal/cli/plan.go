@@ -17,17 +17,12 @@ import (
 type PlanOptions struct {
 	Deps *Deps
 
-	Dir     string
-	Base    string
-	Against string
-	Live    bool
-	// Talosconfig is the talosconfig for --live ("": $TALOSCONFIG, then ~/.talos/config).
-	Talosconfig string
-	Format      string
+	// PlanOptions are plan's own options, declared once, in the application layer.
+	app.PlanOptions
+
+	Format string
 	// DetailedExitCode makes changes exit 2.
 	DetailedExitCode bool
-	// Offline forbids asking the Image Factory about releases the embedded data lacks.
-	Offline bool
 }
 
 func planFlags(d *Deps, args []string) (*PlanOptions, error) {
@@ -96,8 +91,5 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 
 // Plan renders both states, validates the desired one and computes the plan.
 func Plan(ctx context.Context, opts *PlanOptions) (*app.PlanResult, error) {
-	return app.Plan(ctx, opts.Deps.App(), app.PlanOptions{
-		Dir: opts.Dir, Base: opts.Base, Against: opts.Against, Live: opts.Live,
-		Talosconfig: opts.Talosconfig, Offline: opts.Offline,
-	})
+	return app.Plan(ctx, opts.Deps.App(), opts.PlanOptions)
 }

@@ -152,6 +152,46 @@ func TestPlan_TalosBumpExplainsTheVersionsInTheComment(t *testing.T) {
 	}
 }
 
+// Moving a node to another platform moves its installer: the plan (and its hash) carry it
+// as the upgrade it is, and no other node changes.
+func TestPlan_ANodesPlatformChangeIsAnInstallerUpgradeOfThatNode(t *testing.T) {
+	t.Parallel()
+
+	desired := testlab.Files(t)
+	testlab.Edit(t, desired, "talops.yaml", "    patches: [nodes/k8s-node4.yaml]\n", "    patches: [nodes/k8s-node4.yaml]\n    platform: metal\n")
+
+	h := newHarness(t, desired, nil)
+	h.dirs["base"] = testlab.Files(t)
+
+	if err := h.run("plan", "--dir", "examples/homelab", "--against", "base", "--format", "json"); err != nil {
+		t.Fatalf("plan: %v\n%s", err, h.stderr.String())
+	}
+
+	var p struct {
+		Nodes []struct {
+			Name, Action string
+			Upgrade      *struct{ FromInstaller, ToInstaller string }
+		}
+	}
+	if err := json.Unmarshal(h.stdout.Bytes(), &p); err != nil {
+		t.Fatal(err)
+	}
+
+	if len(p.Nodes) != 5 {
+		t.Fatalf("plan has %d nodes, want the lab's 5", len(p.Nodes))
+	}
+
+	for _, n := range p.Nodes {
+		switch {
+		case n.Name != "k8s-node4" && n.Action != "noop":
+			t.Errorf("%s: %s, want noop", n.Name, n.Action)
+		case n.Name == "k8s-node4" && (n.Action != "upgrade" || n.Upgrade == nil ||
+			!strings.Contains(n.Upgrade.FromInstaller, "/nocloud-installer/") || !strings.Contains(n.Upgrade.ToInstaller, "/metal-installer/")):
+			t.Errorf("k8s-node4: %s %+v, want an upgrade from the nocloud installer to the metal one", n.Action, n.Upgrade)
+		}
+	}
+}
+
 func TestPlan_DesiredStateWithErrorsGetsNoPlan(t *testing.T) {
 	t.Parallel()
 

@@ -51,14 +51,15 @@ func runProxmox(ctx context.Context, d *Deps, args []string) error {
 type ProxmoxImagesOptions struct {
 	Deps *Deps
 
-	Dir    string
-	DryRun bool
-	Prune  bool
+	// ProxmoxImagesOptions are the command's own options, declared once, in the application
+	// layer (Register is always on here).
+	app.ProxmoxImagesOptions
+
 	Format string
 }
 
 func proxmoxImagesFlags(d *Deps, args []string) (*ProxmoxImagesOptions, error) {
-	opts := &ProxmoxImagesOptions{Deps: d}
+	opts := &ProxmoxImagesOptions{Deps: d, ProxmoxImagesOptions: app.ProxmoxImagesOptions{Register: true}}
 
 	fs := newFlags(d, "proxmox images", "proxmox images [--dir D] [--dry-run] [--prune] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
@@ -101,16 +102,16 @@ func runProxmoxImages(ctx context.Context, d *Deps, args []string) error {
 
 // ProxmoxImages makes sure the boot ISOs are in Proxmox storage (see app.ProxmoxImages).
 func ProxmoxImages(ctx context.Context, opts *ProxmoxImagesOptions) (*images.ProxmoxImages, error) {
-	return app.ProxmoxImages(ctx, opts.Deps.App(), app.ProxmoxImagesOptions{Dir: opts.Dir, DryRun: opts.DryRun, Register: true, Prune: opts.Prune})
+	return app.ProxmoxImages(ctx, opts.Deps.App(), opts.ProxmoxImagesOptions)
 }
 
 // ProxmoxVMsOptions are `proxmox vms`' inputs.
 type ProxmoxVMsOptions struct {
 	Deps *Deps
 
-	Dir    string
-	Start  bool
-	Create bool
+	// ProxmoxVMsOptions are the command's own options, declared once, in the application layer.
+	app.ProxmoxVMsOptions
+
 	Format string
 }
 
@@ -158,5 +159,5 @@ func runProxmoxVMs(ctx context.Context, d *Deps, args []string) error {
 
 // ProxmoxVMs checks, and with Start starts, the nodes' VMs (see app.ProxmoxVMs).
 func ProxmoxVMs(ctx context.Context, opts *ProxmoxVMsOptions) (*images.ProxmoxVMs, error) {
-	return app.ProxmoxVMs(ctx, opts.Deps.App(), app.ProxmoxVMsOptions{Dir: opts.Dir, Start: opts.Start, Create: opts.Create})
+	return app.ProxmoxVMs(ctx, opts.Deps.App(), opts.ProxmoxVMsOptions)
 }

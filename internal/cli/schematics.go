@@ -13,11 +13,10 @@ import (
 type SchematicsOptions struct {
 	Deps *Deps
 
-	Dir    string
+	// SchematicsOptions are schematics' own options, declared once, in the application layer.
+	app.SchematicsOptions
+
 	Format string
-	// Register posts every schematic to the Image Factory and requires the IDs it returns
-	// to equal the computed ones. It is the only part that uses the network.
-	Register bool
 }
 
 func schematicsFlags(d *Deps, args []string) (*SchematicsOptions, error) {
@@ -55,5 +54,5 @@ func runSchematics(ctx context.Context, d *Deps, args []string) error {
 
 // Schematics computes every schematic's ID and every node's images (see app.Schematics).
 func Schematics(ctx context.Context, opts *SchematicsOptions) (*images.Schematics, error) {
-	return app.Schematics(ctx, opts.Deps.App(), app.SchematicsOptions{Dir: opts.Dir, Register: opts.Register})
+	return app.Schematics(ctx, opts.Deps.App(), opts.SchematicsOptions)
 }

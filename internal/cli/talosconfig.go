@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"time"
 
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/scaffold"
@@ -15,10 +14,10 @@ import (
 type TalosconfigOptions struct {
 	Deps *Deps
 
-	Dir  string
-	Out  string
-	Role string
-	TTL  time.Duration
+	// TalosconfigOptions are talosconfig's own options, declared once, in the application layer.
+	app.TalosconfigOptions
+
+	Out string
 	// Force writes the talosconfig even where Git would pick it up.
 	Force bool
 }
@@ -76,7 +75,7 @@ func Talosconfig(ctx context.Context, opts *TalosconfigOptions) error {
 		}
 	}
 
-	data, err := app.Talosconfig(ctx, d.App(), app.TalosconfigOptions{Dir: opts.Dir, Role: opts.Role, TTL: opts.TTL})
+	data, err := app.Talosconfig(ctx, d.App(), opts.TalosconfigOptions)
 	if err != nil {
 		return err
 	}

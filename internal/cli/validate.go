@@ -14,15 +14,10 @@ import (
 type ValidateOptions struct {
 	Deps *Deps
 
-	Dir    string
-	Strict bool
+	// ValidateOptions are validate's own options, declared once, in the application layer.
+	app.ValidateOptions
+
 	Format string
-	// Mode is the validation mode for standalone files: metal or cloud.
-	Mode string
-	// Files are standalone machine config files; when set, Dir is not read.
-	Files []string
-	// Offline forbids asking the Image Factory about a release the embedded data lacks.
-	Offline bool
 }
 
 // ValidateResult is what validate found.
@@ -97,7 +92,5 @@ func runValidate(ctx context.Context, d *Deps, args []string) error {
 
 // Validate checks a repository, or standalone files, and returns the findings.
 func Validate(ctx context.Context, opts *ValidateOptions) (*ValidateResult, error) {
-	return app.Validate(ctx, opts.Deps.App(), app.ValidateOptions{
-		Dir: opts.Dir, Strict: opts.Strict, Mode: opts.Mode, Files: opts.Files, Offline: opts.Offline,
-	})
+	return app.Validate(ctx, opts.Deps.App(), opts.ValidateOptions)
 }

@@ -75,6 +75,10 @@ type API interface {
 	IssueLabels(ctx context.Context, pr PR) ([]string, error)
 	AddLabels(ctx context.Context, pr PR, names []string) error
 	RemoveLabel(ctx context.Context, pr PR, name string) error
+	Pull(ctx context.Context, pr PR) (PullInfo, error)
+	EditTitle(ctx context.Context, pr PR, title string) error
+	File(ctx context.Context, owner, repo, path, branch string) (BranchFile, error)
+	UpdateFile(ctx context.Context, owner, repo, path, branch, message string, data []byte, old string) (string, error)
 }
 
 // ErrReadOnly is returned when GitHub refuses a write with 403: a fork's read-only token,

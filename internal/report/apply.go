@@ -9,21 +9,14 @@ import (
 	"github.com/talops/talops/internal/applied"
 )
 
+var applyViews = Views[*applied.Report]{FormatText: stringView(ApplyText), FormatJSON: ApplyJSON}
+
 // ApplyFormats are the formats of an apply report.
-var ApplyFormats = []string{FormatText, FormatJSON}
+var ApplyFormats = applyViews.Formats()
 
 // WriteApply writes the report of an apply in format.
 func WriteApply(w io.Writer, format string, r *applied.Report) error {
-	switch format {
-	case FormatJSON:
-		return ApplyJSON(w, r)
-	case FormatText:
-		_, err := io.WriteString(w, ApplyText(r))
-
-		return err
-	default:
-		return fmt.Errorf("unknown format %q", format)
-	}
+	return applyViews.Write(w, format, r)
 }
 
 // ApplySummary is the first line of a report, counted from the outcomes.

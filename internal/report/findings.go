@@ -20,19 +20,24 @@ const (
 	FormatGitHub = "github"
 )
 
+// findingsOf is what a findings view shows: the findings and how many nodes were checked.
+type findingsOf struct {
+	findings []finding.Finding
+	nodes    int
+}
+
+var findingViews = Views[findingsOf]{
+	FormatText:   func(w io.Writer, f findingsOf) error { return FindingsText(w, f.findings, f.nodes) },
+	FormatJSON:   func(w io.Writer, f findingsOf) error { return FindingsJSON(w, f.findings) },
+	FormatGitHub: func(w io.Writer, f findingsOf) error { return FindingsGitHub(w, f.findings, f.nodes) },
+}
+
 // FindingFormats lists the formats of validate.
-var FindingFormats = []string{FormatText, FormatJSON, FormatGitHub}
+var FindingFormats = findingViews.Formats()
 
 // Findings writes findings in one format.
 func Findings(w io.Writer, format string, fs []finding.Finding, nodes int) error {
-	switch format {
-	case FormatJSON:
-		return FindingsJSON(w, fs)
-	case FormatGitHub:
-		return FindingsGitHub(w, fs, nodes)
-	default:
-		return FindingsText(w, fs, nodes)
-	}
+	return findingViews.Write(w, format, findingsOf{fs, nodes})
 }
 
 // FindingsJSON writes {"findings": [...]}.

@@ -18,8 +18,22 @@ import (
 // FormatMarkdown is the PR comment and job summary view.
 const FormatMarkdown = "markdown"
 
+// planOf is what a plan view shows.
+type planOf struct {
+	plan     *plan.Plan
+	findings []finding.Finding
+	nodes    int
+	view     PlanView
+}
+
+var planViews = Views[planOf]{
+	FormatText:     stringView(func(p planOf) string { return PlanText(p.plan, p.findings, p.nodes, p.view.Color) }),
+	FormatJSON:     func(w io.Writer, p planOf) error { return PlanJSON(w, p.plan, p.findings) },
+	FormatMarkdown: stringErrView(func(p planOf) (string, error) { return PlanMarkdown(p.plan, p.findings, p.nodes, p.view) }),
+}
+
 // PlanFormats lists the formats of plan.
-var PlanFormats = []string{FormatText, FormatJSON, FormatMarkdown}
+var PlanFormats = planViews.Formats()
 
 // CommentLimit is GitHub's limit on a comment body.
 const CommentLimit = 65536
@@ -44,23 +58,7 @@ type PlanView struct {
 
 // WritePlan writes a plan in one format.
 func WritePlan(w io.Writer, format string, p *plan.Plan, fs []finding.Finding, nodes int, v PlanView) error {
-	var s string
-
-	switch format {
-	case FormatJSON:
-		return PlanJSON(w, p, fs)
-	case FormatMarkdown:
-		var err error
-		if s, err = PlanMarkdown(p, fs, nodes, v); err != nil {
-			return err
-		}
-	default:
-		s = PlanText(p, fs, nodes, v.Color)
-	}
-
-	_, err := io.WriteString(w, s)
-
-	return err
+	return planViews.Write(w, format, planOf{p, fs, nodes, v})
 }
 
 // PlanJSON writes {"summary": {...}, "nodes": [...], "hash", "findings": [...]}.
@@ -74,6 +72,8 @@ func PlanJSON(w io.Writer, p *plan.Plan, fs []finding.Finding) error {
 		"hasChanges": p.HasChanges(),
 		// Tools tell "nothing changes" from "nothing was planned" without reading the line.
 		"blocked": p.Blocked,
+		// Nodes whose config changes shape only (nodes[].layoutOnly).
+		"layoutOnly": p.LayoutOnly(),
 	}
 
 	for _, a := range plan.Actions {

@@ -9,15 +9,26 @@ import (
 	"github.com/talops/talops/internal/images"
 )
 
+var (
+	proxmoxImageViews = Views[*images.ProxmoxImages]{FormatText: proxmoxImagesText, FormatJSON: writeIndented[*images.ProxmoxImages]}
+	proxmoxVMViews    = Views[*images.ProxmoxVMs]{FormatText: proxmoxVMsText, FormatJSON: writeIndented[*images.ProxmoxVMs]}
+)
+
 // ProxmoxFormats are the formats of the proxmox commands.
-var ProxmoxFormats = []string{FormatText, FormatJSON}
+var ProxmoxFormats = proxmoxImageViews.Formats()
 
 // WriteProxmoxImages writes the view in a format.
 func WriteProxmoxImages(w io.Writer, format string, p *images.ProxmoxImages) error {
-	if format == FormatJSON {
-		return writeIndented(w, p)
-	}
+	return proxmoxImageViews.Write(w, format, p)
+}
 
+// WriteProxmoxVMs writes the view in a format.
+func WriteProxmoxVMs(w io.Writer, format string, p *images.ProxmoxVMs) error {
+	return proxmoxVMViews.Write(w, format, p)
+}
+
+// proxmoxImagesText is the images view for people.
+func proxmoxImagesText(w io.Writer, p *images.ProxmoxImages) error {
 	var b strings.Builder
 
 	fmt.Fprintf(&b, "%s\nstorage %s\n\n", p.Summary.Line, p.Storage)
@@ -45,12 +56,8 @@ func WriteProxmoxImages(w io.Writer, format string, p *images.ProxmoxImages) err
 	return err
 }
 
-// WriteProxmoxVMs writes the view in a format.
-func WriteProxmoxVMs(w io.Writer, format string, p *images.ProxmoxVMs) error {
-	if format == FormatJSON {
-		return writeIndented(w, p)
-	}
-
+// proxmoxVMsText is the VMs view for people.
+func proxmoxVMsText(w io.Writer, p *images.ProxmoxVMs) error {
 	var b strings.Builder
 
 	fmt.Fprintf(&b, "%s\n\n", p.Summary.Line)
@@ -90,7 +97,7 @@ func WriteProxmoxVMs(w io.Writer, format string, p *images.ProxmoxVMs) error {
 	return err
 }
 
-func writeIndented(w io.Writer, v any) error {
+func writeIndented[T any](w io.Writer, v T) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 

@@ -10,23 +10,16 @@ import (
 	"github.com/talops/talops/internal/plan"
 )
 
+var schematicViews = Views[*images.Schematics]{
+	FormatText: stringView(SchematicsText), FormatJSON: SchematicsJSON, FormatMarkdown: stringView(SchematicsMarkdown),
+}
+
 // SchematicFormats lists the formats of the schematics command.
-var SchematicFormats = []string{FormatText, FormatJSON, FormatMarkdown}
+var SchematicFormats = schematicViews.Formats()
 
 // WriteSchematics writes the schematics view in one format.
 func WriteSchematics(w io.Writer, format string, s *images.Schematics) error {
-	switch format {
-	case FormatJSON:
-		return SchematicsJSON(w, s)
-	case FormatMarkdown:
-		_, err := io.WriteString(w, SchematicsMarkdown(s))
-
-		return err
-	default:
-		_, err := io.WriteString(w, SchematicsText(s))
-
-		return err
-	}
+	return schematicViews.Write(w, format, s)
 }
 
 // SchematicsJSON writes the view indented, for tools.
@@ -45,7 +38,10 @@ func SchematicsText(s *images.Schematics) string {
 	for _, sc := range s.Schematics {
 		fmt.Fprintf(&b, "schematic %s %s\n  file        %s\n", sc.Name, sc.ID, sc.File)
 
-		if len(sc.Extensions) == 0 {
+		switch {
+		case sc.Opaque:
+			b.WriteString("  extensions  " + opaqueExtensions + "\n")
+		case len(sc.Extensions) == 0:
 			b.WriteString("  extensions  (none)\n")
 		}
 
@@ -86,11 +82,26 @@ func SchematicsSummary(s *images.Schematics) string {
 		plan.Plural(len(s.Schematics), "schematic"), plan.Plural(len(s.Nodes), "node"), s.TalosVersion, s.Platform, s.ImageFactory)
 
 	if s.Registered {
-		line += " (every schematic registered, IDs confirmed)"
+		var opaque []string
+
+		for _, sc := range s.Schematics {
+			if sc.Opaque {
+				opaque = append(opaque, sc.Name)
+			}
+		}
+
+		if len(opaque) == 0 {
+			line += " (every schematic registered, IDs confirmed)"
+		} else {
+			line += fmt.Sprintf(" (every schematic registered, IDs confirmed, but opaque %s: not posted, the factory already has its ID)", strings.Join(opaque, ", "))
+		}
 	}
 
 	return line
 }
+
+// opaqueExtensions stands for the extensions of a schematic file that holds only its ID.
+const opaqueExtensions = "unknown (opaque: the file holds only the ID; import online or GET /schematics/{id} for the content)"
 
 // SchematicsMarkdown is the job summary: a table of schematics and one of nodes.
 func SchematicsMarkdown(s *images.Schematics) string {
@@ -106,6 +117,10 @@ func SchematicsMarkdown(s *images.Schematics) string {
 			exts := make([]string, 0, len(sc.Extensions))
 			for _, e := range sc.Extensions {
 				exts = append(exts, pipes(code(e)))
+			}
+
+			if sc.Opaque {
+				exts = append(exts, opaqueExtensions)
 			}
 
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", pipes(code(sc.Name)), pipes(code(sc.ID)), strings.Join(exts, "<br>"))

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"github.com/talops/talops/internal/talos"
 )
 
@@ -112,11 +109,11 @@ func bootstrap(ctx context.Context, d talos.Dialer, s Step, o Options) error {
 			return nil
 		case errors.Is(err, talos.ErrBootstrapped):
 			return stop(err)
-		case deadline(err) || status.Code(err) == codes.Unavailable:
+		case deadline(err) || talos.Unavailable(err):
 			unanswered = true
 
 			return err
-		case status.Code(err) == codes.FailedPrecondition:
+		case talos.NotYet(err):
 			return err // not yet: time sync, services starting
 		default:
 			return stop(err)

@@ -424,7 +424,7 @@ func TestRun_DrainProgressIsTypedPerNode(t *testing.T) {
 	o := drainOptions
 	o.Kube = &recordingKube{j: j, pods: 3}
 	o.Now = func() time.Time { return time.Unix(0, 0) }
-	o.NodeProgress = func(p rollout.Progress) { got = append(got, p.Heading()+" | "+p.What) }
+	o.Progress = func(p rollout.Progress) { got = append(got, p.Heading()+" | "+p.What) }
 
 	rollout.Run(context.Background(), newRebootingNodes(j), "lab", "hash", []rollout.Step{worker("k8s-node1", false), worker("k8s-node2", true)}, o)
 

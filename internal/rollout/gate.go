@@ -11,8 +11,6 @@ import (
 
 	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/talops/talops/internal/talos"
 )
@@ -287,7 +285,7 @@ func stop(err error) error { return permanent{err} }
 
 // deadline reports whether err is a call cut short by its context's deadline.
 func deadline(err error) bool {
-	return errors.Is(err, context.DeadlineExceeded) || status.Code(err) == codes.DeadlineExceeded
+	return errors.Is(err, context.DeadlineExceeded) || talos.TimedOut(err)
 }
 
 // DefaultHeartbeat is how often a long wait says it is still waiting.

@@ -167,7 +167,7 @@ func TestK8sWait_TheKubeletWaitSaysOnceInAWhileWhatItWaitsFor(t *testing.T) {
 
 	r := &k8sUpgrade{o: K8sOptions{
 		WaitTimeout: time.Hour, CallTimeout: time.Second, Interval: time.Millisecond, Heartbeat: time.Minute,
-		Now: func() time.Time { return clock }, Progress: func(line string) { lines = append(lines, line) },
+		Now: func() time.Time { return clock }, Progress: func(p Progress) { lines = append(lines, p.String()) },
 	}}
 
 	last, looks := "", 0

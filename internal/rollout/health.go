@@ -46,7 +46,7 @@ func (o Options) checkHealth(ctx context.Context, when string) error {
 			if err != nil && !said && o.Progress != nil {
 				said = true
 
-				o.Progress(fmt.Sprintf("health check %s %s: waiting up to %s (%v)", c.Name, when, c.Timeout, err))
+				o.Progress(Line(fmt.Sprintf("health check %s %s: waiting up to %s (%v)", c.Name, when, c.Timeout, err)))
 			}
 
 			return err

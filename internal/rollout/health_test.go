@@ -89,7 +89,7 @@ func TestRun_AHealthCheckThatBecomesTrueWithinItsTimeoutLetsTheRolloutGoOn(t *te
 
 	o := options
 	o.Health, o.HealthReader = []health.Check{cephCheck(t, time.Second)}, ceph
-	o.Progress = func(line string) { lines = append(lines, line) }
+	o.Progress = func(p rollout.Progress) { lines = append(lines, p.String()) }
 
 	r := rollout.Run(context.Background(), d, "lab", "hash", workers("w1", "w2"), o)
 

@@ -8,9 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/talos"
 )
@@ -57,7 +54,7 @@ type K8sOptions struct {
 	Interval time.Duration
 	// Progress gets one line per step as it happens, and a line once in a while
 	// (Heartbeat, 0: DefaultHeartbeat) while a wait goes on.
-	Progress  func(line string)
+	Progress  func(p Progress)
 	Heartbeat time.Duration
 	// Now reads the clock, for how long a wait has gone on (nil: time.Now).
 	Now func() time.Time
@@ -189,7 +186,7 @@ func (r *k8sUpgrade) say(line string) {
 	r.res.Done = append(r.res.Done, line)
 
 	if r.o.Progress != nil {
-		r.o.Progress(line)
+		r.o.Progress(Line(line))
 	}
 }
 
@@ -285,7 +282,7 @@ func (r *k8sUpgrade) pullOn(ctx context.Context, name string) error {
 		cancel()
 
 		switch {
-		case status.Code(err) == codes.Unimplemented:
+		case talos.Unimplemented(err):
 			r.say(fmt.Sprintf("%s: pre-pull of %s skipped: its Talos has no ImageService", name, image))
 		case err != nil:
 			return fmt.Errorf("pull %s: %w", image, err)

@@ -178,7 +178,7 @@ func (r *k8sUpgrade) wait(ctx context.Context, what string, last *string, done f
 
 		if now := r.o.now(); r.o.Progress != nil && now.Sub(said) >= orHeartbeat(r.o.Heartbeat) {
 			said = now
-			r.o.Progress(stillWaiting(what, now.Sub(start), *last))
+			r.o.Progress(Line(stillWaiting(what, now.Sub(start), *last)))
 		}
 
 		select {

@@ -105,12 +105,10 @@ type Options struct {
 	// where: it is taken once, before the first control plane changes, and a failure stops
 	// the rollout with that node untouched.
 	Snapshot func(ctx context.Context, n talos.Node) (string, error)
-	// Progress, when set, gets one line per step of a node as it happens
-	// ("[2/5] k8s-node1: rebooting"), for a person watching a long rollout.
-	Progress func(line string)
-	// NodeProgress, when set, gets a node's steps typed instead of Progress (which still
-	// gets the lines of no node): the action groups them per node.
-	NodeProgress func(p Progress)
+	// Progress, when set, gets each step of a node as it happens ("[2/5] k8s-node1:
+	// rebooting"), and the lines of no node, for a person watching a long rollout (the
+	// action groups a node's steps).
+	Progress func(p Progress)
 	// Kube, when set, drains a node before it reboots or is upgraded and uncordons it
 	// once its health gate passes (nil: nodes are rebooted without a drain).
 	Kube Kube
@@ -121,8 +119,9 @@ type Options struct {
 	// ResetVM, when set (--proxmox-reset), resets the VM of a node (by its name) that did
 	// not come back healthy after a reboot or an upgrade; the node then gets one more gate.
 	ResetVM func(ctx context.Context, node string) error
-	// Stop, when set, is asked before each node starts: an error stops the rollout there
-	// (the apply lock was lost), the nodes left not attempted and the report saying why.
+	// Stop, when set, is asked before each node that changes starts: an error stops the
+	// rollout there (the apply lock was lost), the nodes left not attempted and the report
+	// saying why.
 	Stop func() error
 	// Health, read by HealthReader, must pass before each node that changes and after the
 	// last one: a check that does not pass within its timeout stops the rollout there.
@@ -154,14 +153,11 @@ func oneAtATime[T any](say func(T)) func(T) {
 
 // sayer is the progress of the node at position i of n.
 func (o Options) sayer(i, n int, name string) func(string) {
-	switch {
-	case o.NodeProgress != nil:
-		return func(what string) { o.NodeProgress(Progress{Index: i + 1, Total: n, Node: name, What: what}) }
-	case o.Progress != nil:
-		return func(what string) { o.Progress(Progress{Index: i + 1, Total: n, Node: name, What: what}.String()) }
-	default:
+	if o.Progress == nil {
 		return func(string) {}
 	}
+
+	return func(what string) { o.Progress(Progress{Index: i + 1, Total: n, Node: name, What: what}) }
 }
 
 func (o Options) now() time.Time {
@@ -200,7 +196,7 @@ func Order(steps []Step) []Step {
 func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step, o Options) *Report {
 	steps = Order(steps)
 
-	o.Progress, o.NodeProgress = oneAtATime(o.Progress), oneAtATime(o.NodeProgress)
+	o.Progress = oneAtATime(o.Progress)
 
 	r := &Report{Cluster: cluster, PlanHash: hash, Mode: Mode(o.Mode), DryRun: o.DryRun, Nodes: make([]NodeResult, len(steps))}
 
@@ -302,16 +298,22 @@ func notAttempted(r *Report, steps []Step) []Step {
 	return members
 }
 
-// mayStart asks, before a step starts, whether the rollout must stop: Stop, then the
-// health checks before a node that changes.
+// mayStart asks, before a step that changes its node, whether the rollout must stop: Stop,
+// then the health checks. A step that changes nothing (a node already in its desired
+// state, one the Kubernetes upgrade brought there, one not selected) needs neither: the
+// lock guards changes, and stopping before such a node would only report it not attempted.
 func (o Options) mayStart(ctx context.Context, s Step) error {
+	if !changes(s) {
+		return nil
+	}
+
 	if o.Stop != nil {
 		if err := o.Stop(); err != nil {
 			return err
 		}
 	}
 
-	if changes(s) && !o.DryRun {
+	if !o.DryRun {
 		return o.checkHealth(ctx, "before "+s.Node.Name)
 	}
 

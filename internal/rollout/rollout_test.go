@@ -162,3 +162,32 @@ func TestRun_ALostLockStopsTheRolloutBeforeTheNextNodeAndSaysWhy(t *testing.T) {
 		t.Errorf("stopped %q, incomplete %t", rep.Stopped, rep.Incomplete())
 	}
 }
+
+// A lock lost during the Kubernetes upgrade (its kube-apiserver step takes the only API
+// server away for longer than the Lease lasts) stops nothing when every node is already in
+// its desired state: the lock guards changes, and each node is reported as the upgrade left it.
+func TestRun_ALostLockStopsNoNodeTheKubernetesUpgradeAlreadyBroughtToItsDesiredState(t *testing.T) {
+	d := &healthyNodes{}
+
+	o := options
+	o.Stop = func() error {
+		return errors.New("the apply lock of cluster lab could not be renewed since 2026-12-01T12:00:00Z")
+	}
+
+	steps := workers("a", "b")
+	for i := range steps {
+		steps[i].DoneBefore = "Kubernetes v1.37.0 → v1.37.1, component by component without a reboot; the node runs its desired config"
+	}
+
+	rep := rollout.Run(context.Background(), d, "lab", "hash", steps, o)
+
+	for _, n := range rep.Nodes {
+		if n.Outcome != rollout.Applied || n.Detail != steps[0].DoneBefore {
+			t.Errorf("%s: %s, %q; want applied by the Kubernetes upgrade", n.Name, n.Outcome, n.Detail)
+		}
+	}
+
+	if rep.Stopped != "" || rep.Incomplete() || len(d.applied) != 0 {
+		t.Errorf("stopped %q, incomplete %t, applied %v; want nothing stopped or applied", rep.Stopped, rep.Incomplete(), d.applied)
+	}
+}

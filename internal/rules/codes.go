@@ -29,6 +29,8 @@ const (
 	CodeSchematicDuplicateExtension = "schematic.duplicate-extension"
 	// CodeSchematicUnsorted is a schematic whose extensions are not in the factory UI's order.
 	CodeSchematicUnsorted = "schematic.unsorted"
+	// CodeSchematicOpaque is a schematic file that holds only an ID: its content is unknown.
+	CodeSchematicOpaque = "schematic.opaque"
 )
 
 // Codes of the release checks: extensions, NVIDIA and version bumps.

@@ -52,9 +52,8 @@ func (m Mode) InContainer() bool { return false }
 func machineryValidation(in *Input) []finding.Finding {
 	var out []finding.Finding
 
-	mode := ModeFor(in.Cluster.Platform())
-
 	for _, n := range rendered(in) {
+		mode := ModeFor(in.Cluster.NodePlatform(n.Node))
 		conflicts := append(v1alpha1Conflicts(in, n), apiServerArgs(n, mode)...)
 		for _, c := range conflicts {
 			out = append(out, c.Finding)

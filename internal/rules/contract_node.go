@@ -51,8 +51,9 @@ func isRoleLabelWarning(msg string) bool {
 }
 
 // controlPlaneRole finds control planes whose KubeNodeConfig lacks the role label or the
-// NoSchedule taint. A taints list the patch writes empty (taints: {}) says the control
-// plane is meant to run workloads: the taint is then not asked for.
+// NoSchedule taint. A taints list the patch writes empty (taints: {}), or a patch deleting
+// the taint ($patch: delete), says the control plane is meant to run workloads: the taint
+// is then not asked for.
 func controlPlaneRole(in *Input) []finding.Finding {
 	var out []finding.Finding
 
@@ -78,7 +79,7 @@ func controlPlaneRole(in *Input) []finding.Finding {
 			})
 		}
 
-		if _, tainted := kn.Taints()[constants.LabelNodeRoleControlPlane]; tainted || (len(kn.Taints()) == 0 && writesKey(n, file, "taints")) {
+		if _, tainted := kn.Taints()[constants.LabelNodeRoleControlPlane]; tainted || (len(kn.Taints()) == 0 && writesKey(n, file, "taints")) || deletesRoleTaint(n) {
 			continue
 		}
 
@@ -119,6 +120,18 @@ func writesKey(n *render.Machine, file, key string) bool {
 		}
 
 		if d := lastDoc(l.Index, kubeNodeConfig, ""); d >= 0 && l.Index.Docs[d].Has(key) {
+			return true
+		}
+	}
+
+	return false
+}
+
+// deletesRoleTaint says whether a patch of the node deletes the control-plane taint from
+// its KubeNodeConfig.
+func deletesRoleTaint(n *render.Machine) bool {
+	for _, l := range n.Layers {
+		if d := lastDoc(l.Index, kubeNodeConfig, ""); d >= 0 && l.Index.Docs[d].Has("taints."+constants.LabelNodeRoleControlPlane+".$patch") {
 			return true
 		}
 	}

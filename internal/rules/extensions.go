@@ -28,6 +28,14 @@ type requested struct {
 
 func (r requested) explicit() bool { return r.schematic == "" }
 
+// opaqueNode says the node boots an opaque schematic: what it carries is unknown, so the
+// checks of its extensions cannot tell a missing one from one talops does not see.
+func opaqueNode(in *Input, n *render.Machine) bool {
+	sf, ok := schematicFiles(in)[n.Node.Schematic]
+
+	return ok && sf.Opaque
+}
+
 // requestedExtensions lists a node's official extensions: its schematic's, then the images
 // of machine.install.extensions. Images outside ghcr.io/siderolabs are not judged.
 func requestedExtensions(in *Input, n *render.Machine) []requested {

@@ -77,6 +77,11 @@ func extensionsAdvice(c *cluster.Cluster, n *render.Machine, images []string) st
 	target := "a schematic file, list it under schematics: in talops.yaml and set schematic: on node " + n.Node.Name
 	if n.Node.Schematic != "" {
 		target = fmt.Sprintf("schematic %s (%s)", n.Node.Schematic, c.Path(c.Spec.Schematics[n.Node.Schematic]))
+
+		if render.OpaqueSchematic(c, n.Node.Schematic) {
+			// What it already carries is unknown: every official image reads as one to add.
+			target += " once the file holds the schematic, not only its ID (schematic.opaque)"
+		}
 	}
 
 	if len(official) > 0 {

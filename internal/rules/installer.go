@@ -5,9 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hashicorp/go-version"
 	"github.com/siderolabs/talos/pkg/machinery/config/types/runtime"
 
+	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/render"
@@ -127,7 +127,7 @@ func installerMismatch(in *Input) []finding.Finding {
 
 		for _, use := range uses {
 			got, err := schematic.ParseInstallerImage(use.image)
-			if err == nil && acceptedInstaller(in.Cluster, got, wantRef) {
+			if err == nil && acceptedInstaller(in.Cluster, n.Node, got, wantRef) {
 				continue
 			}
 
@@ -150,9 +150,9 @@ func installerMismatch(in *Input) []finding.Finding {
 // the factory's legacy name of a metal installer), the stock installer standing for the
 // vanilla schematic where Talos still publishes it, or a stock installer that
 // installer.ghcr-removed already reports.
-func acceptedInstaller(c *cluster.Cluster, got, want schematic.InstallerRef) bool {
+func acceptedInstaller(c *cluster.Cluster, node cluster.Node, got, want schematic.InstallerRef) bool {
 	if got.Registry == want.Registry && got.ID == want.ID && got.Tag == want.Tag &&
-		(got.Repository == want.Repository || metalRepository(c, got.Repository) == want.Repository) {
+		(got.Repository == want.Repository || metalRepository(c.NodePlatform(node), got.Repository) == want.Repository) {
 		return true
 	}
 
@@ -167,13 +167,13 @@ func acceptedInstaller(c *cluster.Cluster, got, want schematic.InstallerRef) boo
 	return want.ID == schematic.VanillaID && got.Tag == want.Tag
 }
 
-// metalRepository is the platform-prefixed name of a legacy installer repository on a
-// metal cluster; "" on any other platform or for any other name. The factory still serves
+// metalRepository is the platform-prefixed name of a legacy installer repository for a
+// metal node; "" on any other platform or for any other name. The factory still serves
 // the metal installer under its names from before the platform-prefixed ones (its registry
 // frontend reads "installer" and "installer-secureboot" as metal), and talhelper users keep
-// them in talosImageURL; on another platform the legacy image is not the cluster's.
-func metalRepository(c *cluster.Cluster, repo string) string {
-	if c.Platform() != cluster.DefaultPlatform {
+// them in talosImageURL; on another platform the legacy image is not the node's.
+func metalRepository(platform, repo string) string {
+	if platform != cluster.DefaultPlatform {
 		return ""
 	}
 
@@ -203,7 +203,7 @@ func mismatchMessage(c *cluster.Cluster, n *render.Machine, known map[string]kno
 		}
 
 		if got.Repository != want.Repository {
-			reasons = append(reasons, fmt.Sprintf("repository %s (not %s: platform %s%s)", got.Repository, want.Repository, c.Platform(), secureBootNote(n)))
+			reasons = append(reasons, fmt.Sprintf("repository %s (not %s: platform %s%s)", got.Repository, want.Repository, c.NodePlatform(n.Node), secureBootNote(n)))
 		}
 	}
 
@@ -243,7 +243,7 @@ func lostExtensions(known map[string]knownSchematic, got, want schematic.Install
 
 	switch k, ok := known[got.ID]; {
 	case isStockInstaller(got), got.ID == schematic.VanillaID:
-	case ok:
+	case ok && !k.opaque:
 		have = k.extensions
 	default:
 		return nil
@@ -288,6 +288,8 @@ func orNone(s string) string {
 type knownSchematic struct {
 	name       string
 	extensions []string
+	// opaque: the file holds only the ID, so the extensions are unknown.
+	opaque bool
 }
 
 // knownSchematics maps the ID of every schematic of the repository to its name and
@@ -303,9 +305,16 @@ func knownSchematics(in *Input) map[string]knownSchematic {
 
 		data, _ := in.Cluster.File(rel)
 
-		s, err := schematic.Load(data)
-		if err != nil {
-			continue
+		var exts []string
+
+		_, opaque := schematic.Opaque(data)
+		if !opaque {
+			s, err := schematic.Load(data)
+			if err != nil {
+				continue
+			}
+
+			exts = s.Extensions()
 		}
 
 		// Two names for one schematic: keep the first in order, so messages are stable.
@@ -313,7 +322,7 @@ func knownSchematics(in *Input) map[string]knownSchematic {
 			continue
 		}
 
-		out[id] = knownSchematic{name: name, extensions: s.Extensions()}
+		out[id] = knownSchematic{name: name, extensions: exts, opaque: opaque}
 	}
 
 	return out
@@ -333,7 +342,7 @@ func installerGHCRRemoved(in *Input) []finding.Finding {
 
 			want, ok := wantInstaller(in, n)
 			if !ok {
-				want = schematic.InstallerImage(in.Cluster.ImageFactory(), in.Cluster.Platform(), schematic.VanillaID, in.Cluster.Spec.TalosVersion, n.Node.SecureBoot)
+				want = schematic.InstallerImage(in.Cluster.ImageFactory(), in.Cluster.NodePlatform(n.Node), schematic.VanillaID, in.Cluster.Spec.TalosVersion, n.Node.SecureBoot)
 			}
 
 			out = append(out, finding.Finding{
@@ -358,14 +367,9 @@ func stockRemoved(c *cluster.Cluster, r schematic.InstallerRef) bool {
 }
 
 func atLeastMinor(v string, minor int) bool {
-	sv, err := version.NewSemver(v)
-	if err != nil {
-		return false
-	}
+	c, err := catalog.CompareMinor(v, fmt.Sprintf("1.%d", minor))
 
-	seg := sv.Segments()
-
-	return seg[0] > 1 || (seg[0] == 1 && seg[1] >= minor)
+	return err == nil && c >= 0
 }
 
 // noInstaller reports a node with a schematic whose final config names no installer

@@ -189,7 +189,9 @@ func TestInstallerMismatch_MetalAcceptsTheFactoryLegacyNamesOfTheSameImage(t *te
 
 	for _, tc := range []struct {
 		name, platform, image string
-		secureBoot, accepted  bool
+		// nodePlatform is the GPU worker's own platform ("": the cluster's).
+		nodePlatform         string
+		secureBoot, accepted bool
 	}{
 		{name: "installer is metal-installer on metal", platform: "metal", image: "factory.talos.dev/installer/" + gpu, accepted: true},
 		{name: "installer-secureboot is metal-installer-secureboot on metal", platform: "metal", secureBoot: true, image: "factory.talos.dev/installer-secureboot/" + gpu, accepted: true},
@@ -201,6 +203,9 @@ func TestInstallerMismatch_MetalAcceptsTheFactoryLegacyNamesOfTheSameImage(t *te
 		{name: "another factory under the legacy name", platform: "metal", image: "factory.example.org/installer/" + gpu},
 		{name: "the SecureBoot legacy name on a node without secure boot", platform: "metal", image: "factory.talos.dev/installer-secureboot/" + gpu},
 		{name: "the plain legacy name on a secure boot node", platform: "metal", secureBoot: true, image: "factory.talos.dev/installer/" + gpu},
+		{name: "installer is metal-installer on a metal node of a nocloud cluster", platform: "nocloud", nodePlatform: "metal", image: "factory.talos.dev/installer/" + gpu, accepted: true},
+		{name: "installer is not the installer of a nocloud node on a metal cluster", platform: "metal", nodePlatform: "nocloud", image: "factory.talos.dev/installer/" + gpu},
+		{name: "the nocloud installer on a nocloud node of a metal cluster", platform: "metal", nodePlatform: "nocloud", image: "factory.talos.dev/nocloud-installer/" + gpu, accepted: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := testlab.On113(t)
@@ -208,6 +213,10 @@ func TestInstallerMismatch_MetalAcceptsTheFactoryLegacyNamesOfTheSameImage(t *te
 
 			if tc.secureBoot {
 				testlab.Edit(t, files, "talops.yaml", "    schematic: gpu\n", "    schematic: gpu\n    secureBoot: true\n")
+			}
+
+			if tc.nodePlatform != "" {
+				testlab.Edit(t, files, "talops.yaml", "    schematic: gpu\n", "    schematic: gpu\n    platform: "+tc.nodePlatform+"\n")
 			}
 
 			patchGPUWorkerInstaller(t, files, tc.image)

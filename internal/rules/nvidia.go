@@ -186,6 +186,10 @@ func nvidiaRules(in *Input) []finding.Finding {
 	t := talosOf(in)
 
 	for _, n := range rendered(in) {
+		if opaqueNode(in, n) {
+			continue // schematic.opaque says its NVIDIA setup is not checked
+		}
+
 		g := nodeGPU(in, t, n)
 		gpuNodes = gpuNodes || len(g.kmods()) > 0
 
@@ -230,14 +234,22 @@ func (g gpuSetup) at(e gpuExt, sev finding.Severity, code, format string, args .
 // nvidiaExtensionSet checks that the extensions make one driver: one track, one kernel
 // module, the toolkit with it, the same driver version throughout.
 func nvidiaExtensionSet(in *Input, g gpuSetup) []finding.Finding {
-	var out []finding.Finding
-
 	kmods := g.kmods()
-	toolkits := g.of(catalog.ContainerToolkit)
-	tracked := slices.Concat(kmods, g.of(catalog.ContainerToolkit, catalog.FabricManager))
 
-	// Flavours: talops.yaml says which track the cluster follows; without it, the kernel module does.
-	var want catalog.Flavour
+	return slices.Concat(
+		nvidiaFlavours(in, g, slices.Concat(kmods, g.of(catalog.ContainerToolkit, catalog.FabricManager))),
+		nvidiaPieces(g, kmods),
+		nvidiaDrivers(g, kmods),
+	)
+}
+
+// nvidiaFlavours: every tracked extension follows one driver track, the one talops.yaml
+// names, or without it the first extension's.
+func nvidiaFlavours(in *Input, g gpuSetup, tracked []gpuExt) []finding.Finding {
+	var (
+		out  []finding.Finding
+		want catalog.Flavour
+	)
 
 	source := ""
 
@@ -268,6 +280,14 @@ func nvidiaExtensionSet(in *Input, g gpuSetup) []finding.Finding {
 		}
 	}
 
+	return out
+}
+
+// nvidiaPieces: one kernel module, and the toolkit beside it; the missing extension is
+// named on the track of the one that is there.
+func nvidiaPieces(g gpuSetup, kmods []gpuExt) []finding.Finding {
+	var out []finding.Finding
+
 	if len(kmods) > 1 {
 		prop, open := g.of(catalog.KernelModuleProprietary), g.of(catalog.KernelModuleOpen)
 		if len(prop) > 0 && len(open) > 0 {
@@ -278,7 +298,6 @@ func nvidiaExtensionSet(in *Input, g gpuSetup) []finding.Finding {
 		}
 	}
 
-	// The missing extension is named on the track of the one that is there.
 	if len(kmods) == 0 {
 		for _, e := range g.of(catalog.ContainerToolkit, catalog.FabricManager) {
 			out = append(out, g.at(e, finding.Error, CodeNvidiaKmodMissing,
@@ -287,27 +306,35 @@ func nvidiaExtensionSet(in *Input, g gpuSetup) []finding.Finding {
 		}
 	}
 
-	if len(toolkits) == 0 {
+	if len(g.of(catalog.ContainerToolkit)) == 0 {
 		for _, e := range kmods {
 			out = append(out, g.at(e, finding.Error, CodeNvidiaToolkitMissing,
 				"%s without %s: containers cannot use the GPU", e.display(), catalog.ContainerToolkit.ExtensionName(e.flavour)))
 		}
 	}
 
-	// Driver versions, where a tag was written by hand: the toolkit and fabric manager carry
-	// the driver they were built against.
-	if len(kmods) > 0 && kmods[0].driver != "" {
-		k := kmods[0]
+	return out
+}
 
-		for _, e := range g.of(catalog.ContainerToolkit, catalog.FabricManager) {
-			if e.driver == "" || e.driver == k.driver || (!e.explicit() && !k.explicit()) {
-				continue
-			}
+// nvidiaDrivers: where a tag was written by hand, the toolkit and fabric manager carry the
+// driver they were built against, which must be the kernel module's.
+func nvidiaDrivers(g gpuSetup, kmods []gpuExt) []finding.Finding {
+	if len(kmods) == 0 || kmods[0].driver == "" {
+		return nil
+	}
 
-			out = append(out, g.at(e, finding.Error, CodeNvidiaDriverMismatch,
-				"%s is built for NVIDIA driver %s but the kernel module %s is driver %s: the userspace must match the driver exactly",
-				e.display(), e.driver, k.display(), k.driver))
+	var out []finding.Finding
+
+	k := kmods[0]
+
+	for _, e := range g.of(catalog.ContainerToolkit, catalog.FabricManager) {
+		if e.driver == "" || e.driver == k.driver || (!e.explicit() && !k.explicit()) {
+			continue
 		}
+
+		out = append(out, g.at(e, finding.Error, CodeNvidiaDriverMismatch,
+			"%s is built for NVIDIA driver %s but the kernel module %s is driver %s: the userspace must match the driver exactly",
+			e.display(), e.driver, k.display(), k.driver))
 	}
 
 	return out

@@ -51,6 +51,9 @@ type SchematicFile struct {
 	Extensions []string
 	// Lines holds the line of each extension, index-aligned; 0 where unknown.
 	Lines []int
+	// Opaque says the file holds only the schematic's ID: its extensions are unknown, not
+	// none.
+	Opaque bool
 }
 
 // LoadSchematicFiles reads every schematic talops.yaml names. A schematic that does not load
@@ -60,6 +63,12 @@ func LoadSchematicFiles(c *cluster.Cluster) map[string]*SchematicFile {
 
 	for name, rel := range c.Spec.Schematics {
 		data, _ := c.File(rel)
+
+		if _, ok := schematic.Opaque(data); ok {
+			out[name] = &SchematicFile{File: c.Path(rel), Opaque: true}
+
+			continue
+		}
 
 		s, pos, err := schematic.LoadWithPositions(data)
 		if err != nil {

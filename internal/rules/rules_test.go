@@ -149,6 +149,35 @@ func TestCheck_MetalNeedsAnInstallDiskCloudDoesNot(t *testing.T) {
 	}
 }
 
+// A node's own platform picks the mode Talos validates its config in: a metal box beside
+// nocloud VMs needs an install disk, a nocloud VM on a metal cluster does not.
+func TestCheck_ValidationModeIsTheNodesOwnPlatform(t *testing.T) {
+	for _, tc := range []struct {
+		name, cluster, node string
+		wantInvalid         bool
+	}{
+		{name: "a nocloud node without install disk on a metal cluster", cluster: "metal", node: "nocloud"},
+		{name: "a metal node without install disk on a nocloud cluster", cluster: "nocloud", node: "metal", wantInvalid: true},
+		{name: "a node naming the cluster's platform again", cluster: "metal", node: "metal", wantInvalid: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := testlab.Files(t)
+			testlab.Edit(t, files, "talops.yaml", "platform: nocloud", "platform: "+tc.cluster)
+			testlab.Edit(t, files, "talops.yaml", "    schematic: base\n    installDisk: /dev/sda\n    patches: [nodes/k8s-node4.yaml]",
+				"    schematic: base\n    platform: "+tc.node+"\n    patches: [nodes/k8s-node4.yaml]")
+
+			fs := check(t, files, false)
+
+			switch {
+			case !tc.wantInvalid && len(fs) != 0:
+				t.Errorf("want no finding, got %+v", fs)
+			case tc.wantInvalid && (len(fs) != 1 || fs[0].Code != rules.CodeConfigInvalid || fs[0].Node != "k8s-node4"):
+				t.Errorf("want one config.invalid on k8s-node4, got %+v", fs)
+			}
+		})
+	}
+}
+
 func TestCheck_WarningPointsAtThePatchLineAndStrictMakesItAnError(t *testing.T) {
 	files := testlab.Files(t)
 	files["patches/worker.yaml"] = append(files["patches/worker.yaml"], []byte(`  files:

@@ -1,10 +1,13 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/schematic"
 )
@@ -23,6 +26,14 @@ func schematicExtensions(in *Input) []finding.Finding {
 		data, _ := c.File(rel)
 
 		s, pos, err := schematic.LoadWithPositions(data)
+
+		var opaque *schematic.OpaqueError
+		if errors.As(err, &opaque) {
+			out = append(out, opaqueSchematic(c, name, opaque))
+
+			continue
+		}
+
 		if err != nil {
 			continue // loading the repository reports it
 		}
@@ -60,4 +71,27 @@ func schematicExtensions(in *Input) []finding.Finding {
 	}
 
 	return out
+}
+
+// opaqueSchematic says, once at its file, that a schematic holds only its ID: talops names
+// the installer of that ID, and knows nothing of what it carries.
+func opaqueSchematic(c *cluster.Cluster, name string, o *schematic.OpaqueError) finding.Finding {
+	var nodes []string
+
+	for _, n := range c.Spec.Nodes {
+		if n.Schematic == name {
+			nodes = append(nodes, n.Name)
+		}
+	}
+
+	using := "no node uses it"
+	if len(nodes) > 0 {
+		using = "node " + strings.Join(nodes, ", ")
+	}
+
+	return finding.Finding{
+		Severity: finding.Info, Code: CodeSchematicOpaque, File: c.Path(c.Spec.Schematics[name]), Line: o.Line, Path: "id",
+		Message: fmt.Sprintf("schematic %s is opaque: the file holds only the ID %s, so talops names its installer but does not know its extensions, and the extension and NVIDIA checks skip what it carries (%s); to fill it in, run the import online, or ask the factory (GET %s/schematics/%s) and replace the file with the schematic it gives",
+			name, o.ID, using, c.ImageFactory(), o.ID),
+	}
 }

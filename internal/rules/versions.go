@@ -113,7 +113,11 @@ type Bump struct {
 	KubernetesRange string            `json:"kubernetesRange,omitempty"`
 	GPUNodes        []GPUChange       `json:"gpuNodes,omitempty"`
 	Extensions      []ExtensionChange `json:"extensions,omitempty"`
-	Findings        []finding.Finding `json:"findings"`
+	// PinMoved is the exact nvidia.driver pin talops moved to the head release's driver in
+	// talops.yaml (PinMove), when it was asked to; the rest of the bump is of the file as
+	// it is after the move.
+	PinMoved *Change           `json:"pinMoved,omitempty"`
+	Findings []finding.Finding `json:"findings"`
 }
 
 // CompareVersions explains the move from base to head. Both inputs describe the same
@@ -242,7 +246,6 @@ func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
 		fs  []finding.Finding
 	)
 
-	c := head.Cluster
 	headTalos := talosOf(head)
 
 	for _, n := range rendered(head) {
@@ -251,77 +254,96 @@ func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
 			continue
 		}
 
-		ch := GPUChange{Node: n.Node.Name, Flavour: string(g.kmods()[0].flavour)}
-
-		// A GPU node whose driver the release data does not give has an unknown driver,
-		// not none: the data is missing, the driver is not removed.
-		if k, tk, ok := g.nodeDriver(); ok {
-			ch.Driver.To, ch.Toolkit.To = k.driver, tk
-		} else {
-			ch.Driver.To, ch.Toolkit.To = UnknownVersion, UnknownVersion
-		}
-
-		if k, tk, ok := before[n.Node.Name].nodeDriver(); ok {
-			ch.Driver.From, ch.Toolkit.From = k.driver, tk
-		} else if len(before[n.Node.Name].kmods()) > 0 {
-			ch.Driver.From, ch.Toolkit.From = UnknownVersion, UnknownVersion
-		}
-
-		if old := before[n.Node.Name].kmods(); len(old) > 0 && string(old[0].flavour) != ch.Flavour {
-			ch.FlavourFrom = string(old[0].flavour)
-		}
-
-		if nv := c.Spec.NVIDIA; nv != nil && nv.Driver != "" {
-			ch.Pin = nv.Driver
-
-			if _, valid := catalog.DriverBranch(ch.Driver.To); valid {
-				ch.PinBroken = !catalog.DriverMatchesPin(ch.Driver.To, nv.Driver)
-			} else if branch, broken := pinnedBranch(headTalos.talos, g.kmods()[0].flavour, nv.Driver); broken {
-				// The driver is unknown, its branch is not: a track that changes branch
-				// breaks the pin whatever the patch release.
-				ch.PinBroken = true
-				ch.Driver.To = branch + ".x"
-			}
-		}
-
+		ch := gpuChange(head, headTalos, g, before[n.Node.Name], n.Node.Name)
 		out = append(out, ch)
 
-		toolkit := noneIfEmpty(ch.Toolkit.To) + " (unchanged)"
-		if ch.Toolkit.Changed() {
-			toolkit = noneIfEmpty(ch.Toolkit.From) + " → " + noneIfEmpty(ch.Toolkit.To)
-		}
-
-		move := fmt.Sprintf("NVIDIA driver %s → %s (%s), container toolkit %s", noneIfEmpty(ch.Driver.From), noneIfEmpty(ch.Driver.To), ch.Flavour, toolkit)
-		if t.Changed() {
-			move = fmt.Sprintf("Talos %s → %s moves the ", t.From, t.To) + move
-		}
-
-		switch {
-		case ch.PinBroken:
-			fs = append(fs, finding.Finding{
-				Severity: finding.Error, Code: CodeNvidiaDriverPin, Node: ch.Node,
-				File: c.Path(cluster.FileName), Line: c.Line("nvidia.driver"), Path: "nvidia.driver",
-				Message: fmt.Sprintf("%s, but nvidia.driver pins %s: keep the Talos release whose driver matches, switch nvidia.flavour, or move the pin deliberately", move, ch.Pin),
-			})
-		case known(ch.Driver.From) && known(ch.Driver.To) && ch.Driver.Changed():
-			file, line := talosLine(head)
-			if !t.Changed() {
-				k := g.kmods()[0]
-				file, line = k.file, k.line
-			}
-
-			msg := move
-			if b1, _ := catalog.DriverBranch(ch.Driver.From); b1 != "" {
-				if b2, _ := catalog.DriverBranch(ch.Driver.To); b2 != b1 {
-					msg += fmt.Sprintf(": a new driver branch (%s → %s), check that it still supports the node's GPU", b1, b2)
-				}
-			}
-
-			fs = append(fs, finding.Finding{Severity: finding.Info, Code: CodeNvidiaDriverChanged, Node: ch.Node, File: file, Line: line, Message: msg})
+		if f, ok := driverFinding(head, g, ch, t); ok {
+			fs = append(fs, f)
 		}
 	}
 
 	return out, fs
+}
+
+// gpuChange is what a GPU node's driver does between the two states (before: its setup in
+// the base), and whether the new driver breaks talops.yaml's pin.
+func gpuChange(head *Input, headTalos clusterTalos, g, before gpuSetup, node string) GPUChange {
+	ch := GPUChange{Node: node, Flavour: string(g.kmods()[0].flavour)}
+
+	// A GPU node whose driver the release data does not give has an unknown driver,
+	// not none: the data is missing, the driver is not removed.
+	if k, tk, ok := g.nodeDriver(); ok {
+		ch.Driver.To, ch.Toolkit.To = k.driver, tk
+	} else {
+		ch.Driver.To, ch.Toolkit.To = UnknownVersion, UnknownVersion
+	}
+
+	if k, tk, ok := before.nodeDriver(); ok {
+		ch.Driver.From, ch.Toolkit.From = k.driver, tk
+	} else if len(before.kmods()) > 0 {
+		ch.Driver.From, ch.Toolkit.From = UnknownVersion, UnknownVersion
+	}
+
+	if old := before.kmods(); len(old) > 0 && string(old[0].flavour) != ch.Flavour {
+		ch.FlavourFrom = string(old[0].flavour)
+	}
+
+	if nv := head.Cluster.Spec.NVIDIA; nv != nil && nv.Driver != "" {
+		ch.Pin = nv.Driver
+
+		if _, valid := catalog.DriverBranch(ch.Driver.To); valid {
+			ch.PinBroken = !catalog.DriverMatchesPin(ch.Driver.To, nv.Driver)
+		} else if branch, broken := pinnedBranch(headTalos.talos, g.kmods()[0].flavour, nv.Driver); broken {
+			// The driver is unknown, its branch is not: a track that changes branch
+			// breaks the pin whatever the patch release.
+			ch.PinBroken = true
+			ch.Driver.To = branch + ".x"
+		}
+	}
+
+	return ch
+}
+
+// driverFinding says what a GPU node's driver move means: a broken pin is an error, a
+// known driver that changes a note (with a word when its branch changes).
+func driverFinding(head *Input, g gpuSetup, ch GPUChange, t Change) (finding.Finding, bool) {
+	c := head.Cluster
+
+	toolkit := noneIfEmpty(ch.Toolkit.To) + " (unchanged)"
+	if ch.Toolkit.Changed() {
+		toolkit = noneIfEmpty(ch.Toolkit.From) + " → " + noneIfEmpty(ch.Toolkit.To)
+	}
+
+	move := fmt.Sprintf("NVIDIA driver %s → %s (%s), container toolkit %s", noneIfEmpty(ch.Driver.From), noneIfEmpty(ch.Driver.To), ch.Flavour, toolkit)
+	if t.Changed() {
+		move = fmt.Sprintf("Talos %s → %s moves the ", t.From, t.To) + move
+	}
+
+	switch {
+	case ch.PinBroken:
+		return finding.Finding{
+			Severity: finding.Error, Code: CodeNvidiaDriverPin, Node: ch.Node,
+			File: c.Path(cluster.FileName), Line: c.Line("nvidia.driver"), Path: "nvidia.driver",
+			Message: fmt.Sprintf("%s, but nvidia.driver pins %s: keep the Talos release whose driver matches, switch nvidia.flavour, or move the pin deliberately", move, ch.Pin),
+		}, true
+	case known(ch.Driver.From) && known(ch.Driver.To) && ch.Driver.Changed():
+		file, line := talosLine(head)
+		if !t.Changed() {
+			k := g.kmods()[0]
+			file, line = k.file, k.line
+		}
+
+		msg := move
+		if b1, _ := catalog.DriverBranch(ch.Driver.From); b1 != "" {
+			if b2, _ := catalog.DriverBranch(ch.Driver.To); b2 != b1 {
+				msg += fmt.Sprintf(": a new driver branch (%s → %s), check that it still supports the node's GPU", b1, b2)
+			}
+		}
+
+		return finding.Finding{Severity: finding.Info, Code: CodeNvidiaDriverChanged, Node: ch.Node, File: file, Line: line, Message: msg}, true
+	}
+
+	return finding.Finding{}, false
 }
 
 // UnknownVersion stands for a version the release data does not give (a release talops has

@@ -6,24 +6,20 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/hashicorp/go-version"
 	"github.com/siderolabs/talos/pkg/machinery/api/common"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/client"
+
+	"github.com/talops/talops/internal/catalog"
 )
 
 // LifecycleAPI reports whether a node running Talos version v serves LifecycleService and
 // ImageService (Talos 1.13 and later). An unreadable version answers false: the legacy
 // upgrade call is the one every release serves.
 func LifecycleAPI(v string) bool {
-	sv, err := version.NewSemver(v)
-	if err != nil {
-		return false
-	}
+	c, err := catalog.CompareMinor(v, "1.13")
 
-	seg := sv.Segments()
-
-	return seg[0] > 1 || (seg[0] == 1 && seg[1] >= 13)
+	return err == nil && c >= 0
 }
 
 // EtcdMember is one member of the etcd cluster as a control plane lists it.

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hashicorp/go-version"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/configdiff"
@@ -16,6 +15,8 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/role"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/talops/talops/internal/catalog"
 )
 
 // Mode details as machined answers them (v1alpha1_server.go, v1.13.9 and v1.14.1).
@@ -28,14 +29,14 @@ const (
 // rebootsOnApply reports whether the node's release is one whose AUTO mode reboots by
 // itself (up to 1.13); 1.14 never reboots on apply. An unreadable tag behaves as 1.14.
 func rebootsOnApply(tag string) bool {
-	v, err := version.NewSemver(tag)
+	c, err := catalog.CompareMinor(tag, "1.13")
 	if err != nil {
 		return false
 	}
 
-	seg := v.Segments()
+	older, _ := catalog.CompareMinor(tag, "1.0")
 
-	return seg[0] == 1 && seg[1] <= 13
+	return c <= 0 && older >= 0
 }
 
 // runtimeMode is the platform mode the config is validated against, as machined's
@@ -68,6 +69,39 @@ func (m *machineService) ApplyConfiguration(ctx context.Context, req *machine.Ap
 
 	legacy := rebootsOnApply(m.version)
 
+	provider, err := m.accept(ctx, req, legacy)
+	if err != nil {
+		return nil, err
+	}
+
+	warnings, err := m.validate(ctx, provider, legacy)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+
+	mode, details, reason, err := m.resolve(req.GetMode(), provider, legacy)
+	if err != nil {
+		return nil, err
+	}
+
+	if req.GetDryRun() {
+		return m.dryRun(mode, details, provider)
+	}
+
+	if !legacy && mode != machine.ApplyConfigurationRequest_TRY {
+		m.cancelRollback()
+	}
+
+	if details, err = m.commit(ctx, req, mode, details); err != nil {
+		return nil, err
+	}
+
+	return response(mode, warnings, details+reason), nil
+}
+
+// accept checks what the real node checks before it reads the config's meaning: a reboot
+// pending, the caller's role, a config that loads with a v1alpha1 document, the mode.
+func (m *machineService) accept(ctx context.Context, req *machine.ApplyConfigurationRequest, legacy bool) (config.Provider, error) {
 	if legacy && m.applyRebooted {
 		return nil, status.Error(codes.FailedPrecondition, "configuration was already applied and node is rebooting, cannot apply more configuration changes until next reboot")
 	}
@@ -97,38 +131,31 @@ func (m *machineService) ApplyConfiguration(ctx context.Context, req *machine.Ap
 		return nil, status.Error(codes.Unimplemented, "the REBOOT mode is not supported, please use AUTO or NO_REBOOT modes instead")
 	}
 
-	warnings, err := m.validate(ctx, provider, legacy)
+	return provider, nil
+}
+
+// dryRun answers as the real node does: the diff, no warnings, nothing changed.
+func (m *machineService) dryRun(mode machine.ApplyConfigurationRequest_Mode, details string, provider config.Provider) (*machine.ApplyConfigurationResponse, error) {
+	m.dryRuns++
+
+	diff, err := configdiff.DiffConfigs(m.current, provider)
 	if err != nil {
-		return nil, status.Error(codes.InvalidArgument, err.Error())
+		return nil, fmt.Errorf("failed to generate diff: %w", err)
 	}
 
-	mode, details, reason, err := m.resolve(mode, provider, legacy)
-	if err != nil {
-		return nil, err
+	if diff == "" {
+		diff = "No changes."
 	}
 
-	if req.GetDryRun() {
-		m.dryRuns++
+	return response(mode, nil, fmt.Sprintf("Dry run summary:\n%s (skipped in dry-run).\nConfig diff:\n\n%s", details, diff)), nil
+}
 
-		diff, err := configdiff.DiffConfigs(m.current, provider)
-		if err != nil {
-			return nil, fmt.Errorf("failed to generate diff: %w", err)
-		}
-
-		if diff == "" {
-			diff = "No changes."
-		}
-
-		// Dry runs carry no warnings, as on the real node.
-		return response(mode, nil, fmt.Sprintf("Dry run summary:\n%s (skipped in dry-run).\nConfig diff:\n\n%s", details, diff)), nil
-	}
-
-	if !legacy && mode != machine.ApplyConfigurationRequest_TRY {
-		m.cancelRollback()
-	}
-
+// commit records the apply and takes the config on in the resolved mode.
+func (m *machineService) commit(ctx context.Context, req *machine.ApplyConfigurationRequest, mode machine.ApplyConfigurationRequest_Mode, details string) (string, error) {
 	m.applied = append(m.applied, Applied{Mode: req.GetMode().String(), Config: req.GetData()})
 	m.node.Journal.add("%s ApplyConfiguration %s", m.node.Name, req.GetMode())
+
+	var err error
 
 	//nolint:exhaustive // resolve leaves only these
 	switch mode {
@@ -154,11 +181,7 @@ func (m *machineService) ApplyConfiguration(ctx context.Context, req *machine.Ap
 		m.reboot()
 	}
 
-	if err != nil {
-		return nil, err
-	}
-
-	return response(mode, warnings, details+reason), nil
+	return details, err
 }
 
 // validate runs what machined runs before it takes a config: Validate and RuntimeValidate

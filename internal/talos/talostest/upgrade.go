@@ -13,7 +13,6 @@ import (
 
 	"github.com/cosi-project/runtime/pkg/safe"
 	"github.com/cosi-project/runtime/pkg/state"
-	"github.com/hashicorp/go-version"
 	"github.com/siderolabs/talos/pkg/machinery/api/common"
 	"github.com/siderolabs/talos/pkg/machinery/api/machine"
 	"github.com/siderolabs/talos/pkg/machinery/resources/runtime"
@@ -22,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 
+	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/schematic"
 )
 
@@ -30,14 +30,9 @@ const schematicExtensionID = "1"
 
 // lifecycle reports whether the node's release serves LifecycleService and ImageService.
 func lifecycle(tag string) bool {
-	v, err := version.NewSemver(tag)
-	if err != nil {
-		return false
-	}
+	c, err := catalog.CompareMinor(tag, "1.13")
 
-	seg := v.Segments()
-
-	return seg[0] > 1 || (seg[0] == 1 && seg[1] >= 13)
+	return err == nil && c >= 0
 }
 
 // installerRef reads an installer image reference.
