@@ -68,7 +68,7 @@ func (k *checker) healthChecks() {
 		switch first, dup := names[hc.Name]; {
 		case hc.Name == "":
 			k.bad(at+".name", "is required: it names the check in plans and reports")
-		case !dnsLabelRe.MatchString(hc.Name):
+		case !isDNSLabel(hc.Name):
 			k.bad(at+".name", "must be a DNS-1123 label (lower-case letters, digits and dashes), got %q", hc.Name)
 		case dup:
 			k.bad(at+".name", "duplicate check name %q (also %s)", hc.Name, healthAt(first))
@@ -80,7 +80,7 @@ func (k *checker) healthChecks() {
 			k.bad(at+".apiVersion", "must be a Kubernetes apiVersion such as v1, apps/v1 or ceph.rook.io/v1, got %q", hc.APIVersion)
 		}
 
-		if !kindRe.MatchString(hc.Kind) {
+		if len(hc.Kind) > maxLabel || !kindRe.MatchString(hc.Kind) {
 			k.bad(at+".kind", "must be a Kubernetes kind such as Deployment or CephCluster, got %q", hc.Kind)
 		}
 
@@ -104,5 +104,6 @@ func (k *checker) healthChecks() {
 	}
 }
 
-// kindRe is a Kubernetes kind: an upper-case letter, then letters and digits.
-var kindRe = regexp.MustCompile(`^[A-Z][A-Za-z0-9]{0,62}$`)
+// kindRe is a Kubernetes kind: an upper-case letter, then letters and digits, at most
+// maxLabel in all (checked apart, see nameRe).
+var kindRe = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)

@@ -12,14 +12,21 @@ var (
 	bridgeRe = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$`)
 	// macRe is a unicast MAC address (PVE refuses multicast ones).
 	macRe = regexp.MustCompile(`^[0-9A-Fa-f][02468aceACE](:[0-9A-Fa-f]{2}){5}$`)
-	// hostPCIRe is a PCI address, [domain:]bus:device[.function], or a mapping's name.
-	hostPCIRe = regexp.MustCompile(`^(([0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(\.[0-7])?|[a-zA-Z][a-zA-Z0-9_-]{0,127})$`)
-	// cpuRe is a CPU model name (host, x86-64-v2-AES, a custom one).
-	cpuRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.+-]{0,63}$`)
+	// hostPCIRe is a PCI address, [domain:]bus:device[.function], or a mapping's name; at
+	// most maxHostPCI characters (checked apart, see nameRe).
+	hostPCIRe = regexp.MustCompile(`^(([0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(\.[0-7])?|[a-zA-Z][a-zA-Z0-9_-]*)$`)
+	// cpuRe is a CPU model name (host, x86-64-v2-AES, a custom one); at most maxCPU.
+	cpuRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.+-]*$`)
 	// machineRe is a QEMU machine type: q35, pc, or a versioned pc-q35-9.0.
 	machineRe = regexp.MustCompile(`^(q35|pc|pc-(q35|i440fx)-[0-9]+\.[0-9]+(\+pve[0-9]+)?)$`)
 	// tagRe is PVE's pve-tag.
 	tagRe = regexp.MustCompile(`^[a-z0-9_][a-z0-9_+.-]*$`)
+)
+
+// The longest a mapping's name (PVE's pve-configid) and a CPU model may be.
+const (
+	maxHostPCI = 128
+	maxCPU     = 64
 )
 
 // vmSpec checks the VM description of a node's proxmox: section.
@@ -34,7 +41,7 @@ func (k *checker) vmSpec(at string, n Node) {
 		k.bad(at+".memory", "is MiB and must be at least 2048 (Talos needs 2 GiB), got %d", p.Memory)
 	}
 
-	if p.CPU != "" && !cpuRe.MatchString(p.CPU) {
+	if p.CPU != "" && (len(p.CPU) > maxCPU || !cpuRe.MatchString(p.CPU)) {
 		k.bad(at+".cpu", "%q is not a CPU type (host, x86-64-v2-AES, …)", p.CPU)
 	}
 
@@ -79,7 +86,7 @@ func (k *checker) vmSpec(at string, n Node) {
 	}
 
 	for i, dev := range p.HostPCI {
-		if !hostPCIRe.MatchString(dev) {
+		if len(dev) > maxHostPCI || !hostPCIRe.MatchString(dev) {
 			k.bad(at+".hostpci["+strconv.Itoa(i)+"]", "%q is not a PCI address (0000:01:00) or a mapping name", dev)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/talops/talops/internal/finding"
@@ -232,12 +233,16 @@ func (p palette) diffLine(line string) string {
 //go:embed templates/*.tmpl
 var templatesFS embed.FS
 
-var planTemplates = template.Must(template.New("").Funcs(template.FuncMap{
-	"fence": fence,
-	"cell":  cell,
-	"text":  text,
-	"short": func(s string) string { return s[:min(12, len(s))] },
-}).ParseFS(templatesFS, "templates/*.tmpl"))
+// planTemplates are parsed when a plan is first rendered as markdown, not at start-up:
+// most commands never render one.
+var planTemplates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"fence": fence,
+		"cell":  cell,
+		"text":  text,
+		"short": func(s string) string { return s[:min(12, len(s))] },
+	}).ParseFS(templatesFS, "templates/*.tmpl"))
+})
 
 // Marker is the hidden line that identifies a cluster's sticky comment.
 func Marker(cluster string) string {
@@ -484,7 +489,7 @@ func renderPlanMarkdown(p *plan.Plan, fs []finding.Finding, nodes int, v PlanVie
 	openSmall(d.Changed)
 
 	var b strings.Builder
-	if err := planTemplates.ExecuteTemplate(&b, "plan.md.tmpl", d); err != nil {
+	if err := planTemplates().ExecuteTemplate(&b, "plan.md.tmpl", d); err != nil {
 		return "", fmt.Errorf("render plan: %w", err)
 	}
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/talops/talops/internal/finding"
@@ -167,35 +168,39 @@ func VersionsText(b *rules.Bump) string {
 //go:embed templates/versions/*.tmpl
 var versionsFS embed.FS
 
-var versionsTemplates = template.Must(template.New("").Funcs(template.FuncMap{
-	"cell":    cell,
-	"text":    text,
-	"icon":    icon,
-	"plural":  plan.Plural,
-	"flavour": func(g rules.GPUChange) string { return gpuFlavour(g, "—") },
-	"move": func(c rules.Change) string {
-		if !c.Changed() {
-			return cell(bumpNone(c.To))
-		}
+// versionsTemplates are parsed when a versions report is first rendered as markdown, not
+// at start-up: most commands never render one.
+var versionsTemplates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{
+		"cell":    cell,
+		"text":    text,
+		"icon":    icon,
+		"plural":  plan.Plural,
+		"flavour": func(g rules.GPUChange) string { return gpuFlavour(g, "—") },
+		"move": func(c rules.Change) string {
+			if !c.Changed() {
+				return cell(bumpNone(c.To))
+			}
 
-		if c.To == rules.UnknownVersion {
-			// Unknown is not a change to point at.
-			return cell(bumpNone(c.From)) + " → " + cell(c.To)
-		}
+			if c.To == rules.UnknownVersion {
+				// Unknown is not a change to point at.
+				return cell(bumpNone(c.From)) + " → " + cell(c.To)
+			}
 
-		return cell(bumpNone(c.From)) + " → **" + cell(bumpNone(c.To)) + "**"
-	},
-	"pin": bumpPinNote,
-	"where": func(f finding.Finding) string {
-		w := f.File
-		if f.Line > 0 {
-			w += ":" + strconv.Itoa(f.Line)
-		}
+			return cell(bumpNone(c.From)) + " → **" + cell(bumpNone(c.To)) + "**"
+		},
+		"pin": bumpPinNote,
+		"where": func(f finding.Finding) string {
+			w := f.File
+			if f.Line > 0 {
+				w += ":" + strconv.Itoa(f.Line)
+			}
 
-		return cell(w)
-	},
-	"message": messageCell,
-}).ParseFS(versionsFS, "templates/versions/*.tmpl"))
+			return cell(w)
+		},
+		"message": messageCell,
+	}).ParseFS(versionsFS, "templates/versions/*.tmpl"))
+})
 
 // VersionsMarkdown is the view for the PR comment and the job summary.
 func VersionsMarkdown(b *rules.Bump) (string, error) {
@@ -226,7 +231,7 @@ func versionsMarkdown(b *rules.Bump, section bool) (string, error) {
 	}{b, VersionsSummary(b), bumpTalosNote(b), bumpKubernetesNote(b), gone, section}
 
 	var s strings.Builder
-	if err := versionsTemplates.ExecuteTemplate(&s, "versions.md.tmpl", data); err != nil {
+	if err := versionsTemplates().ExecuteTemplate(&s, "versions.md.tmpl", data); err != nil {
 		return "", fmt.Errorf("render versions markdown: %w", err)
 	}
 
