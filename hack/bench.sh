@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Prints the figures issue 31 and docs/performance.md track, in one run:
+#   hack/bench.sh [sizes] [rounds]      (default: "50 500 2000 5000", 5 rounds)
+# - the stripped binary's size, built without and with cgo;
+# - start-up: peak RSS and cpu of `talops --help`, cpu of `validate` of the reference lab;
+# - for each lab size: the cpu (user + system) of validate, render, plan --against (10 nodes
+#   changed) and plan --base (the same change, the base read out of Git), their ratios to
+#   validate, validate's and plan's cpu per node, and each command's peak RSS.
+# Rounds are interleaved (one of each command, then the next round), so that a machine
+# whose load changes during the run moves every command alike; medians are printed.
+# The labs are testlab.Scaled (the benchmarks' lab), written by internal/testlab's
+# TestWriteScaled; the environment passes through (GOMEMLIMIT, GOGC).
+set -euo pipefail
+
+sizes="${1:-50 500 2000 5000}"
+rounds="${2:-5}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$root"
+
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+
+# run NAME CMD...: runs CMD once and appends its cpu seconds and peak KiB to NAME's lists.
+# Exit codes 0 and 2 (a plan with changes) count as success.
+run() {
+  local name="$1"; shift
+  local rc=0
+  /usr/bin/time -f '%M %U %S' -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || rc=$?
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 2 ]; then
+    echo "bench: $name exited $rc:" >&2; cat "$work/stderr" >&2; exit 1
+  fi
+  local kib user sys
+  read -r kib user sys <"$work/time"
+  echo "$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" >>"$work/$name.cpu"
+  echo "$kib" >>"$work/$name.rss"
+}
+cpu() { median $(cat "$work/$1.cpu"); }
+rss() { awk -v k="$(median $(cat "$work/$1.rss"))" 'BEGIN { printf "%.0f", k / 1024 }'; }
+
+# The release build (no cgo) and what a plain build on a machine with a C compiler gives.
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/talops" ./cmd/talops
+CGO_ENABLED=1 go build -trimpath -ldflags "-s -w" -o "$work/talops-cgo" ./cmd/talops
+bin="$work/talops"
+# A binary just written is cached in large folios and maps more per page touched than one
+# read back from disk (hack/rss.sh): drop its pages, as for one installed a while ago.
+sync "$bin"
+dd if="$bin" iflag=nocache count=0 status=none
+
+echo "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), GOMEMLIMIT=${GOMEMLIMIT-unset}, medians of $rounds interleaved rounds"
+echo "binary (stripped): $(stat -c %s "$bin") bytes without cgo, $(stat -c %s "$work/talops-cgo") with cgo; $(go list -deps ./cmd/talops | wc -l) packages"
+
+for _ in $(seq "$rounds"); do
+  run help "$bin" --help
+  run lab "$bin" validate --offline --dir examples/homelab
+done
+echo "start-up: --help $(rss help) MiB peak RSS, $(cpu help) s cpu; validate of examples/homelab $(cpu lab) s cpu"
+
+printf '\n%6s %9s %9s %9s %9s %7s %7s %7s %10s %10s %s\n' nodes validate render plan base render/v plan/v base/v "v ms/node" "p ms/node" "peak RSS MiB (v/r/p/b)"
+for nodes in $sizes; do
+  lab="$work/lab-$nodes"
+  TALOPS_SCALED_LAB="$lab/base" TALOPS_SCALED_NODES="$nodes" \
+    go test -count 1 -run '^TestWriteScaled$' ./internal/testlab/ >/dev/null
+  cp -r "$lab/base" "$lab/desired"
+  # As the benchmarks do: the first ten workers' own patches rename their host.
+  for i in $(seq 3 $((nodes < 13 ? nodes - 1 : 12))); do
+    name=$(printf 'node-%02d' "$i")
+    sed -i "s/^hostname: $name\$/hostname: $name-renamed/" "$lab/desired/nodes/$name.yaml"
+  done
+  # plan --base: the base committed, the change in the work tree.
+  cp -r "$lab/base" "$lab/git"
+  git -C "$lab/git" init -q
+  git -C "$lab/git" add -A
+  git -C "$lab/git" -c user.name=bench -c user.email=bench@localhost commit -qm base
+  cp -r "$lab/desired/." "$lab/git/"
+
+  rm -f "$work"/{validate,render,plan,base}.{cpu,rss}
+  for _ in $(seq "$rounds"); do
+    run validate "$bin" validate --offline --dir "$lab/desired"
+    run render "$bin" render --throwaway --dir "$lab/desired" --out "$lab/out"
+    run plan "$bin" plan --offline --dir "$lab/desired" --against "$lab/base"
+    run base "$bin" plan --offline --dir "$lab/git" --base HEAD
+  done
+  v=$(cpu validate) r=$(cpu render) p=$(cpu plan) b=$(cpu base)
+  printf '%6s %9s %9s %9s %9s %7s %7s %7s %10s %10s %s/%s/%s/%s\n' "$nodes" "$v" "$r" "$p" "$b" \
+    "$(ratio "$r" "$v")" "$(ratio "$p" "$v")" "$(ratio "$b" "$v")" \
+    "$(ratio "$(awk -v c="$v" 'BEGIN { print c * 1000 }')" "$nodes")" \
+    "$(ratio "$(awk -v c="$p" 'BEGIN { print c * 1000 }')" "$nodes")" \
+    "$(rss validate)" "$(rss render)" "$(rss plan)" "$(rss base)"
+  rm -rf "$lab"
+done
