@@ -42,12 +42,8 @@ type Deps struct {
 	// ListFiles lists the regular files below dir, recursively, as slash paths relative
 	// to dir, in the order of a walk of sorted directory entries; a missing dir has none.
 	ListFiles func(dir string) ([]string, error)
-	// OpenExported opens a state exported from git: always on disk, whatever OpenDir serves.
-	OpenExported func(dir string) (cluster.Files, func() error, error)
-	// Git runs git (for a state at a ref); TempDir is where such states are unpacked ("":
-	// the system default).
-	Git     gitrev.Runner
-	TempDir string
+	// Git runs git (for a state at a ref, read into memory).
+	Git gitrev.Runner
 	// ImageFactory returns the client of the Image Factory at baseURL (nil: none may be
 	// reached).
 	ImageFactory func(baseURL string) (*factory.Client, error)

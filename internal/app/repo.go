@@ -44,14 +44,17 @@ func loadToCompare(ctx context.Context, d *Deps, dir string) (*Repo, error) {
 // tree. A state without a real secrets bundle is rendered with current's, so a throwaway
 // bundle never shows as a change. The patch files current kept are not parsed again.
 func LoadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo) (*Repo, error) {
-	exported, cleanup, err := gitrev.Export(ctx, d.Git, dir, ref, d.TempDir)
+	files, err := gitrev.Read(ctx, d.Git, dir, ref)
 	if err != nil {
 		return nil, err
 	}
-	defer cleanup()
+
+	open := func(string) (cluster.Files, func() error, error) {
+		return cluster.MapFiles(files), func() error { return nil }, nil
+	}
 
 	// Its files are named as in the work tree, so findings of both states compare.
-	r, err := openAndLoad(ctx, d, d.OpenExported, exported, dir, current.Bundle, current.patches)
+	r, err := openAndLoad(ctx, d, open, dir, dir, current.Bundle, current.patches)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", dir, ref, err)
 	}

@@ -93,12 +93,11 @@ func OSDeps() *Deps {
 
 			return f.Close()
 		},
-		OpenDir:      door.OpenDisk,
-		ListFiles:    door.ListDisk,
-		OpenExported: door.OpenDisk,
-		Now:          time.Now,
-		Git:          gitrev.Exec,
-		HTTPClient:   &http.Client{Timeout: 30 * time.Second},
+		OpenDir:    door.OpenDisk,
+		ListFiles:  door.ListDisk,
+		Now:        time.Now,
+		Git:        gitrev.Exec,
+		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 		ImageFactory: func(baseURL string) (*factory.Client, error) {
 			opts := []factory.Option{factory.WithUserAgent("talops/" + version), factory.WithClock(time.Now)}
 

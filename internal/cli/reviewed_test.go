@@ -50,7 +50,6 @@ func TestApply_PlanHashCheckedAgainstTheReviewedBase(t *testing.T) {
 
 			return ""
 		}
-		d.TempDir = t.TempDir()
 		d.ImageFactory = nil
 		d.TalosEndpoint = func(string) string { return down }
 

@@ -146,7 +146,6 @@ func TestVersions_BaseFromGitLeavesTheWorkTreeAlone(t *testing.T) {
 
 	var stdout, stderr bytes.Buffer
 	d.Stdout, d.Stderr, d.Getenv = &stdout, &stderr, testlab.NoEnv
-	d.TempDir = t.TempDir()
 	d.ReleaseCache = "" // the lab's release is derived here, never read from this machine's cache
 
 	if err := cli.Run(context.Background(), d, []string{"versions", "--dir", lab, "--base", "HEAD", "--offline"}); err != nil {

@@ -67,8 +67,6 @@ type Deps struct {
 	Now       func() time.Time
 	// Git runs git (for --base REF).
 	Git gitrev.Runner
-	// TempDir is where other states of the repository are unpacked ("" for the system default).
-	TempDir string
 	// HTTPClient reaches GitHub.
 	HTTPClient *http.Client
 	// ImageFactory returns the client of the Image Factory at baseURL (talops.yaml's
@@ -95,9 +93,6 @@ type Deps struct {
 	// Hostname names the machine talops runs on, for who holds the apply lock (nil:
 	// unknown).
 	Hostname func() (string, error)
-	// OpenExported opens a state exported from git, always on disk whatever OpenDir
-	// serves (nil: the directory on disk).
-	OpenExported func(dir string) (cluster.Files, func() error, error)
 	// Version is talops' own version (ResolveVersion); "" reports dev.
 	Version string
 	// ReleaseCache is the directory where releases learnt from an Image Factory are kept
@@ -212,15 +207,10 @@ func (d *Deps) derive() *Deps {
 // App is what the application layer reaches the outside through: the same doors, the
 // notes it prints going to stderr through the masker.
 func (d *Deps) App() *app.Deps {
-	openExported := d.OpenExported
-	if openExported == nil {
-		openExported = OpenDisk
-	}
-
 	return &app.Deps{
 		Getenv: d.Getenv, ReadFile: d.ReadFile, WriteFile: d.WriteFile,
 		CreateFile: d.CreateFile, MkdirAll: d.MkdirAll, Lstat: d.Lstat, Rand: d.Rand,
-		OpenDir: d.OpenDir, OpenExported: openExported, ListFiles: d.ListFiles, Git: d.Git, TempDir: d.TempDir,
+		OpenDir: d.OpenDir, ListFiles: d.ListFiles, Git: d.Git,
 		ImageFactory: d.ImageFactory, TalosEndpoint: d.TalosEndpoint, TalosTimeout: d.TalosTimeout,
 		GateTimeout: d.GateTimeout, GateInterval: d.GateInterval, Proxmox: d.Proxmox,
 		Kube: d.Kube, Hostname: d.Hostname, KubernetesAPI: app.NewKubernetesAPI,

@@ -9,10 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path"
-	"path/filepath"
 	"strings"
 )
 
@@ -52,35 +50,39 @@ func Exec(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	return out, nil
 }
 
-// maxBytes bounds what one export may unpack.
+// maxBytes bounds what one export may hold.
 const maxBytes = 256 << 20
 
-// Export writes the files of dir (a directory inside a git work tree) as they are at ref
-// into a new temporary directory under tmpRoot, and returns the path that corresponds
-// to dir there. cleanup removes everything. Symbolic links are not exported.
-func Export(ctx context.Context, git Runner, dir, ref, tmpRoot string) (exported string, cleanup func(), err error) {
+// Read returns the regular files of dir (a directory inside a git work tree) as they are at
+// ref, keyed by their slash paths relative to dir. They are read out of one `git archive`
+// into memory: unpacked to disk and read back, it cost a 2,000-node plan --base 1.6 s of
+// cpu more (4.1 s against 2.5 s, as much as a plan --against a checkout). Symbolic links
+// are not read.
+func Read(ctx context.Context, git Runner, dir, ref string) (map[string][]byte, error) {
 	if ref == "" || strings.HasPrefix(ref, "-") {
-		return "", nil, fmt.Errorf("invalid git ref %q", ref)
+		return nil, fmt.Errorf("invalid git ref %q", ref)
 	}
 
 	prefix, err := git(ctx, dir, "rev-parse", "--show-prefix")
 	if errors.Is(err, ErrNoGit) {
-		return "", nil, err
+		return nil, err
 	}
 
 	if err != nil {
-		return "", nil, fmt.Errorf("%s is not inside a git repository: %w", dir, err)
+		return nil, fmt.Errorf("%s is not inside a git repository: %w", dir, err)
 	}
 
 	sub := strings.TrimSuffix(strings.TrimSpace(string(prefix)), "/")
 
 	if _, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
-		return "", nil, fmt.Errorf("git ref %q not found (fetch it first, e.g. actions/checkout with fetch-depth: 0)", ref)
+		return nil, fmt.Errorf("git ref %q not found (fetch it first, e.g. actions/checkout with fetch-depth: 0)", ref)
 	}
 
+	top := topLevel(ctx, git, dir)
+
 	if sub != "" {
-		if _, err := git(ctx, topLevel(ctx, git, dir), "cat-file", "-e", ref+":"+sub); err != nil {
-			return "", nil, fmt.Errorf("%s at %s: %w", dir, ref, ErrAbsent)
+		if _, err := git(ctx, top, "cat-file", "-e", ref+":"+sub); err != nil {
+			return nil, fmt.Errorf("%s at %s: %w", dir, ref, ErrAbsent)
 		}
 	}
 
@@ -89,32 +91,17 @@ func Export(ctx context.Context, git Runner, dir, ref, tmpRoot string) (exported
 		args = append(args, "--", sub)
 	}
 
-	archive, err := git(ctx, topLevel(ctx, git, dir), args...)
+	archive, err := git(ctx, top, args...)
 	if err != nil {
-		return "", nil, fmt.Errorf("read %s at %s: %w", dir, ref, err)
+		return nil, fmt.Errorf("read %s at %s: %w", dir, ref, err)
 	}
 
-	root, err := os.MkdirTemp(tmpRoot, "talops-rev-")
+	files, err := untar(bytes.NewReader(archive), sub)
 	if err != nil {
-		return "", nil, err
+		return nil, fmt.Errorf("unpack %s at %s: %w", dir, ref, err)
 	}
 
-	cleanup = func() { _ = os.RemoveAll(root) }
-
-	if err := untar(bytes.NewReader(archive), root); err != nil {
-		cleanup()
-
-		return "", nil, fmt.Errorf("unpack %s at %s: %w", dir, ref, err)
-	}
-
-	exported = filepath.Join(root, filepath.FromSlash(sub))
-	if _, err := os.Stat(exported); err != nil {
-		cleanup()
-
-		return "", nil, fmt.Errorf("%s does not exist at %s", dir, ref)
-	}
-
-	return exported, cleanup, nil
+	return files, nil
 }
 
 func topLevel(ctx context.Context, git Runner, dir string) string {
@@ -126,57 +113,52 @@ func topLevel(ctx context.Context, git Runner, dir string) string {
 	return strings.TrimSpace(string(out))
 }
 
-func untar(r io.Reader, root string) error {
+// untar reads the regular files of a tar below the directory sub ("" for all), keyed by
+// their paths relative to sub; entries that would leave it are skipped.
+func untar(r io.Reader, sub string) (map[string][]byte, error) {
 	tr := tar.NewReader(r)
+	files := map[string][]byte{}
 
 	var total int64
 
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return files, nil
 		}
 
 		if err != nil {
-			return err
+			return nil, err
 		}
 
-		name := path.Clean(h.Name)
-		if name == "." || strings.HasPrefix(name, "../") || path.IsAbs(name) {
+		if h.Typeflag != tar.TypeReg {
 			continue
 		}
 
-		target := filepath.Join(root, filepath.FromSlash(name))
-
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o700); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			total += h.Size
-			if total > maxBytes {
-				return fmt.Errorf("more than %d bytes", maxBytes)
+		name := path.Clean(h.Name)
+		if sub != "" {
+			rest, ok := strings.CutPrefix(name, sub+"/")
+			if !ok {
+				continue
 			}
 
-			if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
-				return err
-			}
-
-			f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-			if err != nil {
-				return err
-			}
-
-			if _, err := io.Copy(f, io.LimitReader(tr, h.Size)); err != nil {
-				f.Close() //nolint:errcheck // the copy error matters more
-
-				return err
-			}
-
-			if err := f.Close(); err != nil {
-				return err
-			}
+			name = rest
 		}
+
+		if name == "." || name == ".." || strings.HasPrefix(name, "../") || path.IsAbs(name) {
+			continue
+		}
+
+		total += h.Size
+		if total > maxBytes {
+			return nil, fmt.Errorf("more than %d bytes", maxBytes)
+		}
+
+		data, err := io.ReadAll(io.LimitReader(tr, h.Size))
+		if err != nil {
+			return nil, err
+		}
+
+		files[name] = data
 	}
 }

@@ -38,11 +38,16 @@ func write(t *testing.T, path, content string) {
 	}
 }
 
-func TestExport_ReadsASubdirectoryAtAnEarlierCommitWithoutTouchingTheWorkTree(t *testing.T) {
+func TestRead_ReadsASubdirectoryAtAnEarlierCommitWithoutTouchingTheWorkTree(t *testing.T) {
 	repo := t.TempDir()
 	git(t, repo, "init", "-q", "-b", "main")
 	write(t, filepath.Join(repo, "clusters/lab/talops.yaml"), "talosVersion: v1.13.8\n")
+	write(t, filepath.Join(repo, "clusters/lab/nodes/cp1.yaml"), "hostname: cp1\n")
+	write(t, filepath.Join(repo, "clusters/lab-other/talops.yaml"), "y\n")
 	write(t, filepath.Join(repo, "other.txt"), "x\n")
+	if err := os.Symlink("talops.yaml", filepath.Join(repo, "clusters/lab/link.yaml")); err != nil {
+		t.Fatal(err)
+	}
 	git(t, repo, "add", ".")
 	git(t, repo, "commit", "-q", "-m", "one")
 	base := git(t, repo, "rev-parse", "HEAD")
@@ -51,19 +56,22 @@ func TestExport_ReadsASubdirectoryAtAnEarlierCommitWithoutTouchingTheWorkTree(t 
 	git(t, repo, "commit", "-q", "-am", "two")
 	write(t, filepath.Join(repo, "clusters/lab/talops.yaml"), "uncommitted\n")
 
-	dir, cleanup, err := gitrev.Export(context.Background(), gitrev.Exec, filepath.Join(repo, "clusters/lab"), base, t.TempDir())
+	files, err := gitrev.Read(context.Background(), gitrev.Exec, filepath.Join(repo, "clusters/lab"), base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cleanup()
 
-	got, err := os.ReadFile(filepath.Join(dir, "talops.yaml"))
-	if err != nil || string(got) != "talosVersion: v1.13.8\n" {
-		t.Errorf("exported talops.yaml = %q, %v", got, err)
+	// Only the directory's regular files, by their paths in it: not a sibling whose name
+	// begins the same, not a symbolic link.
+	want := map[string]string{"talops.yaml": "talosVersion: v1.13.8\n", "nodes/cp1.yaml": "hostname: cp1\n"}
+	if len(files) != len(want) {
+		t.Errorf("read %d files, want %d: %v", len(files), len(want), keys(files))
 	}
 
-	if _, err := os.Stat(filepath.Join(dir, "..", "..", "other.txt")); err == nil {
-		t.Error("files outside the directory were exported")
+	for name, content := range want {
+		if got, ok := files[name]; !ok || string(got) != content {
+			t.Errorf("%s = %q (present %v), want %q", name, got, ok, content)
+		}
 	}
 
 	if now, _ := os.ReadFile(filepath.Join(repo, "clusters/lab/talops.yaml")); string(now) != "uncommitted\n" {
@@ -75,24 +83,24 @@ func TestExport_ReadsASubdirectoryAtAnEarlierCommitWithoutTouchingTheWorkTree(t 
 	}
 }
 
-func TestExport_UnknownRefIsAClearError(t *testing.T) {
+func TestRead_UnknownRefIsAClearError(t *testing.T) {
 	repo := t.TempDir()
 	git(t, repo, "init", "-q", "-b", "main")
 	write(t, filepath.Join(repo, "a"), "a")
 	git(t, repo, "add", ".")
 	git(t, repo, "commit", "-q", "-m", "one")
 
-	_, _, err := gitrev.Export(context.Background(), gitrev.Exec, repo, "no-such-branch", t.TempDir())
+	_, err := gitrev.Read(context.Background(), gitrev.Exec, repo, "no-such-branch")
 	if err == nil || !strings.Contains(err.Error(), `git ref "no-such-branch" not found`) {
 		t.Errorf("err = %v", err)
 	}
 
-	if _, _, err := gitrev.Export(context.Background(), gitrev.Exec, repo, "--output=/tmp/x", t.TempDir()); err == nil {
+	if _, err := gitrev.Read(context.Background(), gitrev.Exec, repo, "--output=/tmp/x"); err == nil {
 		t.Error("an option-like ref was accepted")
 	}
 }
 
-func TestExport_ADirectoryAddedSinceTheRefIsAbsent(t *testing.T) {
+func TestRead_ADirectoryAddedSinceTheRefIsAbsent(t *testing.T) {
 	repo := t.TempDir()
 	git(t, repo, "init", "-q", "-b", "main")
 	write(t, filepath.Join(repo, "clusters/old/talops.yaml"), "x\n")
@@ -104,8 +112,17 @@ func TestExport_ADirectoryAddedSinceTheRefIsAbsent(t *testing.T) {
 	git(t, repo, "add", ".")
 	git(t, repo, "commit", "-q", "-m", "two")
 
-	_, _, err := gitrev.Export(context.Background(), gitrev.Exec, filepath.Join(repo, "clusters/new"), base, t.TempDir())
+	_, err := gitrev.Read(context.Background(), gitrev.Exec, filepath.Join(repo, "clusters/new"), base)
 	if !errors.Is(err, gitrev.ErrAbsent) {
 		t.Errorf("err = %v, want ErrAbsent", err)
 	}
+}
+
+func keys(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+
+	return out
 }
