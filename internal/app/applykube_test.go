@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"github.com/talops/talops/internal/applied"
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/health"
 	"io/fs"
 	"strings"
@@ -150,7 +151,7 @@ func newKubeDeps(k *fakeKube, env map[string]string) *kubeDeps {
 	return kd
 }
 
-func kubeStep(name, role string, action plan.Action) rollout.Step {
+func kubeStep(name string, role cluster.Role, action plan.Action) rollout.Step {
 	return rollout.Step{Node: plan.Node{Name: name, Role: role, Action: action}, Address: name}
 }
 

@@ -77,7 +77,7 @@ func discover(ctx context.Context, d *Deps, nodes []cluster.Node, read []talos.R
 		d.note(fmt.Sprintf("finding nodes missing from talops.yaml: discovery members on %s: %s\n", cp.Name, talos.OneLine(err)))
 	} else {
 		for _, m := range members {
-			f.add(m.Hostname, m.Role, m.Addresses, foundDiscovery)
+			f.add(m.Hostname, cluster.Role(m.Role), m.Addresses, foundDiscovery)
 		}
 	}
 
@@ -176,7 +176,7 @@ func newFinds(nodes []cluster.Node, aliases ...string) *finds {
 }
 
 // add records a node found at where, unless talops.yaml names it or one of its addresses.
-func (f *finds) add(name, role string, addresses []string, where string) {
+func (f *finds) add(name string, role cluster.Role, addresses []string, where string) {
 	if name == "" || f.names[name] || slices.ContainsFunc(addresses, func(a string) bool { return a != "" && f.addresses[a] }) {
 		return
 	}

@@ -148,7 +148,7 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer, kubeco
 
 		role := n.Role
 		if cfg.Machine() != nil {
-			role = cfg.Machine().Type().String()
+			role = cluster.Role(cfg.Machine().Type().String())
 		}
 
 		s.Nodes = append(s.Nodes, plan.NodeState{

@@ -2,7 +2,10 @@
 // in and the views format. It is pure: no node is reached from here.
 package applied
 
-import "github.com/talops/talops/internal/plan"
+import (
+	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/plan"
+)
 
 // Outcome is what happened to a node.
 type Outcome string
@@ -21,10 +24,10 @@ var Outcomes = []Outcome{Applied, DryRun, Skipped, Failed, NotAttempted}
 
 // NodeResult is what happened to one node.
 type NodeResult struct {
-	Name    string      `json:"name"`
-	Role    string      `json:"role"`
-	Action  plan.Action `json:"action"`
-	Outcome Outcome     `json:"outcome"`
+	Name    string       `json:"name"`
+	Role    cluster.Role `json:"role"`
+	Action  plan.Action  `json:"action"`
+	Outcome Outcome      `json:"outcome"`
 	// Rebooted is true when the node rebooted (by itself or asked by talops).
 	Rebooted bool `json:"rebooted"`
 	// Cordoned is true when the node was drained and left cordoned: it failed after its

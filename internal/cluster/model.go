@@ -6,10 +6,13 @@ import "slices"
 // FileName is the cluster file at the root of a repository directory.
 const FileName = "talops.yaml"
 
+// Role is what a node is to the cluster, as talops.yaml and Talos' machine type name it.
+type Role string
+
 // Roles a node may have.
 const (
-	RoleControlPlane = "controlplane"
-	RoleWorker       = "worker"
+	RoleControlPlane Role = "controlplane"
+	RoleWorker       Role = "worker"
 )
 
 // Spec is talops.yaml as written.
@@ -113,7 +116,7 @@ type Patches struct {
 type Node struct {
 	Name        string `yaml:"name"`
 	Address     string `yaml:"address"`
-	Role        string `yaml:"role"`
+	Role        Role   `yaml:"role"`
 	Schematic   string `yaml:"schematic,omitempty"`
 	InstallDisk string `yaml:"installDisk,omitempty"`
 	SecureBoot  bool   `yaml:"secureBoot,omitempty"`

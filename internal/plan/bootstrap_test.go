@@ -8,6 +8,7 @@ import (
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/mask"
 	"github.com/talops/talops/internal/plan"
 )
@@ -24,8 +25,8 @@ func load(t *testing.T, data string) coreconfig.Provider {
 }
 
 func TestCompute_BootstrapOnlyWhenEveryControlPlaneIsNew(t *testing.T) {
-	cfg := func(role string) plan.NodeState {
-		return plan.NodeState{Role: role, Config: load(t, "version: v1alpha1\nmachine:\n  type: "+role+"\n")}
+	cfg := func(role cluster.Role) plan.NodeState {
+		return plan.NodeState{Role: role, Config: load(t, "version: v1alpha1\nmachine:\n  type: "+string(role)+"\n")}
 	}
 
 	named := func(name string, n plan.NodeState) plan.NodeState { n.Name = name; return n }

@@ -80,7 +80,7 @@ func ComponentImage(cfg coreconfig.Provider, component string) string {
 // RunsOn reports whether a node of role runs the component: the kubelet runs everywhere,
 // the others are control-plane static pods (kube-proxy is rendered there, into the
 // bootstrap manifests).
-func RunsOn(component, role string) bool {
+func RunsOn(component string, role cluster.Role) bool {
 	return component == K8sKubelet || role == cluster.RoleControlPlane
 }
 
@@ -99,7 +99,8 @@ func ImageVersion(image string) string {
 
 // moved is a component whose image moves on one node.
 type moved struct {
-	node, role, component, from, to string
+	node, component, from, to string
+	role                      cluster.Role
 }
 
 // kubernetesUpgrade plans the move of every component whose image differs between the

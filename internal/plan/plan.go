@@ -50,7 +50,7 @@ const Redacted = "<redacted>"
 // NodeState is one node in one state of the repository (or as it runs).
 type NodeState struct {
 	Name string
-	Role string
+	Role cluster.Role
 	// Schematic is the schematic name from talops.yaml ("" for the vanilla image).
 	Schematic string
 	// Installer is the installer image the node should run (version and schematic).
@@ -113,7 +113,7 @@ type InstallerChange struct {
 // Node is the planned change of one node.
 type Node struct {
 	Name    string   `json:"name"`
-	Role    string   `json:"role"`
+	Role    cluster.Role `json:"role"`
 	Action  Action   `json:"action"`
 	Reasons []string `json:"reasons"`
 	// Diff is a unified diff of the redacted configs ("" when unchanged).
@@ -328,7 +328,7 @@ func removed(c NodeState, masker *mask.Masker) (Node, error) {
 // RemoveUnreachableSteps is what apply does to a removed node of role that does not
 // answer: it cannot be drained or reset, so only what the cluster keeps of it goes, first,
 // before etcd's health is asked of the other control planes.
-func RemoveUnreachableSteps(role string) string {
+func RemoveUnreachableSteps(role cluster.Role) string {
 	if role == cluster.RoleControlPlane {
 		return "removes its etcd member and deletes its Kubernetes Node (no drain, no reset), before every other change"
 	}
@@ -337,7 +337,7 @@ func RemoveUnreachableSteps(role string) string {
 }
 
 // RemoveSteps is what apply does to a removed node of role, after every other change.
-func RemoveSteps(role string) string {
+func RemoveSteps(role cluster.Role) string {
 	if role == cluster.RoleControlPlane {
 		return "drains it, resets it (it leaves etcd first) and deletes its Kubernetes Node, after every other change"
 	}

@@ -71,7 +71,7 @@ func ApplyMarkdown(r *applied.Report, v ApplyView) string {
 			detail = string(runes[:detailLimit]) + "…"
 		}
 
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(n.Name), cell(n.Role), cell(string(n.Action)), cell(string(n.Outcome)), cell(detail))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(n.Name), cell(string(n.Role)), cell(string(n.Action)), cell(string(n.Outcome)), cell(detail))
 	}
 
 	return b.String()

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/rollout"
 	"github.com/talops/talops/internal/talos"
@@ -133,14 +134,14 @@ func newCluster() []rollout.Step {
 	var out []rollout.Step
 
 	for i, name := range []string{"cp1", "cp2", "cp3", "w1", "w2"} {
-		role := "controlplane"
+		role := cluster.RoleControlPlane
 		if name[0] == 'w' {
-			role = "worker"
+			role = cluster.RoleWorker
 		}
 
 		out = append(out, rollout.Step{
 			Node:    plan.Node{Name: name, Role: role, Action: plan.Create, ConfigChanged: true},
-			Address: name, Config: []byte("version: v1alpha1\nmachine:\n  type: " + role + "\n  token: " + name + "\n"),
+			Address: name, Config: []byte("version: v1alpha1\nmachine:\n  type: " + string(role) + "\n  token: " + name + "\n"),
 			Version: "v1.14.1", Bootstrap: i == 0,
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/talos"
 )
@@ -31,7 +32,7 @@ type KubeUpgrade interface {
 // K8sNode is one node of a Kubernetes upgrade.
 type K8sNode struct {
 	Name    string
-	Role    string
+	Role    cluster.Role
 	Address string
 	// KubeNode is the name of its Node object in Kubernetes ("": Name), whose kubelet
 	// version the kubelet step waits for.

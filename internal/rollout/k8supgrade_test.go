@@ -13,6 +13,7 @@ import (
 	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/mask"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/render"
@@ -113,7 +114,7 @@ type k8sCluster struct {
 	mu sync.Mutex
 	// running is each node's configured image per component.
 	running map[string]map[string]string
-	roles   map[string]string
+	roles   map[string]cluster.Role
 	applied []appliedConfig
 	pulls   []string
 	// removed is what RemovedAPIsInUse answers; staleKubelet names a Node that keeps its
@@ -135,7 +136,7 @@ type appliedConfig struct {
 func newK8sCluster(t *testing.T, nodes []rollout.K8sNode) *k8sCluster {
 	t.Helper()
 
-	c := &k8sCluster{running: map[string]map[string]string{}, roles: map[string]string{}}
+	c := &k8sCluster{running: map[string]map[string]string{}, roles: map[string]cluster.Role{}}
 
 	for _, n := range nodes {
 		c.running[n.Name] = images(t, n.Current)

@@ -141,7 +141,7 @@ func HashRefusals(p Preflight) []string {
 // be able to reach the target release in one upgrade, in the role it has (Talos cannot turn
 // a control plane into a worker, or back, in place).
 func runningRefusals(live *plan.Plan, running []plan.NodeState, target string) []string {
-	desiredRole := map[string]string{}
+	desiredRole := map[string]cluster.Role{}
 	for _, n := range live.Nodes {
 		desiredRole[n.Name] = n.Role
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/siderolabs/talos/pkg/machinery/config/machine"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/rollout"
 	"github.com/talops/talops/internal/talos"
@@ -88,9 +89,9 @@ func newRemovalLab(t *testing.T, cps, workers int, mode string) *removalLab {
 	l := &removalLab{cluster: &talostest.Cluster{}, servers: map[string]*talostest.Server{}, steps: map[string]rollout.Step{}, endpoints: map[string]string{}}
 
 	for i := range cps + workers {
-		name, role, typ := "cp"+string(rune('1'+i)), "controlplane", machine.TypeControlPlane
+		name, role, typ := "cp"+string(rune('1'+i)), cluster.RoleControlPlane, machine.TypeControlPlane
 		if i >= cps {
-			name, role, typ = "w"+string(rune('1'+i-cps)), "worker", machine.TypeWorker
+			name, role, typ = "w"+string(rune('1'+i-cps)), cluster.RoleWorker, machine.TypeWorker
 		}
 
 		addr := "10.0.1." + string(rune('1'+i))

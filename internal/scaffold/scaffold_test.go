@@ -96,7 +96,7 @@ func TestFiles_EncryptedRepositoryLoads(t *testing.T) {
 
 	var roles, addresses []string
 	for _, n := range c.Spec.Nodes {
-		roles = append(roles, n.Role)
+		roles = append(roles, string(n.Role))
 		addresses = append(addresses, n.Address)
 	}
 

@@ -147,8 +147,8 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 	roles := map[bool]*yaml.Node{true: get(root, "controlPlane"), false: get(root, "worker")}
 	im.groupKeys(root)
 	rolePatches := map[bool][]string{
-		true:  im.patchList(get(roles[true], "patches"), cluster.RoleControlPlane),
-		false: im.patchList(get(roles[false], "patches"), cluster.RoleWorker),
+		true:  im.patchList(get(roles[true], "patches"), string(cluster.RoleControlPlane)),
+		false: im.patchList(get(roles[false], "patches"), string(cluster.RoleWorker)),
 	}
 
 	if err := im.findImageSchematics(nodes, roles); err != nil {
