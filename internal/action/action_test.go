@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/talops/talops/internal/action"
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/secrets"
@@ -55,23 +56,25 @@ func newRunner(t *testing.T, files cluster.MapFiles, inputs map[string]string) *
 	}
 
 	r.deps = &cli.Deps{
-		Stdout:   &r.stdout,
-		Stderr:   &r.stderr,
-		Getenv:   func(k string) string { return r.env[k] },
-		ReadFile: os.ReadFile,
-		OpenDir: func(d string) (cluster.Files, func() error, error) {
-			switch {
-			case d == "examples/homelab":
-				return files, func() error { return nil }, nil
-			case r.dirs[d] != nil:
-				return r.dirs[d], func() error { return nil }, nil
-			default:
-				return nil, nil, errors.New("no such directory")
-			}
+		Outside: app.Outside{
+			Getenv:   func(k string) string { return r.env[k] },
+			ReadFile: os.ReadFile,
+			OpenDir: func(d string) (cluster.Files, func() error, error) {
+				switch {
+				case d == "examples/homelab":
+					return files, func() error { return nil }, nil
+				case r.dirs[d] != nil:
+					return r.dirs[d], func() error { return nil }, nil
+				default:
+					return nil, nil, errors.New("no such directory")
+				}
+			},
+			Now: time.Now,
 		},
+		Stdout:     &r.stdout,
+		Stderr:     &r.stderr,
 		HTTPClient: http.DefaultClient,
 		AppendFile: cli.OSDeps().AppendFile,
-		Now:        time.Now,
 	}
 
 	return r

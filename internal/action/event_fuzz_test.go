@@ -6,6 +6,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/door"
 	"github.com/talops/talops/internal/rollout"
 )
@@ -29,8 +30,10 @@ func FuzzEventPayload(f *testing.F) {
 	f.Fuzz(func(t *testing.T, payload []byte, ref string) {
 		env := map[string]string{"GITHUB_EVENT_PATH": "/runner/event.json", "GITHUB_REF": ref, "GITHUB_REPOSITORY": "lab/infra"}
 		d := &door.Deps{
-			Getenv:   func(k string) string { return env[k] },
-			ReadFile: func(string) ([]byte, error) { return payload, nil },
+			Outside: app.Outside{
+				Getenv:   func(k string) string { return env[k] },
+				ReadFile: func(string) ([]byte, error) { return payload, nil },
+			},
 		}
 		a := &runner{d: d, gha: githubactions.New(githubactions.WithGetenv(d.Getenv))}
 

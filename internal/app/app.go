@@ -21,19 +21,24 @@ import (
 	"github.com/talops/talops/internal/secrets"
 )
 
-// Deps are the doors to the outside the use cases go through.
-type Deps struct {
+// Outside is every door to the outside a use case reaches through: files, environment,
+// clock, git and the clients of the APIs. The doors fill it once (door.Deps embeds it) and
+// hand it to the use cases whole.
+type Outside struct {
 	Getenv func(string) string
-	// ReadFile reads files outside a repository directory (standalone configs, talosconfigs).
+	// ReadFile reads files outside a repository directory (standalone configs,
+	// talosconfigs, age keys).
 	ReadFile func(string) ([]byte, error)
-	// WriteFile writes files (rendered configs, release data).
+	// WriteFile writes files (rendered configs, release data), with exactly perm even when
+	// the file exists.
 	WriteFile func(name string, data []byte, perm os.FileMode) error
 	// CreateFile writes a new file and fails with an error wrapping fs.ErrExist when the
 	// file exists (init and talosconfig never overwrite); MkdirAll creates directories.
 	CreateFile func(name string, data []byte, perm os.FileMode) error
 	MkdirAll   func(name string, perm os.FileMode) error
 	// Lstat looks at a path without following a symbolic link (nil: apply does not look
-	// for links in the etcd snapshot's directory).
+	// for links in the etcd snapshot's directory, and no Git work tree is looked for
+	// around a credential written).
 	Lstat func(name string) (os.FileInfo, error)
 	// Rand is the randomness of the secrets bundle's encryption (nil: crypto/rand).
 	Rand io.Reader
@@ -44,8 +49,8 @@ type Deps struct {
 	ListFiles func(dir string) ([]string, error)
 	// Git runs git (for a state at a ref, read into memory).
 	Git gitrev.Runner
-	// ImageFactory returns the client of the Image Factory at baseURL (nil: none may be
-	// reached).
+	// ImageFactory returns the client of the Image Factory at baseURL (talops.yaml's
+	// imageFactory; nil: none may be reached).
 	ImageFactory func(baseURL string) (*factory.Client, error)
 	// TalosEndpoint maps a node address to the Talos API endpoint dialled when the
 	// talosconfig context names no endpoints (nil: the address, on port 50000).
@@ -63,6 +68,18 @@ type Deps struct {
 	// Hostname names the machine talops runs on, for who holds the apply lock (nil:
 	// unknown).
 	Hostname func() (string, error)
+	// Now reads the clock (nil: the rollout's default).
+	Now func() time.Time
+	// ReleaseCache is the directory where releases learnt from an Image Factory are kept
+	// between runs ("": none are kept).
+	ReleaseCache string
+}
+
+// Deps are the doors to the outside the use cases go through: the Outside the doors
+// filled, and what the doors derive for the use cases from their own state.
+type Deps struct {
+	Outside
+
 	// KubernetesAPI returns the Kubernetes side of a Kubernetes upgrade over the admin
 	// kubeconfig that kubeconfig reads from a control plane (NewKubernetesAPI; nil: apply
 	// refuses a plan that upgrades Kubernetes).
@@ -71,8 +88,6 @@ type Deps struct {
 	UserAgent string
 	// Sleep waits between the checks of a wait (nil: a timer).
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Now reads the clock (nil: the rollout's default).
-	Now func() time.Time
 
 	// Mask registers secret values with the masker everything printed goes through, before
 	// anything that could quote them runs; Masker is that masker.
@@ -82,9 +97,6 @@ type Deps struct {
 	Secrets *secrets.Loader
 	// Releases remembers what the Image Factory said about releases (nil: ask every time).
 	Releases *Releases
-	// ReleaseCache is the directory where releases learnt from an Image Factory are kept
-	// between runs ("": none are kept).
-	ReleaseCache string
 	// Note prints a progress note beside the output (apply's preparations); nil drops it.
 	Note func(text string)
 }

@@ -25,14 +25,16 @@ func deps(t *testing.T, env map[string]string) *app.Deps {
 	var m *mask.Masker
 
 	return &app.Deps{
-		Getenv:   getenv,
-		ReadFile: os.ReadFile,
-		OpenDir: func(dir string) (cluster.Files, func() error, error) {
-			if dir != "lab" {
-				return nil, nil, errors.New("no such directory")
-			}
+		Outside: app.Outside{
+			Getenv:   getenv,
+			ReadFile: os.ReadFile,
+			OpenDir: func(dir string) (cluster.Files, func() error, error) {
+				if dir != "lab" {
+					return nil, nil, errors.New("no such directory")
+				}
 
-			return files, func() error { return nil }, nil
+				return files, func() error { return nil }, nil
+			},
 		},
 		Mask:    func(values ...string) { m = mask.New(append(m.Values(), values...)...) },
 		Masker:  func() *mask.Masker { return m },

@@ -128,20 +128,22 @@ type kubeDeps struct {
 func newKubeDeps(k *fakeKube, env map[string]string) *kubeDeps {
 	kd := &kubeDeps{}
 	kd.d = &Deps{
-		Getenv:   func(name string) string { return env[name] },
-		Hostname: func() (string, error) { return "build-host", nil },
-		Rand:     nonceReader{},
-		ReadFile: func(name string) ([]byte, error) {
-			if name == "kc.yaml" {
-				return testKubeconfig, nil
-			}
+		Outside: Outside{
+			Getenv:   func(name string) string { return env[name] },
+			Hostname: func() (string, error) { return "build-host", nil },
+			Rand:     nonceReader{},
+			ReadFile: func(name string) ([]byte, error) {
+				if name == "kc.yaml" {
+					return testKubeconfig, nil
+				}
 
-			return nil, fs.ErrNotExist
-		},
-		Kube: func(kubeconfig []byte) (Kube, error) {
-			kd.given = kubeconfig
+				return nil, fs.ErrNotExist
+			},
+			Kube: func(kubeconfig []byte) (Kube, error) {
+				kd.given = kubeconfig
 
-			return k, nil
+				return k, nil
+			},
 		},
 		Note:   func(text string) { kd.notes.WriteString(text) },
 		Mask:   func(values ...string) { kd.m = mask.New(append(kd.m.Values(), values...)...) },

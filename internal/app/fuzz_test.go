@@ -16,8 +16,10 @@ func FuzzTalosconfig(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := &app.Deps{
-			Getenv:   func(string) string { return "" },
-			ReadFile: func(string) ([]byte, error) { return data, nil },
+			Outside: app.Outside{
+				Getenv:   func(string) string { return "" },
+				ReadFile: func(string) ([]byte, error) { return data, nil },
+			},
 		}
 
 		_, err := app.LoadTalosconfig(d, "talosconfig")

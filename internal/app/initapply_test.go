@@ -31,20 +31,22 @@ func initFiles(t *testing.T, opts app.InitOptions) cluster.MapFiles {
 	}
 
 	d := &app.Deps{
-		ReadFile: func(name string) ([]byte, error) {
-			if data, ok := files[rel(name)]; ok {
-				return data, nil
-			}
+		Outside: app.Outside{
+			ReadFile: func(name string) ([]byte, error) {
+				if data, ok := files[rel(name)]; ok {
+					return data, nil
+				}
 
-			return nil, fs.ErrNotExist
-		},
-		CreateFile: func(name string, data []byte, _ os.FileMode) error {
-			files[rel(name)] = data
+				return nil, fs.ErrNotExist
+			},
+			CreateFile: func(name string, data []byte, _ os.FileMode) error {
+				files[rel(name)] = data
 
-			return nil
+				return nil
+			},
+			MkdirAll: func(string, os.FileMode) error { return nil },
+			Now:      func() time.Time { return time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC) },
 		},
-		MkdirAll: func(string, os.FileMode) error { return nil },
-		Now:      func() time.Time { return time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC) },
 	}
 
 	opts.Dir, opts.Name, opts.Endpoint, opts.Plaintext = "lab", "lab", "https://10.0.20.100:6443", true
@@ -103,32 +105,34 @@ func startInitLab(t *testing.T, files cluster.MapFiles, hostnames map[string]str
 	var m *mask.Masker
 
 	l.d = &app.Deps{
-		Getenv:   getenv,
-		ReadFile: os.ReadFile,
-		OpenDir: func(dir string) (cluster.Files, func() error, error) {
-			if dir != "lab" {
-				return nil, nil, errors.New("no such directory")
-			}
+		Outside: app.Outside{
+			Getenv:   getenv,
+			ReadFile: os.ReadFile,
+			OpenDir: func(dir string) (cluster.Files, func() error, error) {
+				if dir != "lab" {
+					return nil, nil, errors.New("no such directory")
+				}
 
-			return files, func() error { return nil }, nil
+				return files, func() error { return nil }, nil
+			},
+			TalosEndpoint: func(address string) string {
+				mu.Lock()
+				defer mu.Unlock()
+
+				if e, ok := endpoints[address]; ok {
+					return e
+				}
+
+				return "127.0.0.1:1"
+			},
+			TalosTimeout: 3 * time.Second,
+			GateTimeout:  5 * time.Second,
+			GateInterval: 10 * time.Millisecond,
+			Kube:         func([]byte) (app.Kube, error) { return l.kube, nil },
 		},
 		Mask:    func(values ...string) { m = mask.New(append(m.Values(), values...)...) },
 		Masker:  func() *mask.Masker { return m },
 		Secrets: &secrets.Loader{Getenv: getenv, ReadFile: os.ReadFile, Now: func() time.Time { return time.Unix(0, 0) }},
-		TalosEndpoint: func(address string) string {
-			mu.Lock()
-			defer mu.Unlock()
-
-			if e, ok := endpoints[address]; ok {
-				return e
-			}
-
-			return "127.0.0.1:1"
-		},
-		TalosTimeout: 3 * time.Second,
-		GateTimeout:  5 * time.Second,
-		GateInterval: 10 * time.Millisecond,
-		Kube:         func([]byte) (app.Kube, error) { return l.kube, nil },
 	}
 
 	return l

@@ -189,38 +189,40 @@ func startNewClusterWithout(t *testing.T, off ...string) *newClusterLab {
 	var m *mask.Masker
 
 	l.d = &app.Deps{
-		Getenv:   getenv,
-		ReadFile: os.ReadFile,
-		OpenDir: func(dir string) (cluster.Files, func() error, error) {
-			if dir != "lab" {
-				return nil, nil, errors.New("no such directory")
-			}
+		Outside: app.Outside{
+			Getenv:   getenv,
+			ReadFile: os.ReadFile,
+			OpenDir: func(dir string) (cluster.Files, func() error, error) {
+				if dir != "lab" {
+					return nil, nil, errors.New("no such directory")
+				}
 
-			return files, func() error { return nil }, nil
+				return files, func() error { return nil }, nil
+			},
+			TalosEndpoint: func(address string) string {
+				endpointsMu.Lock()
+				defer endpointsMu.Unlock()
+
+				if e, ok := endpoints[address]; ok {
+					return e
+				}
+
+				return "127.0.0.1:1" // a node not booted yet: nothing listens
+			},
+			TalosTimeout: 3 * time.Second,
+			GateTimeout:  5 * time.Second,
+			GateInterval: 10 * time.Millisecond,
+			Kube: func(kubeconfig []byte) (app.Kube, error) {
+				if !strings.Contains(string(kubeconfig), "client-key-data") {
+					return nil, errors.New("not an admin kubeconfig")
+				}
+
+				return l.kube, l.kubeErr
+			},
 		},
 		Mask:    func(values ...string) { m = mask.New(append(m.Values(), values...)...) },
 		Masker:  func() *mask.Masker { return m },
 		Secrets: &secrets.Loader{Getenv: getenv, ReadFile: os.ReadFile, Now: func() time.Time { return time.Unix(0, 0) }},
-		TalosEndpoint: func(address string) string {
-			endpointsMu.Lock()
-			defer endpointsMu.Unlock()
-
-			if e, ok := endpoints[address]; ok {
-				return e
-			}
-
-			return "127.0.0.1:1" // a node not booted yet: nothing listens
-		},
-		TalosTimeout: 3 * time.Second,
-		GateTimeout:  5 * time.Second,
-		GateInterval: 10 * time.Millisecond,
-		Kube: func(kubeconfig []byte) (app.Kube, error) {
-			if !strings.Contains(string(kubeconfig), "client-key-data") {
-				return nil, errors.New("not an admin kubeconfig")
-			}
-
-			return l.kube, l.kubeErr
-		},
 	}
 
 	return l

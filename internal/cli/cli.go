@@ -57,28 +57,54 @@ func OSDeps() *Deps {
 	version := buildVersion()
 
 	return &Deps{
-		Version:  version,
-		Stdout:   os.Stdout,
-		Stderr:   os.Stderr,
-		Getenv:   os.Getenv,
-		Hostname: os.Hostname,
-		Kube: func(kubeconfig []byte) (app.Kube, error) {
-			c, err := kube.New(kubeconfig)
-			if err != nil {
-				return nil, err // not a nil *kube.Client inside the interface
-			}
+		Outside: app.Outside{
+			Getenv:   os.Getenv,
+			Hostname: os.Hostname,
+			Kube: func(kubeconfig []byte) (app.Kube, error) {
+				c, err := kube.New(kubeconfig)
+				if err != nil {
+					return nil, err // not a nil *kube.Client inside the interface
+				}
 
-			return c, nil
+				return c, nil
+			},
+			ReadFile:   cluster.ReadFileBounded,
+			WriteFile:  writeFile,
+			MkdirAll:   os.MkdirAll,
+			CreateFile: createFile,
+			Rand:       rand.Reader,
+			Lstat:      os.Lstat,
+			OpenDir:    door.OpenDisk,
+			ListFiles:  door.ListDisk,
+			Now:        time.Now,
+			Git:        gitrev.Exec,
+			ImageFactory: func(baseURL string) (*factory.Client, error) {
+				opts := []factory.Option{factory.WithUserAgent("talops/" + version), factory.WithClock(time.Now)}
+
+				// Release listings change rarely: each run of validate on a pull request
+				// asks once an hour at most (a cache that cannot be placed is no cache).
+				if dir := cacheDir(os.Getenv); dir != "" {
+					opts = append(opts, factory.WithCache(filepath.Join(dir, "factory"), time.Hour))
+				}
+
+				return factory.New(baseURL, opts...)
+			},
+			ReleaseCache: releaseCache(os.Getenv),
+			Proxmox: func(cfg proxmox.Config) (proxmox.API, error) {
+				c, err := proxmox.New(cfg)
+				if err != nil {
+					return nil, err
+				}
+
+				return c, nil
+			},
 		},
-		ReadFile:   cluster.ReadFileBounded,
-		WriteFile:  writeFile,
-		MkdirAll:   os.MkdirAll,
-		Chmod:      os.Chmod,
-		Remove:     os.Remove,
-		CreateFile: createFile,
-		Rand:       rand.Reader,
-		Lstat:      os.Lstat,
-		Getwd:      os.Getwd,
+		Version: version,
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+		Chmod:   os.Chmod,
+		Remove:  os.Remove,
+		Getwd:   os.Getwd,
 		AppendFile: func(name string, data []byte) error {
 			f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 			if err != nil {
@@ -93,31 +119,7 @@ func OSDeps() *Deps {
 
 			return f.Close()
 		},
-		OpenDir:    door.OpenDisk,
-		ListFiles:  door.ListDisk,
-		Now:        time.Now,
-		Git:        gitrev.Exec,
 		HTTPClient: &http.Client{Timeout: 30 * time.Second},
-		ImageFactory: func(baseURL string) (*factory.Client, error) {
-			opts := []factory.Option{factory.WithUserAgent("talops/" + version), factory.WithClock(time.Now)}
-
-			// Release listings change rarely: each run of validate on a pull request
-			// asks once an hour at most (a cache that cannot be placed is no cache).
-			if dir := cacheDir(os.Getenv); dir != "" {
-				opts = append(opts, factory.WithCache(filepath.Join(dir, "factory"), time.Hour))
-			}
-
-			return factory.New(baseURL, opts...)
-		},
-		ReleaseCache: releaseCache(os.Getenv),
-		Proxmox: func(cfg proxmox.Config) (proxmox.API, error) {
-			c, err := proxmox.New(cfg)
-			if err != nil {
-				return nil, err
-			}
-
-			return c, nil
-		},
 		IsTerminal: func() bool { return term.IsTerminal(int(os.Stdout.Fd())) },
 		Prompt:     prompt(os.Stdin, os.Stderr),
 	}

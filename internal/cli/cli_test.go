@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cli"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/testlab"
@@ -34,50 +35,52 @@ func newHarness(t *testing.T, files cluster.MapFiles, env map[string]string) *ha
 
 	h := &harness{written: map[string][]byte{}, dirs: map[string]cluster.MapFiles{}}
 	h.deps = &cli.Deps{
-		Stdout:   &h.stdout,
-		Stderr:   &h.stderr,
-		Getenv:   func(k string) string { return env[k] },
-		ReadFile: os.ReadFile,
-		WriteFile: func(name string, data []byte, perm os.FileMode) error {
-			h.mu.Lock()
-			defer h.mu.Unlock()
+		Outside: app.Outside{
+			Getenv:   func(k string) string { return env[k] },
+			ReadFile: os.ReadFile,
+			WriteFile: func(name string, data []byte, perm os.FileMode) error {
+				h.mu.Lock()
+				defer h.mu.Unlock()
 
-			if perm != 0o600 {
-				t.Errorf("%s written with mode %o, want 0600", name, perm)
-			}
+				if perm != 0o600 {
+					t.Errorf("%s written with mode %o, want 0600", name, perm)
+				}
 
-			h.written[name] = data
+				h.written[name] = data
 
-			return nil
+				return nil
+			},
+			MkdirAll: func(string, os.FileMode) error { return nil },
+			CreateFile: func(name string, data []byte, perm os.FileMode) error {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+
+				if _, ok := h.written[name]; ok {
+					return &os.PathError{Op: "create", Path: name, Err: os.ErrExist}
+				}
+
+				if perm != 0o600 {
+					t.Errorf("%s created with mode %o, want 0600", name, perm)
+				}
+
+				h.written[name] = data
+
+				return nil
+			},
+			OpenDir: func(dir string) (cluster.Files, func() error, error) {
+				switch {
+				case dir == "examples/homelab":
+					return files, func() error { return nil }, nil
+				case h.dirs[dir] != nil:
+					return h.dirs[dir], func() error { return nil }, nil
+				default:
+					return nil, nil, errors.New("no such directory")
+				}
+			},
+			Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) },
 		},
-		MkdirAll: func(string, os.FileMode) error { return nil },
-		CreateFile: func(name string, data []byte, perm os.FileMode) error {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-
-			if _, ok := h.written[name]; ok {
-				return &os.PathError{Op: "create", Path: name, Err: os.ErrExist}
-			}
-
-			if perm != 0o600 {
-				t.Errorf("%s created with mode %o, want 0600", name, perm)
-			}
-
-			h.written[name] = data
-
-			return nil
-		},
-		OpenDir: func(dir string) (cluster.Files, func() error, error) {
-			switch {
-			case dir == "examples/homelab":
-				return files, func() error { return nil }, nil
-			case h.dirs[dir] != nil:
-				return h.dirs[dir], func() error { return nil }, nil
-			default:
-				return nil, nil, errors.New("no such directory")
-			}
-		},
-		Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) },
+		Stdout: &h.stdout,
+		Stderr: &h.stderr,
 	}
 
 	return h

@@ -82,8 +82,8 @@ func probeFlags(ctx context.Context, c command, path ...string) []complFlag {
 	var sets []*flag.FlagSet
 
 	d := &Deps{
-		Stdout: io.Discard, Stderr: io.Discard,
-		Getenv:  func(string) string { return "" },
+		Outside: app.Outside{Getenv: func(string) string { return "" }},
+		Stdout:  io.Discard, Stderr: io.Discard,
 		FlagSet: func(fs *flag.FlagSet) { sets = append(sets, fs) },
 	}
 

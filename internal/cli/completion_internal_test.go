@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/talops/talops/internal/app"
 )
 
 // TestCompletion_OffersEveryFlagOfEveryCommand holds the completion to the commands' own
@@ -50,8 +52,14 @@ func TestCompletion_OffersEveryFlagOfEveryCommand(t *testing.T) {
 
 			var sets []*flag.FlagSet
 
-			d := &Deps{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" },
-				FlagSet: func(fs *flag.FlagSet) { sets = append(sets, fs) }}
+			d := &Deps{
+				Outside: app.Outside{
+					Getenv: func(string) string { return "" },
+				},
+				Stdout:  io.Discard,
+				Stderr:  io.Discard,
+				FlagSet: func(fs *flag.FlagSet) { sets = append(sets, fs) },
+			}
 
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()

@@ -13,7 +13,7 @@ import (
 
 // flagsDeps are doors for flag parsing alone: usage goes to a buffer, nothing else is used.
 func flagsDeps() *Deps {
-	return &Deps{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+	return &Deps{Outside: app.Outside{Getenv: func(string) string { return "" }}, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 }
 
 // withoutDeps drops the Deps of an options struct, so that the user's input compares.

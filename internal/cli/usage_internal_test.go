@@ -26,7 +26,7 @@ func TestUsage_HelpIsOutputAndNamesEveryFlag(t *testing.T) {
 
 			var stdout, stderr bytes.Buffer
 
-			d := &Deps{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
+			d := &Deps{Outside: app.Outside{Getenv: func(string) string { return "" }}, Stdout: &stdout, Stderr: &stderr}
 
 			err := Run(context.Background(), d, append(strings.Fields(n.Path), "-h"))
 			if ExitCode(err) != ExitOK {
@@ -62,7 +62,7 @@ func TestUsage_UnknownFlagIsOneLine(t *testing.T) {
 
 	var stdout, stderr bytes.Buffer
 
-	d := &Deps{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
+	d := &Deps{Outside: app.Outside{Getenv: func(string) string { return "" }}, Stdout: &stdout, Stderr: &stderr}
 
 	err := Run(context.Background(), d, []string{"validate", "--bogus"})
 
@@ -96,7 +96,7 @@ func TestUsage_GroupHelpExitsZero(t *testing.T) {
 
 			var stdout, stderr bytes.Buffer
 
-			d := &Deps{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }}
+			d := &Deps{Outside: app.Outside{Getenv: func(string) string { return "" }}, Stdout: &stdout, Stderr: &stderr}
 
 			if err := Run(context.Background(), d, []string{group, "--help"}); ExitCode(err) != ExitOK {
 				t.Fatalf("%s --help exits %d (%v)", group, ExitCode(err), err)
@@ -125,7 +125,7 @@ func TestUsage_GroupHelpExitsZero(t *testing.T) {
 func TestImportFlags_SchematicIsRepeatableForTalhelperOnly(t *testing.T) {
 	t.Parallel()
 
-	d := &Deps{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+	d := &Deps{Outside: app.Outside{Getenv: func(string) string { return "" }}, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
 
 	opts, err := importFlags(d, []string{"talhelper", "--from", "talos", "--out", "cluster", "--plaintext-secrets", "--schematic", "a.yaml", "--schematic", "images/b.yaml"})
 	if err != nil {

@@ -9,18 +9,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/cluster"
-	"github.com/talops/talops/internal/factory"
-	"github.com/talops/talops/internal/gitrev"
 	"github.com/talops/talops/internal/mask"
-	"github.com/talops/talops/internal/proxmox"
 	"github.com/talops/talops/internal/secrets"
 )
 
@@ -34,70 +29,31 @@ const (
 	ExitOutsideWindow = 3
 )
 
-// Deps are the doors to the outside every command goes through.
+// Deps are the doors to the outside every command goes through: the application's Outside,
+// filled once, and what only the doors use (printing, prompting, GitHub, the runner's files).
 type Deps struct {
+	app.Outside
+
 	Stdout io.Writer
 	Stderr io.Writer
-	Getenv func(string) string
-	// ReadFile reads files outside a repository directory (standalone configs, age keys).
-	ReadFile func(string) ([]byte, error)
-	// WriteFile writes rendered files, with exactly perm even when the file exists.
-	WriteFile func(name string, data []byte, perm os.FileMode) error
-	// MkdirAll creates output directories; Chmod sets a directory's mode when it existed.
-	MkdirAll func(name string, perm os.FileMode) error
-	Chmod    func(name string, perm os.FileMode) error
+	// Chmod sets a directory's mode when it existed (MkdirAll does not).
+	Chmod func(name string, perm os.FileMode) error
 	// Remove deletes a file talops wrote before and no longer writes (render's stale nodes).
 	Remove func(name string) error
-	// CreateFile writes a new file, failing (wrapping fs.ErrExist) when it exists: init and
-	// talosconfig never overwrite.
-	CreateFile func(name string, data []byte, perm os.FileMode) error
-	// Rand is the randomness of the secrets bundle's encryption (nil: crypto/rand).
-	Rand io.Reader
-	// Lstat and Getwd find the Git work tree a credential would be written into (nil:
+	// Getwd and Lstat find the Git work tree a credential would be written into (nil:
 	// none is looked for; see RefuseExposed).
-	Lstat func(name string) (fs.FileInfo, error)
 	Getwd func() (string, error)
 	// AppendFile appends to a file (the runner's output file).
 	AppendFile func(name string, data []byte) error
-	// OpenDir opens a repository directory.
-	OpenDir func(dir string) (cluster.Files, func() error, error)
-	// ListFiles lists the regular files below a directory (import topf reads patch
-	// directories); ListDisk is the disk's.
-	ListFiles func(dir string) ([]string, error)
-	Now       func() time.Time
-	// Git runs git (for --base REF).
-	Git gitrev.Runner
 	// HTTPClient reaches GitHub.
 	HTTPClient *http.Client
-	// ImageFactory returns the client of the Image Factory at baseURL (talops.yaml's
-	// imageFactory). Nil means no factory may be reached; tests return a fake's client.
-	ImageFactory func(baseURL string) (*factory.Client, error)
 	// IsTerminal reports whether stdout is a terminal (colour is for terminals only).
 	IsTerminal func() bool
 	// Prompt asks the person at the terminal a question and returns the line answered
 	// (nil: nobody can answer, as in CI or with a pipe on stdin).
 	Prompt func(question string) (string, error)
-	// TalosEndpoint maps a node address to the Talos API endpoint dialled when the
-	// talosconfig context names no endpoints (nil: the address, on port 50000).
-	TalosEndpoint func(address string) string
-	// TalosTimeout bounds the reads of one node (0: talos.DefaultTimeout).
-	TalosTimeout time.Duration
-	// GateTimeout bounds apply's wait for a node to come back healthy (0: 10 minutes);
-	// GateInterval is the pause between its checks (0: 5 seconds).
-	GateTimeout, GateInterval time.Duration
-	// Proxmox returns the client of a Proxmox VE API (nil: none may be reached).
-	Proxmox func(cfg proxmox.Config) (proxmox.API, error)
-	// Kube returns the client of a cluster's Kubernetes API from its admin kubeconfig
-	// (nil: none may be reached, and apply drains nothing and takes no lock).
-	Kube func(kubeconfig []byte) (app.Kube, error)
-	// Hostname names the machine talops runs on, for who holds the apply lock (nil:
-	// unknown).
-	Hostname func() (string, error)
 	// Version is talops' own version (ResolveVersion); "" reports dev.
 	Version string
-	// ReleaseCache is the directory where releases learnt from an Image Factory are kept
-	// between runs ("": none are kept).
-	ReleaseCache string
 
 	// FlagSet, when set, is handed every flag set a command makes (completion reads the
 	// flags from them, so they are never listed twice).
@@ -208,16 +164,11 @@ func (d *Deps) derive() *Deps {
 // notes it prints going to stderr through the masker.
 func (d *Deps) App() *app.Deps {
 	return &app.Deps{
-		Getenv: d.Getenv, ReadFile: d.ReadFile, WriteFile: d.WriteFile,
-		CreateFile: d.CreateFile, MkdirAll: d.MkdirAll, Lstat: d.Lstat, Rand: d.Rand,
-		OpenDir: d.OpenDir, ListFiles: d.ListFiles, Git: d.Git,
-		ImageFactory: d.ImageFactory, TalosEndpoint: d.TalosEndpoint, TalosTimeout: d.TalosTimeout,
-		GateTimeout: d.GateTimeout, GateInterval: d.GateInterval, Proxmox: d.Proxmox,
-		Kube: d.Kube, Hostname: d.Hostname, KubernetesAPI: app.NewKubernetesAPI,
-		UserAgent: "talops/" + d.TalopsVersion(), Now: d.Now,
-		Mask: d.Mask, Masker: d.Masker, Secrets: d.Secrets(), Releases: &d.state().releases,
-		ReleaseCache: d.ReleaseCache,
-		Note:         func(text string) { d.Errf("%s", text) },
+		Outside:       d.Outside,
+		KubernetesAPI: app.NewKubernetesAPI,
+		UserAgent:     "talops/" + d.TalopsVersion(),
+		Mask:          d.Mask, Masker: d.Masker, Secrets: d.Secrets(), Releases: &d.state().releases,
+		Note: func(text string) { d.Errf("%s", text) },
 	}
 }
 
