@@ -77,7 +77,7 @@ func TestCompute_EveryKindOfChange(t *testing.T) {
 		t.Fatalf("actions\n got %s\nwant %s", got, want)
 	}
 
-	if got := p.Summary(); got != "Plan: 6 nodes — 1 create, 1 upgrade, 1 reboot, 1 update, 1 remove, 1 unchanged" {
+	if got := p.Summary(); got != "Plan: 6 nodes — 1 create, 1 upgrade, 1 reboot, 1 update, 1 remove, 1 unchanged; apply needs --allow-remove" {
 		t.Errorf("summary = %q", got)
 	}
 

@@ -45,7 +45,7 @@ func (p *Plan) Summary() string {
 		parts = []string{"no changes"}
 	}
 
-	counted := fmt.Sprintf("%s — %s%s", Plural(len(p.Nodes), "node"), strings.Join(parts, ", "), p.settingsChange())
+	counted := fmt.Sprintf("%s — %s%s%s", Plural(len(p.Nodes), "node"), strings.Join(parts, ", "), p.settingsChange(), needs(counts))
 
 	// A refused plan is no list of changes to make: say so before the counts.
 	if r := p.Refusals(); len(r) > 0 {
@@ -53,6 +53,16 @@ func (p *Plan) Summary() string {
 	}
 
 	return "Plan: " + counted
+}
+
+// needs names the apply options without which apply refuses the plan, known from its
+// actions: a reader of the plan learns it before the merge, not from the failed apply.
+func needs(counts map[Action]int) string {
+	if counts[Remove] > 0 {
+		return "; apply needs --allow-remove"
+	}
+
+	return ""
 }
 
 // Refusals are the reasons, known from the plan alone, why apply would not run it: a

@@ -21,7 +21,7 @@ func TestSummary_CountsReadAsEnglish(t *testing.T) {
 		want string
 	}{
 		{nodes(plan.Reboot, plan.Reboot, plan.Update, plan.Noop), "Plan: 4 nodes — 2 reboots, 1 update, 1 unchanged"},
-		{nodes(plan.Create, plan.Create, plan.Remove, plan.Remove, plan.Update, plan.Update), "Plan: 6 nodes — 2 creates, 2 updates, 2 removes"},
+		{nodes(plan.Create, plan.Create, plan.Remove, plan.Remove, plan.Update, plan.Update), "Plan: 6 nodes — 2 creates, 2 updates, 2 removes; apply needs --allow-remove"},
 		{nodes(plan.Noop), "Plan: 1 node — no changes"},
 	} {
 		if got := tc.plan.Summary(); got != tc.want {
