@@ -6,15 +6,11 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
 	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	policyv1client "k8s.io/client-go/kubernetes/typed/policy/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/flowcontrol"
 )
@@ -39,9 +35,8 @@ type Client struct {
 	// that PodDisruptionBudgets hold up retries its evictions, many pods at once, and
 	// that must not delay a renewal.
 	leases *typed
-	// dyn and mapper read the objects of health checks, of any kind the cluster serves.
-	dyn    dynamic.Interface
-	mapper *restmapper.DeferredDiscoveryRESTMapper
+	// api reads the objects of health checks, of any kind the cluster serves.
+	api *api
 
 	// LeaseDuration is how long the apply lock lasts without renewal (whole seconds, at
 	// least one).
@@ -92,14 +87,12 @@ func NewForConfig(cfg *rest.Config) (*Client, error) {
 		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
 	}
 
-	dyn, err := dynamic.NewForConfig(cfg)
+	a, err := newAPI(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
+		return nil, err
 	}
 
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cs.Discovery()))
-
-	return &Client{cs: cs, leases: leases, dyn: dyn, mapper: mapper, LeaseDuration: DefaultLeaseDuration, RenewInterval: DefaultRenewInterval, Now: time.Now}, nil
+	return &Client{cs: cs, leases: leases, api: a, LeaseDuration: DefaultLeaseDuration, RenewInterval: DefaultRenewInterval, Now: time.Now}, nil
 }
 
 // typed is client-go's typed clients of the API groups talops uses (nodes, pods,
@@ -111,7 +104,6 @@ type typed struct {
 	policy policyv1client.PolicyV1Interface
 	apps   appsv1client.AppsV1Interface
 	coord  coordinationv1client.CoordinationV1Interface
-	disc   discovery.DiscoveryInterface
 }
 
 func newTyped(cfg *rest.Config) (*typed, error) {
@@ -152,10 +144,6 @@ func newTyped(cfg *rest.Config) (*typed, error) {
 		return nil, err
 	}
 
-	if t.disc, err = discovery.NewDiscoveryClientForConfigAndClient(cfg, hc); err != nil {
-		return nil, err
-	}
-
 	return t, nil
 }
 
@@ -163,10 +151,6 @@ func (t *typed) CoreV1() corev1client.CoreV1Interface                         { 
 func (t *typed) PolicyV1() policyv1client.PolicyV1Interface                   { return t.policy }
 func (t *typed) AppsV1() appsv1client.AppsV1Interface                         { return t.apps }
 func (t *typed) CoordinationV1() coordinationv1client.CoordinationV1Interface { return t.coord }
-func (t *typed) Discovery() discovery.DiscoveryInterface                      { return t.disc }
-
-// resetMapper forgets what discovery said, so that a kind installed since is found.
-func (c *Client) resetMapper() { c.mapper.Reset() }
 
 // Reachable asks the API server for its version, briefly: an error means there is no
 // working Kubernetes API yet (a cluster being bootstrapped) or it is down.
@@ -174,8 +158,7 @@ func (c *Client) Reachable(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, reachableTimeout)
 	defer cancel()
 
-	// Discovery's ServerVersion takes no context; the REST client's request does.
-	if err := c.cs.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error(); err != nil {
+	if err := c.api.rest.Get().AbsPath("/version").Do(ctx).Error(); err != nil {
 		return fmt.Errorf("kubernetes API: %w", err)
 	}
 

@@ -225,7 +225,7 @@ func (m *manifestsClient) plan(ctx context.Context, obj *unstructured.Unstructur
 // dryRun is the object as the cluster has it (nil: it has not) and as a server-side apply
 // would leave it.
 func (m *manifestsClient) dryRun(ctx context.Context, obj *unstructured.Unstructured) (live, would *unstructured.Unstructured, err error) {
-	r, err := m.resource(obj)
+	r, err := m.resource(ctx, obj)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,7 +252,7 @@ func (m *manifestsClient) dryRun(ctx context.Context, obj *unstructured.Unstruct
 // patch server-side applies the object as Talos' field manager, forcing ownership of its
 // fields (what fluxcd's ssa does for talosctl).
 func (m *manifestsClient) patch(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
-	r, err := m.resource(obj)
+	r, err := m.resource(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -341,7 +341,7 @@ func (m *manifestsClient) applyStaged(ctx context.Context, objects []*unstructur
 		}
 
 		// A CRD just applied maps its kinds only once discovery is asked again.
-		m.mapper.Reset()
+		m.mapper.reset()
 
 		var wait []*unstructured.Unstructured
 		for _, c := range batch {
