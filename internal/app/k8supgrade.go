@@ -9,7 +9,6 @@ import (
 
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -50,12 +49,12 @@ func NewKubernetesAPI(ctx context.Context, kubeconfig func(context.Context) ([]b
 		return nil, errors.New("the admin kubeconfig does not load")
 	}
 
-	cs, err := corev1client.NewForConfig(cfg)
+	kc, err := kube.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("Kubernetes client: %w", err) //nolint:staticcheck // ST1005: Kubernetes is a name
 	}
 
-	return &kubernetesAPI{cfg: cfg, cs: cs}, nil
+	return &kubernetesAPI{cfg: cfg, client: kc}, nil
 }
 
 // manifestsTimeout bounds the wait for the synced manifests to be reconciled (talosctl's
@@ -63,12 +62,12 @@ func NewKubernetesAPI(ctx context.Context, kubeconfig func(context.Context) ([]b
 const manifestsTimeout = 5 * time.Minute
 
 type kubernetesAPI struct {
-	cfg *rest.Config
-	cs  corev1client.CoreV1Interface
+	cfg    *rest.Config
+	client *kube.Client
 }
 
 func (k *kubernetesAPI) KubeletVersion(ctx context.Context, node string) (string, bool, error) {
-	return kube.KubeletVersion(ctx, k.cs, node)
+	return k.client.KubeletVersion(ctx, node)
 }
 
 func (k *kubernetesAPI) RemovedAPIsInUse(ctx context.Context, from, to string) ([]string, error) {

@@ -6,17 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
-	appsv1client "k8s.io/client-go/kubernetes/typed/apps/v1"
-	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
-	policyv1client "k8s.io/client-go/kubernetes/typed/policy/v1"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/client-go/util/flowcontrol"
 )
 
 const (
@@ -34,14 +25,13 @@ const (
 
 // Client is a cluster's Kubernetes API as apply uses it.
 type Client struct {
-	cs *typed
+	// api reads and writes nodes, pods and the rest, and the objects of health checks, of
+	// any kind the cluster serves.
+	api *api
 	// leases is a client of its own for the apply lock, with its own rate limit: a drain
 	// that PodDisruptionBudgets hold up retries its evictions, many pods at once, and
 	// that must not delay a renewal.
-	leases *typed
-	// dyn and mapper read the objects of health checks, of any kind the cluster serves.
-	dyn    dynamic.Interface
-	mapper *restmapper.DeferredDiscoveryRESTMapper
+	leases *api
 
 	// LeaseDuration is how long the apply lock lasts without renewal (whole seconds, at
 	// least one).
@@ -82,91 +72,18 @@ func NewForConfig(cfg *rest.Config) (*Client, error) {
 		cfg.Timeout = requestTimeout
 	}
 
-	cs, err := newTyped(cfg)
+	a, err := newAPI(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
+		return nil, err
 	}
 
-	leases, err := newTyped(cfg)
+	leases, err := newAPI(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
+		return nil, err
 	}
 
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
-	}
-
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cs.Discovery()))
-
-	return &Client{cs: cs, leases: leases, dyn: dyn, mapper: mapper, LeaseDuration: DefaultLeaseDuration, RenewInterval: DefaultRenewInterval, Now: time.Now}, nil
+	return &Client{api: a, leases: leases, LeaseDuration: DefaultLeaseDuration, RenewInterval: DefaultRenewInterval, Now: time.Now}, nil
 }
-
-// typed is client-go's typed clients of the API groups talops uses (nodes, pods,
-// ConfigMaps, evictions, PodDisruptionBudgets, DaemonSets, Leases) and discovery, with one
-// rate limit, as a Clientset would share it. Not the whole kubernetes.Clientset: it holds
-// the typed clients of every group, some 10 MB of the binary (docs/performance.md).
-type typed struct {
-	core   corev1client.CoreV1Interface
-	policy policyv1client.PolicyV1Interface
-	apps   appsv1client.AppsV1Interface
-	coord  coordinationv1client.CoordinationV1Interface
-	disc   discovery.DiscoveryInterface
-}
-
-func newTyped(cfg *rest.Config) (*typed, error) {
-	cfg = rest.CopyConfig(cfg)
-	if cfg.RateLimiter == nil && cfg.QPS >= 0 {
-		qps, burst := cfg.QPS, cfg.Burst
-		if qps == 0 {
-			qps = rest.DefaultQPS
-		}
-
-		if burst == 0 {
-			burst = rest.DefaultBurst
-		}
-
-		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(qps, burst)
-	}
-
-	hc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		return nil, err
-	}
-
-	t := &typed{}
-
-	if t.core, err = corev1client.NewForConfigAndClient(cfg, hc); err != nil {
-		return nil, err
-	}
-
-	if t.policy, err = policyv1client.NewForConfigAndClient(cfg, hc); err != nil {
-		return nil, err
-	}
-
-	if t.apps, err = appsv1client.NewForConfigAndClient(cfg, hc); err != nil {
-		return nil, err
-	}
-
-	if t.coord, err = coordinationv1client.NewForConfigAndClient(cfg, hc); err != nil {
-		return nil, err
-	}
-
-	if t.disc, err = discovery.NewDiscoveryClientForConfigAndClient(cfg, hc); err != nil {
-		return nil, err
-	}
-
-	return t, nil
-}
-
-func (t *typed) CoreV1() corev1client.CoreV1Interface                         { return t.core }
-func (t *typed) PolicyV1() policyv1client.PolicyV1Interface                   { return t.policy }
-func (t *typed) AppsV1() appsv1client.AppsV1Interface                         { return t.apps }
-func (t *typed) CoordinationV1() coordinationv1client.CoordinationV1Interface { return t.coord }
-func (t *typed) Discovery() discovery.DiscoveryInterface                      { return t.disc }
-
-// resetMapper forgets what discovery said, so that a kind installed since is found.
-func (c *Client) resetMapper() { c.mapper.Reset() }
 
 // Reachable asks the API server for its version, briefly: an error means there is no
 // working Kubernetes API yet (a cluster being bootstrapped) or it is down.
@@ -174,8 +91,7 @@ func (c *Client) Reachable(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, reachableTimeout)
 	defer cancel()
 
-	// Discovery's ServerVersion takes no context; the REST client's request does.
-	if err := c.cs.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Error(); err != nil {
+	if err := c.api.rest.Get().AbsPath("/version").Do(ctx).Error(); err != nil {
 		return fmt.Errorf("kubernetes API: %w", err)
 	}
 

@@ -97,14 +97,14 @@ func (c *Client) Drain(ctx context.Context, node string, timeout time.Duration, 
 //   - pods already terminating are waited for like the others (kubectl's
 //     --skip-wait-for-delete-timeout is off).
 func (c *Client) drainable(ctx context.Context, node string) ([]corev1.Pod, error) {
-	list, err := c.cs.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	list, err := podKind.in(c.api.dyn, metav1.NamespaceAll).list(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
 	if err != nil {
 		return nil, fmt.Errorf("list pods to evict: %w", err)
 	}
 
 	var out []corev1.Pod
 
-	for _, p := range list.Items {
+	for _, p := range list {
 		if _, mirror := p.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
 			continue
 		}
@@ -135,7 +135,7 @@ func (c *Client) daemonSetPod(ctx context.Context, p *corev1.Pod) (bool, error) 
 		return false, nil
 	}
 
-	_, err := c.cs.AppsV1().DaemonSets(p.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	_, err := c.api.dyn.Resource(daemonSetResource).Namespace(p.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return false, nil
@@ -216,13 +216,12 @@ func (c *Client) evict(ctx context.Context, p *corev1.Pod, say func(string), w *
 	name := p.Namespace + "/" + p.Name
 	w.set(name, "its eviction is not answered yet")
 
-	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
 	delay := time.Second
 
 	for {
 		say("evicting pod " + name)
 
-		err := c.cs.PolicyV1().Evictions(p.Namespace).Evict(ctx, ev)
+		err := c.postEviction(ctx, p)
 
 		switch {
 		case err == nil:
@@ -283,10 +282,24 @@ func (c *Client) evict(ctx context.Context, p *corev1.Pod, say func(string), w *
 	return nil
 }
 
+// postEviction asks the API server to evict the pod: a policy/v1 Eviction POSTed to the
+// pod's eviction subresource, as client-go's typed Evict does, where the server honours
+// the PodDisruptionBudgets.
+func (c *Client) postEviction(ctx context.Context, p *corev1.Pod) error {
+	ev, err := toUnstructured(&policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}, policyv1.SchemeGroupVersion.WithKind("Eviction"))
+	if err != nil {
+		return err
+	}
+
+	_, err = c.api.dyn.Resource(podKind.resource).Namespace(p.Namespace).Create(ctx, ev, metav1.CreateOptions{}, "eviction")
+
+	return err
+}
+
 // waitGone waits until the pod is deleted, or replaced by another of the same name.
 func (c *Client) waitGone(ctx context.Context, ns, name string, uid types.UID) error {
 	for {
-		p, err := c.cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		p, err := podKind.in(c.api.dyn, ns).get(ctx, name)
 		if apierrors.IsNotFound(err) || (err == nil && p.UID != uid) {
 			return nil
 		}
@@ -361,7 +374,9 @@ func (c *Client) Uncordon(ctx context.Context, node string) error {
 // cordon sets the node's spec.unschedulable, by a patch of that field alone (as kubectl
 // does), so that it races with no other writer of the Node.
 func (c *Client) cordon(ctx context.Context, node string, unschedulable bool) error {
-	n, err := c.cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	nodeAPI := nodeKind.in(c.api.dyn, "")
+
+	n, err := nodeAPI.get(ctx, node)
 	if err != nil {
 		return fmt.Errorf("read node %s: %w", node, err)
 	}
@@ -372,7 +387,7 @@ func (c *Client) cordon(ctx context.Context, node string, unschedulable bool) er
 
 	patch := fmt.Appendf(nil, `{"spec":{"unschedulable":%t}}`, unschedulable)
 
-	if _, err := c.cs.CoreV1().Nodes().Patch(ctx, node, types.StrategicMergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	if err := nodeAPI.patch(ctx, node, types.StrategicMergePatchType, patch); err != nil {
 		return fmt.Errorf("patch node %s: %w", node, err)
 	}
 
@@ -393,12 +408,12 @@ func (c *Client) heldBy(ctx context.Context, node string) string {
 	var held []string
 
 	for _, p := range pods {
-		pdbs, err := c.cs.PolicyV1().PodDisruptionBudgets(p.Namespace).List(ctx, metav1.ListOptions{})
+		pdbs, err := pdbKind.in(c.api.dyn, p.Namespace).list(ctx, metav1.ListOptions{})
 		if err != nil {
 			continue
 		}
 
-		for _, pdb := range pdbs.Items {
+		for _, pdb := range pdbs {
 			sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
 			if err != nil || !sel.Matches(labels.Set(p.Labels)) || pdb.Status.DisruptionsAllowed > 0 {
 				continue

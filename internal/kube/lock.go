@@ -53,17 +53,17 @@ func (c *Client) Lock(ctx context.Context, cluster, holder string, lost func(err
 
 // take writes holder into the Lease, creating it if absent, or returns a *LockedError.
 func (c *Client) take(ctx context.Context, cluster, name, holder string) (*coordinationv1.Lease, error) {
-	leases := c.leases.CoordinationV1().Leases(leaseNamespace)
+	leases := leaseKind.in(c.leases.dyn, leaseNamespace)
 
 	for range takeAttempts {
-		cur, err := leases.Get(ctx, name, metav1.GetOptions{})
+		cur, err := leases.get(ctx, name)
 		now := c.Now()
 
 		if apierrors.IsNotFound(err) {
 			lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: leaseNamespace}}
 			c.claim(lease, holder, now)
 
-			created, err := leases.Create(ctx, lease, metav1.CreateOptions{})
+			created, err := leases.create(ctx, lease)
 			if apierrors.IsAlreadyExists(err) {
 				continue // another apply created it first: read what it wrote
 			}
@@ -86,7 +86,7 @@ func (c *Client) take(ctx context.Context, cluster, name, holder string) (*coord
 		next := cur.DeepCopy()
 		c.claim(next, holder, now)
 
-		updated, err := leases.Update(ctx, next, metav1.UpdateOptions{})
+		updated, err := leases.update(ctx, next)
 		if apierrors.IsConflict(err) {
 			continue // it changed since the read: someone may have taken it, read again
 		}

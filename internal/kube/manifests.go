@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"strings"
 	"syscall"
 	"time"
@@ -14,14 +13,10 @@ import (
 	"github.com/siderolabs/go-retry/retry"
 	"github.com/siderolabs/talos/pkg/machinery/textdiff"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 )
 
@@ -31,50 +26,32 @@ import (
 // weighs them). It keeps their requests, field manager, inventory and log lines; a Secret's
 // values never reach a diff.
 
-// manifestsClient is the dynamic client and the discovery REST mapper of one sync, over one
-// HTTP client.
-type manifestsClient struct {
-	dyn    dynamic.Interface
-	mapper *restmapper.DeferredDiscoveryRESTMapper
-	http   *http.Client
-}
+// manifestsClient is the connection of one sync: the dynamic client and the mapper, over
+// one HTTP client.
+type manifestsClient struct{ *api }
 
 func newManifestsClient(cfg *rest.Config) (*manifestsClient, error) {
-	hc, err := rest.HTTPClientFor(cfg)
+	a, err := newAPI(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
+		return nil, err
 	}
 
-	dyn, err := dynamic.NewForConfigAndClient(cfg, hc)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
-	}
-
-	dc, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, hc)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes client for %s: %w", cfg.Host, err)
-	}
-
-	return &manifestsClient{dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)), http: hc}, nil
+	return &manifestsClient{a}, nil
 }
-
-func (m *manifestsClient) close() { m.http.CloseIdleConnections() }
 
 // resource is the client of the object's resource, mapped from its own apiVersion and
 // kind by what the cluster serves; a namespaced one in the object's namespace.
-func (m *manifestsClient) resource(obj *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
-	gvk := obj.GroupVersionKind()
-
-	mapping, err := m.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+func (m *manifestsClient) resource(ctx context.Context, obj *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+	mapping, err := m.mapper.mapping(ctx, obj.GroupVersionKind())
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", manifestPath(obj), err)
 	}
 
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		return m.dyn.Resource(mapping.Resource).Namespace(obj.GetNamespace()), nil
+	if mapping.namespaced {
+		return m.dyn.Resource(mapping.resource).Namespace(obj.GetNamespace()), nil
 	}
 
-	return m.dyn.Resource(mapping.Resource), nil
+	return m.dyn.Resource(mapping.resource), nil
 }
 
 // SyncManifests applies the bootstrap manifests (kube-proxy, CoreDNS, the CNI…) to the
@@ -178,7 +155,7 @@ func (m *manifestsClient) waitRollouts(ctx context.Context, updated []*unstructu
 // the cluster has (go-kubernetes' updateManifest); it returns the diff and whether the
 // object differed.
 func (m *manifestsClient) update(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (string, bool, error) {
-	r, err := m.resource(obj)
+	r, err := m.resource(ctx, obj)
 	if err != nil {
 		return "", false, err
 	}

@@ -22,10 +22,10 @@ func (c *Client) HealthObjects(ctx context.Context, hc health.Check) ([]health.O
 		return nil, fmt.Errorf("apiVersion %q: %w", hc.APIVersion, err)
 	}
 
-	mapping, err := c.mapper.RESTMapping(schema.GroupKind{Group: gv.Group, Kind: hc.Kind}, gv.Version)
+	mapping, err := c.api.mapper.mapping(ctx, gv.WithKind(hc.Kind))
 	if err != nil {
 		// A kind installed since the mapper last asked (a CRD) is found on the next read.
-		c.resetMapper()
+		c.api.mapper.reset()
 
 		if meta.IsNoMatchError(err) {
 			return nil, fmt.Errorf("the cluster serves no %s in %s", hc.Kind, hc.APIVersion)
@@ -34,9 +34,9 @@ func (c *Client) HealthObjects(ctx context.Context, hc health.Check) ([]health.O
 		return nil, fmt.Errorf("map %s %s: %w", hc.APIVersion, hc.Kind, err)
 	}
 
-	var ri dynamic.ResourceInterface = c.dyn.Resource(mapping.Resource)
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace && hc.Namespace != "" {
-		ri = c.dyn.Resource(mapping.Resource).Namespace(hc.Namespace)
+	var ri dynamic.ResourceInterface = c.api.dyn.Resource(mapping.resource)
+	if mapping.namespaced && hc.Namespace != "" {
+		ri = c.api.dyn.Resource(mapping.resource).Namespace(hc.Namespace)
 	}
 
 	if hc.ObjectName != "" {

@@ -18,7 +18,7 @@ const progressKey = "progress.json"
 // ReadProgress reads what the last apply of the cluster left of its rollout, from the
 // ConfigMap beside the apply lock (kube-system, named as the Lease); nil when there is none.
 func (c *Client) ReadProgress(ctx context.Context, cluster string) (*applied.Progress, error) {
-	cm, err := c.cs.CoreV1().ConfigMaps(leaseNamespace).Get(ctx, LeaseName(cluster), metav1.GetOptions{})
+	cm, err := configMapKind.in(c.api.dyn, leaseNamespace).get(ctx, LeaseName(cluster))
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -48,11 +48,11 @@ func (c *Client) WriteProgress(ctx context.Context, cluster string, p applied.Pr
 		Data:       map[string]string{progressKey: string(data)},
 	}
 
-	cms := c.cs.CoreV1().ConfigMaps(leaseNamespace)
+	cms := configMapKind.in(c.api.dyn, leaseNamespace)
 
-	_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
+	_, err = cms.update(ctx, cm)
 	if apierrors.IsNotFound(err) {
-		_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
+		_, err = cms.create(ctx, cm)
 	}
 
 	if err != nil {

@@ -192,7 +192,7 @@ func (m *manifestsClient) waitAllReady(ctx context.Context, objects []*unstructu
 // ready is "" when the object is reconciled, else what it waits for; an error that
 // passes (the API briefly away) is something to wait for too.
 func (m *manifestsClient) ready(ctx context.Context, obj *unstructured.Unstructured) (string, error) {
-	r, err := m.resource(obj)
+	r, err := m.resource(ctx, obj)
 	if err != nil {
 		return "", err
 	}

@@ -95,13 +95,13 @@ func (h *hold) renewOnce(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, h.c.renewEvery())
 	defer cancel()
 
-	leases := h.c.leases.CoordinationV1().Leases(leaseNamespace)
+	leases := leaseKind.in(h.c.leases.dyn, leaseNamespace)
 
 	next := h.lease.DeepCopy()
 	now := metav1.NewMicroTime(h.c.Now())
 	next.Spec.RenewTime = &now
 
-	updated, err := leases.Update(ctx, next, metav1.UpdateOptions{})
+	updated, err := leases.update(ctx, next)
 	if err == nil {
 		h.lease, h.failed = updated, nil
 
@@ -115,7 +115,7 @@ func (h *hold) renewOnce(ctx context.Context) error {
 	}
 
 	// Someone else wrote the Lease: it is still ours only if it still names us.
-	cur, err := leases.Get(ctx, h.lease.Name, metav1.GetOptions{})
+	cur, err := leases.get(ctx, h.lease.Name)
 	if apierrors.IsNotFound(err) {
 		return fmt.Errorf("the apply lock of cluster %s was deleted while held", h.cluster)
 	}
@@ -162,11 +162,11 @@ func (h *hold) release(ctx context.Context) error {
 // delete removes the Lease on the condition that it is the version last written, so a
 // lock another apply took meanwhile is left alone.
 func (h *hold) delete(ctx context.Context) error {
-	leases := h.c.leases.CoordinationV1().Leases(leaseNamespace)
+	leases := leaseKind.in(h.c.leases.dyn, leaseNamespace)
 	lease := h.lease
 
 	for range takeAttempts {
-		err := leases.Delete(ctx, lease.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{
+		err := leases.delete(ctx, lease.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{
 			UID: &lease.UID, ResourceVersion: &lease.ResourceVersion,
 		}})
 		if err == nil || apierrors.IsNotFound(err) {
@@ -177,7 +177,7 @@ func (h *hold) delete(ctx context.Context) error {
 			return fmt.Errorf("release the apply lock %s/%s: %w", leaseNamespace, lease.Name, err)
 		}
 
-		cur, err := leases.Get(ctx, lease.Name, metav1.GetOptions{})
+		cur, err := leases.get(ctx, lease.Name)
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

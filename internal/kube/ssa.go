@@ -11,7 +11,6 @@ import (
 
 	"github.com/siderolabs/go-retry/retry"
 	"github.com/siderolabs/talos/pkg/machinery/constants"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -225,7 +224,7 @@ func (m *manifestsClient) plan(ctx context.Context, obj *unstructured.Unstructur
 // dryRun is the object as the cluster has it (nil: it has not) and as a server-side apply
 // would leave it.
 func (m *manifestsClient) dryRun(ctx context.Context, obj *unstructured.Unstructured) (live, would *unstructured.Unstructured, err error) {
-	r, err := m.resource(obj)
+	r, err := m.resource(ctx, obj)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -252,7 +251,7 @@ func (m *manifestsClient) dryRun(ctx context.Context, obj *unstructured.Unstruct
 // patch server-side applies the object as Talos' field manager, forcing ownership of its
 // fields (what fluxcd's ssa does for talosctl).
 func (m *manifestsClient) patch(ctx context.Context, obj *unstructured.Unstructured, dryRun bool) (*unstructured.Unstructured, error) {
-	r, err := m.resource(obj)
+	r, err := m.resource(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -341,7 +340,7 @@ func (m *manifestsClient) applyStaged(ctx context.Context, objects []*unstructur
 		}
 
 		// A CRD just applied maps its kinds only once discovery is asked again.
-		m.mapper.Reset()
+		m.mapper.reset()
 
 		var wait []*unstructured.Unstructured
 		for _, c := range batch {
@@ -397,13 +396,13 @@ type inventory struct {
 func (m *manifestsClient) readInventory(ctx context.Context, create bool) (*inventory, error) {
 	inv := &inventory{m: m, namespace: constants.KubernetesInventoryNamespace, name: constants.KubernetesBootstrapManifestsInventoryName, keys: map[string]bool{}}
 
-	cms := m.dyn.Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(inv.namespace)
+	cms := m.dyn.Resource(configMapKind.resource).Namespace(inv.namespace)
 
 	cm, err := cms.Get(ctx, inv.name, metav1.GetOptions{})
 
 	switch {
 	case apierrors.IsNotFound(err) && create:
-		nss := m.dyn.Resource(corev1.SchemeGroupVersion.WithResource("namespaces"))
+		nss := m.dyn.Resource(namespaceResource)
 
 		ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": inv.namespace}}}
 		if _, err := nss.Create(ctx, ns, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -455,7 +454,7 @@ func (inv *inventory) write(ctx context.Context) error {
 		"data":     data,
 	}}
 
-	cms := inv.m.dyn.Resource(corev1.SchemeGroupVersion.WithResource("configmaps")).Namespace(inv.namespace)
+	cms := inv.m.dyn.Resource(configMapKind.resource).Namespace(inv.namespace)
 	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("update the inventory: %w", err)
 	}

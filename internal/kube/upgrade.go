@@ -9,16 +9,14 @@ import (
 	"github.com/cosi-project/runtime/pkg/state"
 	"github.com/siderolabs/go-kubernetes/kubernetes/upgrade"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 )
 
 // KubeletVersion is the kubelet version the Node named reports ("v1.36.4") and whether
 // its Ready condition is true: a Kubernetes upgrade moves the next node's kubelet only once
 // this one reports the new version.
-func KubeletVersion(ctx context.Context, c corev1client.NodesGetter, node string) (string, bool, error) {
-	n, err := c.Nodes().Get(ctx, node, metav1.GetOptions{})
+func (c *Client) KubeletVersion(ctx context.Context, node string) (string, bool, error) {
+	n, err := nodeKind.in(c.api.dyn, "").get(ctx, node)
 	if err != nil {
 		return "", false, fmt.Errorf("read Node %s: %w", node, err)
 	}

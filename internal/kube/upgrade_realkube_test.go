@@ -66,6 +66,11 @@ func TestUpgrade_AgainstARealAPIServer(t *testing.T) {
 	cfg := realKube(t)
 	cs := kubernetes.NewForConfigOrDie(cfg)
 
+	kc, err := kube.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 
@@ -83,7 +88,7 @@ func TestUpgrade_AgainstARealAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		if v, ready, err := kube.KubeletVersion(ctx, cs.CoreV1(), "cp-1"); err != nil || v != "v1.36.2" || ready {
+		if v, ready, err := kc.KubeletVersion(ctx, "cp-1"); err != nil || v != "v1.36.2" || ready {
 			t.Fatalf("KubeletVersion = %q ready %v, %v; want v1.36.2, not ready", v, ready, err)
 		}
 
@@ -92,11 +97,11 @@ func TestUpgrade_AgainstARealAPIServer(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		if _, ready, err := kube.KubeletVersion(ctx, cs.CoreV1(), "cp-1"); err != nil || !ready {
+		if _, ready, err := kc.KubeletVersion(ctx, "cp-1"); err != nil || !ready {
 			t.Fatalf("a Ready Node reads not ready (%v)", err)
 		}
 
-		if _, _, err := kube.KubeletVersion(ctx, cs.CoreV1(), "nowhere"); err == nil || !strings.Contains(err.Error(), "nowhere") {
+		if _, _, err := kc.KubeletVersion(ctx, "nowhere"); err == nil || !strings.Contains(err.Error(), "nowhere") {
 			t.Errorf("a missing Node: err = %v", err)
 		}
 	})
