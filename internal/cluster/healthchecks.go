@@ -80,7 +80,7 @@ func (k *checker) healthChecks() {
 			k.bad(at+".apiVersion", "must be a Kubernetes apiVersion such as v1, apps/v1 or ceph.rook.io/v1, got %q", hc.APIVersion)
 		}
 
-		if len(hc.Kind) > maxLabel || !kindRe.MatchString(hc.Kind) {
+		if !isKind(hc.Kind) {
 			k.bad(at+".kind", "must be a Kubernetes kind such as Deployment or CephCluster, got %q", hc.Kind)
 		}
 
@@ -107,3 +107,5 @@ func (k *checker) healthChecks() {
 // kindRe is a Kubernetes kind: an upper-case letter, then letters and digits, at most
 // maxLabel in all (checked apart, see nameRe).
 var kindRe = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+
+func isKind(s string) bool { return len(s) <= maxLabel && kindRe.MatchString(s) }

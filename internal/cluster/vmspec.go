@@ -29,6 +29,10 @@ const (
 	maxCPU     = 64
 )
 
+func isHostPCI(s string) bool { return len(s) <= maxHostPCI && hostPCIRe.MatchString(s) }
+
+func isCPU(s string) bool { return len(s) <= maxCPU && cpuRe.MatchString(s) }
+
 // vmSpec checks the VM description of a node's proxmox: section.
 func (k *checker) vmSpec(at string, n Node) {
 	p := n.Proxmox
@@ -41,7 +45,7 @@ func (k *checker) vmSpec(at string, n Node) {
 		k.bad(at+".memory", "is MiB and must be at least 2048 (Talos needs 2 GiB), got %d", p.Memory)
 	}
 
-	if p.CPU != "" && (len(p.CPU) > maxCPU || !cpuRe.MatchString(p.CPU)) {
+	if p.CPU != "" && !isCPU(p.CPU) {
 		k.bad(at+".cpu", "%q is not a CPU type (host, x86-64-v2-AES, …)", p.CPU)
 	}
 
@@ -86,7 +90,7 @@ func (k *checker) vmSpec(at string, n Node) {
 	}
 
 	for i, dev := range p.HostPCI {
-		if len(dev) > maxHostPCI || !hostPCIRe.MatchString(dev) {
+		if !isHostPCI(dev) {
 			k.bad(at+".hostpci["+strconv.Itoa(i)+"]", "%q is not a PCI address (0000:01:00) or a mapping name", dev)
 		}
 	}

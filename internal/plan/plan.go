@@ -112,10 +112,10 @@ type InstallerChange struct {
 
 // Node is the planned change of one node.
 type Node struct {
-	Name    string   `json:"name"`
+	Name    string       `json:"name"`
 	Role    cluster.Role `json:"role"`
-	Action  Action   `json:"action"`
-	Reasons []string `json:"reasons"`
+	Action  Action       `json:"action"`
+	Reasons []string     `json:"reasons"`
 	// Diff is a unified diff of the redacted configs ("" when unchanged).
 	Diff string `json:"diff"`
 	// ConfigChanged is true when the machine config differs.
