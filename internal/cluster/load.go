@@ -77,12 +77,12 @@ func Parse(data []byte) (*Cluster, error) {
 func (c *Cluster) parse(data []byte) error {
 	file := c.Path(FileName)
 
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	ix, root, err := yamlpos.ParseFirst(data)
+	if err != nil {
 		return yamlError(file, nil, err)
 	}
 
-	if len(root.Content) == 0 {
+	if root == nil || len(root.Content) == 0 {
 		return inputErrorf(file, 0, "", "file is empty")
 	}
 
@@ -91,17 +91,12 @@ func (c *Cluster) parse(data []byte) error {
 	}
 
 	var errs []error
-	for _, u := range yamlpos.UnknownFields(&root, reflect.TypeFor[Spec]()) {
+	for _, u := range yamlpos.UnknownFields(root, reflect.TypeFor[Spec]()) {
 		errs = append(errs, inputErrorf(file, u.Line, u.Path, "unknown field%s", suggest.DidYouMean(u.Key, u.Known)))
 	}
 
 	if len(errs) > 0 {
 		return errors.Join(errs...)
-	}
-
-	ix, err := yamlpos.Parse(data)
-	if err != nil {
-		return yamlError(file, nil, err)
 	}
 
 	if d := ix.SecondDoc(); d > 0 {

@@ -24,8 +24,11 @@ type Doc struct {
 	Line int
 
 	lines map[string]int
-	// values maps where each value starts (line, column) to its path.
-	values map[[2]int]string
+	// data is the stream the document is number n of: PathAt indexes where its values
+	// start only when asked (an error's place), so that an index kept for findings holds
+	// one map, not two.
+	data []byte
+	n    int
 	// empty is a document without content (only comments, or nothing after ---).
 	empty bool
 }
@@ -38,33 +41,75 @@ type Index struct {
 // Parse indexes every document of data. Paths are dotted keys with [i] for
 // sequence items: `machine.kernel.modules[0].name`.
 func Parse(data []byte) (*Index, error) {
+	ix, _, err := ParseFirst(data)
+
+	return ix, err
+}
+
+// ParseFirst is Parse that also returns the first document's root node (nil for an empty
+// stream), for a caller that decodes it: the stream is parsed once.
+func ParseFirst(data []byte) (*Index, *yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	ix := &Index{}
 
-	for {
-		var root yaml.Node
+	var first *yaml.Node
 
-		err := dec.Decode(&root)
+	for {
+		root := &yaml.Node{}
+
+		err := dec.Decode(root)
 		if errors.Is(err, io.EOF) {
-			return ix, nil
+			return ix, first, nil
 		}
 
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 
-		doc := Doc{Line: root.Line, lines: map[string]int{}, values: map[[2]int]string{}, empty: true}
+		if first == nil {
+			first = root
+		}
+
+		doc := Doc{Line: root.Line, lines: map[string]int{}, data: data, n: len(ix.Docs), empty: true}
 
 		if len(root.Content) > 0 {
 			body := root.Content[0]
 			doc.Line = body.Line
 			doc.empty = body.Kind == yaml.ScalarNode && body.ShortTag() == "!!null"
-			walk(body, "", doc.lines, doc.values, 0)
+			walk(body, "", doc.lines, nil, 0)
 			doc.Kind = scalar(body, "kind")
 			doc.Name = scalar(body, "name")
 		}
 
 		ix.Docs = append(ix.Docs, doc)
+	}
+}
+
+// valuePaths maps where each value of the document starts (line, column) to its path:
+// nil for a document not parsed from a stream, or one that no longer parses.
+func (d Doc) valuePaths() map[[2]int]string {
+	if d.data == nil {
+		return nil
+	}
+
+	dec := yaml.NewDecoder(bytes.NewReader(d.data))
+
+	for i := 0; ; i++ {
+		var root yaml.Node
+		if dec.Decode(&root) != nil {
+			return nil
+		}
+
+		if i < d.n {
+			continue
+		}
+
+		values := map[[2]int]string{}
+		if len(root.Content) > 0 {
+			walk(root.Content[0], "", map[string]int{}, values, 0)
+		}
+
+		return values
 	}
 }
 
@@ -151,7 +196,7 @@ func (d Doc) Nearest(path string) (line int, exact bool) {
 // library reports a value of the wrong type), else of the key written on line: the
 // deepest key there, or the mapping holding several keys written on it in flow style.
 func (d Doc) PathAt(line, column int) string {
-	if p, ok := d.values[[2]int{line, column}]; ok {
+	if p, ok := d.valuePaths()[[2]int{line, column}]; ok {
 		return p
 	}
 
