@@ -4,8 +4,7 @@
 #   hack/rss.sh [nodes] [runs]      (500 nodes, 5 runs of each; medians are printed)
 # `talops version` comes first: what the binary alone makes resident (its file-backed pages
 # that package inits touch, and their heap), which every command pays. The environment
-# passes through: GOMEMLIMIT=off hack/rss.sh measures without talops' default soft memory
-# limit (cmd/talops/memlimit.go).
+# passes through: GOMEMLIMIT=60MiB hack/rss.sh measures under a soft memory limit.
 # The lab is testlab.Scaled, the one the benchmarks in internal/cli/bench_test.go use,
 # written to a temporary directory by internal/testlab's TestWriteScaled. The target
 # (docs/performance.md) is a peak RSS under 80 MiB for each command at 500 nodes.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/talops/talops/internal/action"
@@ -13,8 +12,6 @@ import (
 )
 
 func main() {
-	setMemoryLimit(os.LookupEnv, debug.SetMemoryLimit)
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 
 	deps := cli.OSDeps()
