@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
@@ -29,24 +30,28 @@ type Input struct {
 	Release ReleaseLookup
 	// SchematicFiles are the schematics by name, with extension lines (nil: read from Cluster).
 	SchematicFiles map[string]*SchematicFile
+
+	// released holds the findings of releaseRules once computed: Check and a version
+	// comparison (CompareVersions) both read them of the same state.
+	released *[]finding.Finding
 }
 
 // rule is one check over the whole input.
 type rule func(in *Input) []finding.Finding
 
-// all lists the rules in the order they run; each lives in a file named after its codes.
+// releaseRules are the rules whose findings a release bump can add (releaseFindings): each
+// lives in a file named after its codes.
+var releaseRules = []rule{renderFailures, kubernetesSupport, extensionAvailability, nvidiaRules}
+
+// all lists the other rules in the order they run, after releaseRules.
 var all = []rule{
-	renderFailures,
 	machineryValidation,
-	kubernetesSupport,
 	releaseData,
 	throwawaySecrets,
 	installerMismatch,
 	installerGHCRRemoved,
 	installExtensionsDeprecated,
 	schematicExtensions,
-	extensionAvailability,
-	nvidiaRules,
 	controlPlanePresent,
 	kernelArgsIgnored,
 	controlPlaneRole,
@@ -58,7 +63,7 @@ var all = []rule{
 // Check runs every rule and returns the findings sorted. It stops between rules when
 // ctx is done, with ctx's error: nodes whose rendering was cancelled are not findings.
 func Check(ctx context.Context, in *Input) ([]finding.Finding, error) {
-	var out []finding.Finding
+	out := slices.Clone(in.releaseRuleFindings())
 
 	for _, r := range all {
 		if err := ctx.Err(); err != nil {
@@ -71,6 +76,21 @@ func Check(ctx context.Context, in *Input) ([]finding.Finding, error) {
 	finding.Sort(out)
 
 	return out, nil
+}
+
+// releaseRuleFindings are the findings of releaseRules, computed once per Input (which is
+// not shared between goroutines while it is judged).
+func (in *Input) releaseRuleFindings() []finding.Finding {
+	if in.released == nil {
+		var out []finding.Finding
+		for _, r := range releaseRules {
+			out = append(out, r(in)...)
+		}
+
+		in.released = &out
+	}
+
+	return *in.released
 }
 
 // rendered yields the nodes that rendered.

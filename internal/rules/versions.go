@@ -436,11 +436,9 @@ func cdiMove(head *Input, t Change, gpuNodes bool) []finding.Finding {
 func releaseFindings(in *Input) []finding.Finding {
 	var out []finding.Finding
 
-	for _, r := range []rule{renderFailures, kubernetesSupport, extensionAvailability, nvidiaRules} {
-		for _, f := range r(in) {
-			if f.Code != CodeNvidiaDriverPin {
-				out = append(out, f)
-			}
+	for _, f := range in.releaseRuleFindings() {
+		if f.Code != CodeNvidiaDriverPin {
+			out = append(out, f)
 		}
 	}
 
