@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"filippo.io/age"
+
 	"github.com/talops/talops/internal/testlab"
 )
 
@@ -48,33 +50,10 @@ func TestFirstClusterGuide_OfflineStepsRunAsWritten(t *testing.T) {
 		return h.stdout.String()
 	}
 
-	// 2. init
-	step("The secrets bundle is encrypted with SOPS to 1 age recipient;", "init", "--dir", dir, "--name", "lab", "--endpoint", "https://10.0.20.100:6443", "--age-recipient", id.Recipient().String())
+	// 2. init; 3. the nodes; 4. the Cilium patch, on the control planes
+	guideRepository(t, h, dir, id)
 
 	h.env["SOPS_AGE_KEY_FILE"] = keyFile
-
-	// 3. the nodes; 4. the Cilium patch, on the control planes
-	edit := func(file, old, new string) {
-		t.Helper()
-
-		name := filepath.Join(dir, file)
-
-		data := string(readFile(t, name))
-		if !strings.Contains(data, old) {
-			t.Fatalf("%s lacks %q", file, old)
-		}
-
-		if err := os.WriteFile(name, []byte(strings.Replace(data, old, new, 1)), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	edit("talops.yaml", "address: 192.0.2.11  # EDIT: a placeholder (a documentation address)", "address: 10.0.20.101")
-	edit("talops.yaml", "  all: [patches/all.yaml]\n", "  all: [patches/all.yaml]\n  controlplane: [patches/cilium.yaml]\n")
-
-	if err := os.WriteFile(filepath.Join(dir, "patches", "cilium.yaml"), guidePatch(t, "patches/cilium.yaml"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 
 	// 5. check it
 	step("validate ok: 2 nodes checked, 0 errors, 0 warnings, 1 note", "validate", "--dir", dir, "--strict", "--offline")
@@ -96,4 +75,40 @@ func TestFirstClusterGuide_OfflineStepsRunAsWritten(t *testing.T) {
 
 	// 6. a client config, inside the repository
 	step("wrote "+filepath.Join(dir, "talosconfig")+" (os:admin", "talosconfig", "--dir", dir, "--out", filepath.Join(dir, "talosconfig"))
+}
+
+// guideRepository runs steps 2 to 4 of docs/first-cluster.md in dir: init with the age
+// recipient of id, the worker's address, and the Cilium patch on the control planes.
+func guideRepository(t *testing.T, h *diskHarness, dir string, id *age.X25519Identity) {
+	t.Helper()
+
+	if err := h.run("init", "--dir", dir, "--name", "lab", "--endpoint", "https://10.0.20.100:6443", "--age-recipient", id.Recipient().String()); err != nil {
+		t.Fatalf("talops init: %v\n%s", err, h.stderr.String())
+	}
+
+	if want := "The secrets bundle is encrypted with SOPS to 1 age recipient;"; !strings.Contains(h.stdout.String(), want) {
+		t.Errorf("talops init: the output lacks %q:\n%s", want, h.stdout.String())
+	}
+
+	edit := func(file, old, new string) {
+		t.Helper()
+
+		name := filepath.Join(dir, file)
+
+		data := string(readFile(t, name))
+		if !strings.Contains(data, old) {
+			t.Fatalf("%s lacks %q", file, old)
+		}
+
+		if err := os.WriteFile(name, []byte(strings.Replace(data, old, new, 1)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	edit("talops.yaml", "address: 192.0.2.11  # EDIT: a placeholder (a documentation address)", "address: 10.0.20.101")
+	edit("talops.yaml", "  all: [patches/all.yaml]\n", "  all: [patches/all.yaml]\n  controlplane: [patches/cilium.yaml]\n")
+
+	if err := os.WriteFile(filepath.Join(dir, "patches", "cilium.yaml"), guidePatch(t, "patches/cilium.yaml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	talosx509 "github.com/siderolabs/crypto/x509"
 	clientconfig "github.com/siderolabs/talos/pkg/machinery/client/config"
 	"github.com/siderolabs/talos/pkg/machinery/role"
 )
@@ -56,6 +57,27 @@ func NewCA(t testing.TB) *CA {
 	}
 
 	return &CA{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+}
+
+// CAFrom is the CA of a certificate and its Ed25519 key, PEM-encoded as a machine
+// config's machine.ca holds them: a fake node that serves with it takes the talosconfigs
+// of the cluster's own secrets bundle, as a real node does once configured.
+func CAFrom(t testing.TB, crt, key []byte) *CA {
+	t.Helper()
+
+	kp := &talosx509.PEMEncodedCertificateAndKey{Crt: crt, Key: key}
+
+	cert, err := kp.GetCert()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	k, err := kp.GetEd25519Key()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	return &CA{cert: cert, key: k, PEM: crt}
 }
 
 // KeyPair is a certificate and its key, PEM-encoded.
