@@ -31,11 +31,13 @@ type PatchCache struct {
 	// ids counts the patches kept: each has its own id, for the nodes' keys.
 	ids     int
 	configs map[nodeKey]coreconfig.Provider
+	// docs shares the documents the nodes of both states render alike.
+	docs *docShare
 }
 
 // NewPatchCache returns an empty cache.
 func NewPatchCache() *PatchCache {
-	return &PatchCache{indexed: map[string]*patch{}, unindexed: map[string]*patch{}, configs: map[nodeKey]coreconfig.Provider{}}
+	return &PatchCache{indexed: map[string]*patch{}, unindexed: map[string]*patch{}, configs: map[nodeKey]coreconfig.Provider{}, docs: newDocShare()}
 }
 
 // load returns the patch data loads to, as file: from the cache when it holds the same

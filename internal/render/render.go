@@ -87,6 +87,8 @@ type Options struct {
 	// bundle is bundleSum of the bundle rendered with, when bundleKnown (only with Patches).
 	bundle      [sha256.Size]byte
 	bundleKnown bool
+	// docs shares the documents the nodes render alike (nil: none shared).
+	docs *docShare
 }
 
 // All renders every node concurrently; results keep the order of talops.yaml.
@@ -97,6 +99,16 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 	opts.patches = loadPatches(c, opts.Patches)
 	if opts.Patches != nil {
 		opts.bundle, opts.bundleKnown = bundleSum(b)
+	}
+
+	// The configs are kept (the rules judge them all at once, a plan compares them): the
+	// documents they render alike are shared. Those of an encode-only render are not kept.
+	switch {
+	case opts.EncodeOnly:
+	case opts.Patches != nil:
+		opts.docs = opts.Patches.docs
+	default:
+		opts.docs = newDocShare()
 	}
 
 	overCores(ctx, len(nodes), func(i int, err error) {
@@ -224,6 +236,8 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 			out.Layers = append(out.Layers, Layer{File: p.file, Index: p.layer})
 		}
 	}
+
+	cfg = opts.docs.share(cfg)
 
 	if reuse {
 		opts.Patches.keepConfig(key, cfg)
