@@ -153,12 +153,23 @@ func prompt(in *os.File, w io.Writer) func(question string) (string, error) {
 // symbolic link in its place is refused, not followed: writing through it would truncate
 // whatever it points at (a link left in render's --out folder, or committed to it).
 func writeFile(name string, data []byte, perm os.FileMode) error {
-	if fi, err := os.Lstat(name); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+	symlink := func() bool {
+		fi, err := os.Lstat(name)
+
+		return err == nil && fi.Mode()&os.ModeSymlink != 0
+	}
+
+	// Where opening refuses a link by itself, the look at the path waits for a refusal.
+	if noFollow == 0 && symlink() {
 		return fmt.Errorf("%s is a symbolic link: talops does not write through it", name)
 	}
 
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|noFollow, perm)
 	if err != nil {
+		if symlink() {
+			return fmt.Errorf("%s is a symbolic link: talops does not write through it", name)
+		}
+
 		return err
 	}
 
@@ -168,14 +179,17 @@ func writeFile(name string, data []byte, perm os.FileMode) error {
 		return err
 	}
 
-	if err := f.Truncate(0); err != nil {
-		f.Close() //nolint:errcheck // the truncate error matters more
+	if _, err := f.Write(data); err != nil {
+		f.Close() //nolint:errcheck // the write error matters more
 
 		return err
 	}
 
-	if _, err := f.Write(data); err != nil {
-		f.Close() //nolint:errcheck // the write error matters more
+	// The old contents past the new end go after the new ones are written, not before:
+	// ext4 flushes a file truncated to nothing and written again when it is closed, which
+	// cost render half its system time.
+	if err := f.Truncate(int64(len(data))); err != nil {
+		f.Close() //nolint:errcheck // the truncate error matters more
 
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
-	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
 	"github.com/siderolabs/talos/pkg/machinery/config/generate"
 	"github.com/siderolabs/talos/pkg/machinery/config/machine"
 
@@ -101,13 +100,11 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 		opts.bundle, opts.bundleKnown = bundleSum(b)
 	}
 
-	// The configs are kept (the rules judge them all at once, a plan compares them): the
-	// documents they render alike are shared. Those of an encode-only render are not kept.
-	switch {
-	case opts.EncodeOnly:
-	case opts.Patches != nil:
+	// The configs are kept (the rules judge them all at once, a plan compares them) or
+	// encoded: the documents they render alike are shared, and encoded once.
+	if opts.Patches != nil {
 		opts.docs = opts.Patches.docs
-	default:
+	} else {
 		opts.docs = newDocShare()
 	}
 
@@ -203,7 +200,7 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 				}
 			}
 
-			return finish(out, cfg)
+			return finish(out, cfg, opts.docs)
 		}
 	}
 
@@ -237,13 +234,17 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 		}
 	}
 
+	if cfg, err = withInstaller(cfg, installer); err != nil {
+		return nil, fmt.Errorf("render node %s: %w", n.Name, err)
+	}
+
 	cfg = opts.docs.share(cfg)
 
 	if reuse {
 		opts.Patches.keepConfig(key, cfg)
 	}
 
-	return finish(out, cfg)
+	return finish(out, cfg, opts.docs)
 }
 
 // generated is the config Talos generates for n, before any patch.
@@ -293,7 +294,7 @@ func complete(c *cluster.Cluster, n cluster.Node) (*Machine, error) {
 		return nil, err
 	}
 
-	return finish(&Machine{Node: n, Layers: []Layer{{File: file, Index: ix}}}, cfg)
+	return finish(&Machine{Node: n, Layers: []Layer{{File: file, Index: ix}}}, cfg, nil)
 }
 
 // LoadConfig loads a complete machine config and indexes where its keys are. Errors are
@@ -317,15 +318,12 @@ func LoadConfig(file string, data []byte) (coreconfig.Provider, *yamlpos.Index, 
 	return cfg, ix, nil
 }
 
-func finish(out *Machine, cfg coreconfig.Provider) (*Machine, error) {
-	cfg, err := withInstaller(cfg, out.Installer)
-	if err != nil {
-		return nil, fmt.Errorf("render node %s: %w", out.Node.Name, err)
-	}
-
+// finish makes out the node's rendering of cfg, encoded on demand (through docs, which
+// encodes the documents it shares once; nil: by machinery).
+func finish(out *Machine, cfg coreconfig.Provider, docs *docShare) (*Machine, error) {
 	out.Config = cfg
 	out.encode = sync.OnceValues(func() ([]byte, error) {
-		data, err := cfg.EncodeBytes(encoder.WithComments(encoder.CommentsDisabled))
+		data, err := docs.encode(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("encode config of node %s: %w", out.Node.Name, err)
 		}

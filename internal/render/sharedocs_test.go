@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/siderolabs/talos/pkg/machinery/config/config"
+	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/render"
@@ -96,4 +97,28 @@ func renderOne(t *testing.T, c *cluster.Cluster, name string) *render.Machine {
 	t.Fatalf("no node %s", name)
 
 	return nil
+}
+
+// A config whose documents are shared encodes to what machinery encodes it to, the
+// documents encoded once for every node that holds them: on the reference lab (every kind
+// of node it has) and a scaled one.
+func TestAll_SharedDocumentsEncodeAsMachineryEncodesTheConfig(t *testing.T) {
+	t.Parallel()
+
+	for name, files := range map[string]cluster.MapFiles{"reference": testlab.Files(t), "scaled": testlab.Scaled(t, 12)} {
+		for _, r := range renderLab(t, files) {
+			if r.Err != nil {
+				t.Fatalf("%s: render %s: %v", name, r.Name, r.Err)
+			}
+
+			want, err := r.Machine.Config.EncodeBytes(encoder.WithComments(encoder.CommentsDisabled))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			if got := encoded(t, r.Machine); got != string(want) {
+				t.Errorf("%s: %s encodes otherwise than machinery encodes it:\n%s\nwant:\n%s", name, r.Name, got, want)
+			}
+		}
+	}
 }
