@@ -31,6 +31,10 @@ type Cluster struct {
 
 	index yamlpos.Doc
 	files map[string][]byte
+	// nodeAt maps the nodes' names to their positions in Spec.Nodes as loaded: the rules
+	// place a finding of each node, and a search per finding grew with the square of the
+	// cluster.
+	nodeAt map[string]int
 }
 
 // Load reads and checks talops.yaml and every file it names. All problems found
@@ -107,6 +111,13 @@ func (c *Cluster) parse(data []byte) error {
 
 	if err := root.Decode(&c.Spec); err != nil {
 		return yamlError(file, &c.index, err)
+	}
+
+	c.nodeAt = make(map[string]int, len(c.Spec.Nodes))
+	for i, n := range c.Spec.Nodes {
+		if _, dup := c.nodeAt[n.Name]; !dup {
+			c.nodeAt[n.Name] = i
+		}
 	}
 
 	return nil
@@ -214,6 +225,12 @@ func (c *Cluster) NodePatches(n Node) []string {
 
 // NodeIndex returns the position of the node named name, or -1.
 func (c *Cluster) NodeIndex(name string) int {
+	// Spec.Nodes may have changed since it was loaded: a position still holding the node
+	// is the answer, else the nodes are searched.
+	if i, ok := c.nodeAt[name]; ok && i < len(c.Spec.Nodes) && c.Spec.Nodes[i].Name == name {
+		return i
+	}
+
 	return slices.IndexFunc(c.Spec.Nodes, func(n Node) bool { return n.Name == name })
 }
 

@@ -460,3 +460,27 @@ func TestLoad_TildeIsAnAbsentValueNotTheStringTilde(t *testing.T) {
 		t.Errorf("kubernetesVersion: ~ gave %v, want it required", err)
 	}
 }
+
+// NodeIndex answers from the nodes as they are, also after Spec.Nodes changed.
+func TestNodeIndex_FollowsTheNodesAsTheyAre(t *testing.T) {
+	c, err := cluster.Load("lab", files(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if c.NodeIndex("w1") != 1 || c.NodeIndex("cp1") != 0 || c.NodeIndex("nope") != -1 {
+		t.Errorf("as loaded: w1 %d, cp1 %d, nope %d", c.NodeIndex("w1"), c.NodeIndex("cp1"), c.NodeIndex("nope"))
+	}
+
+	c.Spec.Nodes = append([]cluster.Node{{Name: "w0"}}, c.Spec.Nodes...)
+
+	if c.NodeIndex("w1") != 2 || c.NodeIndex("w0") != 0 {
+		t.Errorf("after a node was put first: w1 %d, w0 %d", c.NodeIndex("w1"), c.NodeIndex("w0"))
+	}
+
+	c.Spec.Nodes = c.Spec.Nodes[:1]
+
+	if c.NodeIndex("w1") != -1 {
+		t.Errorf("after w1 went: %d", c.NodeIndex("w1"))
+	}
+}
