@@ -42,9 +42,11 @@ func loadToCompare(ctx context.Context, d *Deps, dir string) (*Repo, error) {
 
 // LoadAt loads the state of the repository in dir at the git ref, without touching the work
 // tree. A state without a real secrets bundle is rendered with current's, so a throwaway
-// bundle never shows as a change. The patch files current kept are not parsed again.
+// bundle never shows as a change. The patch files current kept are not parsed again, and
+// the files current holds as they are at ref are not read from git again.
 func LoadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo) (*Repo, error) {
-	files, err := gitrev.Read(ctx, d.Git, dir, ref)
+	// The files the pull request left as they were are the bytes current read already.
+	files, err := gitrev.ReadReusing(ctx, d.Git, dir, ref, current.Cluster.File)
 	if err != nil {
 		return nil, err
 	}

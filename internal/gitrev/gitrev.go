@@ -6,11 +6,17 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"crypto/sha1" //nolint:gosec // git's object IDs
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os/exec"
 	"path"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -59,35 +65,58 @@ const maxBytes = 256 << 20
 // cpu more (4.1 s against 2.5 s, as much as a plan --against a checkout). Symbolic links
 // are not read.
 func Read(ctx context.Context, git Runner, dir, ref string) (map[string][]byte, error) {
-	if ref == "" || strings.HasPrefix(ref, "-") {
-		return nil, fmt.Errorf("invalid git ref %q", ref)
-	}
+	return ReadReusing(ctx, git, dir, ref, nil)
+}
 
-	prefix, err := git(ctx, dir, "rev-parse", "--show-prefix")
-	if errors.Is(err, ErrNoGit) {
+// ReadReusing is Read where have gives the bytes of some files of dir as another state
+// holds them (nil: none): a file whose bytes are the blob the ref has there (the same git
+// object ID) is those bytes, and only the others come out of git, in one `git archive` of
+// their paths. A plan's base is mostly the files the pull request did not change: git then
+// reads ten files, not five thousand.
+func ReadReusing(ctx context.Context, git Runner, dir, ref string, have func(name string) ([]byte, bool)) (map[string][]byte, error) {
+	top, sub, err := locate(ctx, git, dir, ref)
+	if err != nil {
 		return nil, err
 	}
 
-	if err != nil {
-		return nil, fmt.Errorf("%s is not inside a git repository: %w", dir, err)
-	}
+	files := map[string][]byte{}
 
-	sub := strings.TrimSuffix(strings.TrimSpace(string(prefix)), "/")
+	var fetch []string
 
-	if _, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
-		return nil, fmt.Errorf("git ref %q not found (fetch it first, e.g. actions/checkout with fetch-depth: 0)", ref)
-	}
+	if have != nil {
+		entries, err := blobs(ctx, git, top, ref, sub)
+		if err != nil {
+			return nil, fmt.Errorf("read %s at %s: %w", dir, ref, err)
+		}
 
-	top := topLevel(ctx, git, dir)
+		for name, oid := range entries {
+			if data, ok := have(name); ok && blobID(data, len(oid)) == oid {
+				files[name] = data
 
-	if sub != "" {
-		if _, err := git(ctx, top, "cat-file", "-e", ref+":"+sub); err != nil {
-			return nil, fmt.Errorf("%s at %s: %w", dir, ref, ErrAbsent)
+				continue
+			}
+
+			// Literal: a file named like a glob (a[1].yaml) names only itself.
+			fetch = append(fetch, ":(literal)"+path.Join(sub, name))
+		}
+
+		if len(fetch) == 0 {
+			return files, nil
+		}
+
+		// Past half the files, one archive of the whole directory is the shorter command.
+		if 2*len(fetch) > len(entries) {
+			fetch = nil
 		}
 	}
 
 	args := []string{"archive", "--format=tar", ref}
-	if sub != "" {
+
+	switch {
+	case len(fetch) > 0:
+		sort.Strings(fetch)
+		args = append(append(args, "--"), fetch...)
+	case sub != "":
 		args = append(args, "--", sub)
 	}
 
@@ -96,14 +125,106 @@ func Read(ctx context.Context, git Runner, dir, ref string) (map[string][]byte, 
 		return nil, fmt.Errorf("read %s at %s: %w", dir, ref, err)
 	}
 
-	files, err := untar(bytes.NewReader(archive), sub)
+	fetched, err := untar(bytes.NewReader(archive), sub)
 	if err != nil {
 		return nil, fmt.Errorf("unpack %s at %s: %w", dir, ref, err)
 	}
 
+	maps.Copy(files, fetched)
+
 	return files, nil
 }
 
+// locate checks ref and that dir exists there, and returns the top of the work tree and
+// dir's path below it ("" for the top itself).
+func locate(ctx context.Context, git Runner, dir, ref string) (top, sub string, err error) {
+	if ref == "" || strings.HasPrefix(ref, "-") {
+		return "", "", fmt.Errorf("invalid git ref %q", ref)
+	}
+
+	prefix, err := git(ctx, dir, "rev-parse", "--show-prefix")
+	if errors.Is(err, ErrNoGit) {
+		return "", "", err
+	}
+
+	if err != nil {
+		return "", "", fmt.Errorf("%s is not inside a git repository: %w", dir, err)
+	}
+
+	sub = strings.TrimSuffix(strings.TrimSpace(string(prefix)), "/")
+
+	if _, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
+		return "", "", fmt.Errorf("git ref %q not found (fetch it first, e.g. actions/checkout with fetch-depth: 0)", ref)
+	}
+
+	top = topLevel(ctx, git, dir)
+
+	if sub != "" {
+		if _, err := git(ctx, top, "cat-file", "-e", ref+":"+sub); err != nil {
+			return "", "", fmt.Errorf("%s at %s: %w", dir, ref, ErrAbsent)
+		}
+	}
+
+	return top, sub, nil
+}
+
+// blobs lists the regular files below sub at ref (those git archive unpacks), keyed by
+// their paths relative to sub, with their object IDs.
+func blobs(ctx context.Context, git Runner, top, ref, sub string) (map[string]string, error) {
+	args := []string{"ls-tree", "-r", "-z", "--full-tree", ref}
+	if sub != "" {
+		args = append(args, "--", sub)
+	}
+
+	out, err := git(ctx, top, args...)
+	if err != nil {
+		return nil, err
+	}
+
+	entries := map[string]string{}
+
+	for line := range strings.SplitSeq(string(out), "\x00") {
+		meta, name, ok := strings.Cut(line, "\t")
+		if !ok {
+			continue
+		}
+
+		// <mode> <type> <object>: regular files only, as the archive has them.
+		f := strings.Fields(meta)
+		if len(f) != 3 || f[1] != "blob" || (f[0] != "100644" && f[0] != "100755") {
+			continue
+		}
+
+		if sub != "" {
+			rest, ok := strings.CutPrefix(name, sub+"/")
+			if !ok {
+				continue
+			}
+
+			name = rest
+		}
+
+		entries[name] = f[2]
+	}
+
+	return entries, nil
+}
+
+// blobID is the git object ID of a blob holding data, in the repository's hash: SHA-1, or
+// SHA-256 where IDs are 64 hex digits long.
+func blobID(data []byte, idLen int) string {
+	h := sha1.New() //nolint:gosec // git's object IDs
+	if idLen == 2*sha256.Size {
+		h = sha256.New()
+	}
+
+	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
+	h.Write(data)
+
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// topLevel is the top of the work tree dir is in (dir itself when git cannot say).
 func topLevel(ctx context.Context, git Runner, dir string) string {
 	out, err := git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
