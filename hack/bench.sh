@@ -5,7 +5,8 @@
 # - start-up: peak RSS and cpu of `talops --help`, cpu of `validate` of the reference lab;
 # - for each lab size: the cpu (user + system) of validate, render, plan --against (10 nodes
 #   changed) and plan --base (the same change, the base read out of Git), their ratios to
-#   validate, validate's and plan's cpu per node, and each command's peak RSS.
+#   validate, validate's and plan's cpu per node, and each command's peak RSS;
+# - between one size and the next, what one more node costs validate and plan.
 # Rounds are interleaved (one of each command, then the next round), so that a machine
 # whose load changes during the run moves every command alike; medians are printed.
 # The labs are testlab.Scaled (the benchmarks' lab), written by internal/testlab's
@@ -57,6 +58,7 @@ for _ in $(seq "$rounds"); do
 done
 echo "start-up: --help $(rss help) MiB peak RSS, $(cpu help) s cpu; validate of examples/homelab $(cpu lab) s cpu"
 
+marginal=()
 printf '\n%6s %9s %9s %9s %9s %7s %7s %7s %10s %10s %s\n' nodes validate render plan base render/v plan/v base/v "v ms/node" "p ms/node" "peak RSS MiB (v/r/p/b)"
 for nodes in $sizes; do
   lab="$work/lab-$nodes"
@@ -88,5 +90,18 @@ for nodes in $sizes; do
     "$(ratio "$(awk -v c="$v" 'BEGIN { print c * 1000 }')" "$nodes")" \
     "$(ratio "$(awk -v c="$p" 'BEGIN { print c * 1000 }')" "$nodes")" \
     "$(rss validate)" "$(rss render)" "$(rss plan)" "$(rss base)"
+  marginal+=("$nodes $v $p")
   rm -rf "$lab"
 done
+
+# What one more node costs, between one size and the next: the start-up every command pays
+# (the --help line above) is in the ms/node of the table, not in these.
+if [ "${#marginal[@]}" -gt 1 ]; then
+  echo
+  for i in $(seq 1 $((${#marginal[@]} - 1))); do
+    read -r n0 v0 p0 <<<"${marginal[$((i - 1))]}"
+    read -r n1 v1 p1 <<<"${marginal[$i]}"
+    awk -v n0="$n0" -v n1="$n1" -v v0="$v0" -v v1="$v1" -v p0="$p0" -v p1="$p1" \
+      'BEGIN { printf "per node from %d to %d nodes: validate %.2f ms, plan %.2f ms\n", n0, n1, (v1 - v0) * 1000 / (n1 - n0), (p1 - p0) * 1000 / (n1 - n0) }'
+  done
+fi
