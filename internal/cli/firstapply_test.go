@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bufio"
 	"context"
 	"os"
 	"path/filepath"
@@ -29,14 +28,10 @@ import (
 func guideCommand(t *testing.T, prefix string) []string {
 	t.Helper()
 
-	f, err := os.Open(filepath.Join(testlab.Root(), "docs", "first-cluster.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	guide := readFile(t, filepath.Join(testlab.Root(), "docs", "first-cluster.md"))
 
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		line := strings.TrimPrefix(sc.Text(), "$ ")
+	for line := range strings.Lines(string(guide)) {
+		line = strings.TrimPrefix(strings.TrimSuffix(line, "\n"), "$ ")
 		if strings.HasPrefix(line, prefix) {
 			return strings.Fields(line)[1:]
 		}
@@ -169,7 +164,7 @@ func TestFirstClusterGuide_TheFirstApplyRunsAsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer files.Close()
+	t.Cleanup(func() { _ = files.Close() })
 
 	c, err := cluster.Load(".", files)
 	if err != nil {

@@ -209,29 +209,8 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 		return nil, err
 	}
 
-	for i, rel := range rels {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("render node %s: %w", n.Name, err)
-		}
-
-		var p *patch
-		if reuse {
-			p = loaded[i]
-		} else if p, err = opts.patch(c, rel); err != nil {
-			return nil, err
-		}
-
-		if cfg, err = p.apply(ctx, cfg); err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("render node %s: %w", n.Name, err)
-			}
-
-			return nil, err
-		}
-
-		if !opts.EncodeOnly {
-			out.Layers = append(out.Layers, Layer{File: p.file, Index: p.layer})
-		}
+	if cfg, err = applyPatches(ctx, c, out, cfg, rels, loaded, opts); err != nil {
+		return nil, err
 	}
 
 	if cfg, err = withInstaller(cfg, installer); err != nil {
@@ -245,6 +224,43 @@ func one(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, n cluster.N
 	}
 
 	return finish(out, cfg, opts.docs)
+}
+
+// applyPatches applies to cfg the patches of out's node, rels in order: those loaded already
+// (loaded, when the node's key loaded them), the others each loaded as its turn comes. It
+// stops between patches when ctx is done, and records the layers unless only the encoding
+// is kept.
+func applyPatches(ctx context.Context, c *cluster.Cluster, out *Machine, cfg coreconfig.Provider, rels []string, loaded []*patch, opts Options) (coreconfig.Provider, error) {
+	for i := range max(len(rels), len(loaded)) {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("render node %s: %w", out.Node.Name, err)
+		}
+
+		var (
+			p   *patch
+			err error
+		)
+
+		if i < len(loaded) {
+			p = loaded[i]
+		} else if p, err = opts.patch(c, rels[i]); err != nil {
+			return nil, err
+		}
+
+		if cfg, err = p.apply(ctx, cfg); err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("render node %s: %w", out.Node.Name, err)
+			}
+
+			return nil, err
+		}
+
+		if !opts.EncodeOnly {
+			out.Layers = append(out.Layers, Layer{File: p.file, Index: p.layer})
+		}
+	}
+
+	return cfg, nil
 }
 
 // generated is the config Talos generates for n, before any patch.
