@@ -7,13 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/render"
-	"github.com/talops/talops/internal/secrets"
 	"github.com/talops/talops/internal/testlab"
 )
 
@@ -137,17 +135,8 @@ func load(t *testing.T, dir string, files cluster.MapFiles) *cluster.Cluster {
 func renderState(t *testing.T, c *cluster.Cluster, opts render.Options) []render.Result {
 	t.Helper()
 
-	b, err := (&secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}).Load(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	ids, err := render.SchematicIDs(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	opts.Installer = render.FactoryInstaller(ids)
+	b, lab := labInputs(t, c)
+	opts.Installer = lab.Installer
 
 	return render.All(context.Background(), c, b, opts)
 }

@@ -18,10 +18,17 @@ func renderLab(t testing.TB, files cluster.MapFiles) []render.Result {
 	t.Helper()
 
 	c := testlab.Load(t, files)
+	b, opts := labInputs(t, c)
 
-	l := &secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}
+	return render.All(context.Background(), c, b, opts)
+}
 
-	b, err := l.Load(c)
+// labInputs are what a lab renders with: its secrets bundle, and the installers of its
+// schematics as the Image Factory names them.
+func labInputs(t testing.TB, c *cluster.Cluster) (*secrets.Bundle, render.Options) {
+	t.Helper()
+
+	b, err := (&secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}).Load(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +38,7 @@ func renderLab(t testing.TB, files cluster.MapFiles) []render.Result {
 		t.Fatal(err)
 	}
 
-	return render.All(context.Background(), c, b, render.Options{Installer: render.FactoryInstaller(ids)})
+	return b, render.Options{Installer: render.FactoryInstaller(ids)}
 }
 
 func node(t testing.TB, rs []render.Result, name string) *render.Machine {

@@ -3,14 +3,12 @@ package render_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/siderolabs/talos/pkg/machinery/config/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/encoder"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/render"
-	"github.com/talops/talops/internal/secrets"
 	"github.com/talops/talops/internal/testlab"
 )
 
@@ -73,19 +71,11 @@ func TestAll_NodesShareTheDocumentsTheyRenderAlike(t *testing.T) {
 func renderOne(t *testing.T, c *cluster.Cluster, name string) *render.Machine {
 	t.Helper()
 
-	b, err := (&secrets.Loader{Getenv: testlab.NoEnv, Now: time.Now}).Load(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	ids, err := render.SchematicIDs(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, opts := labInputs(t, c)
 
 	for _, n := range c.Spec.Nodes {
 		if n.Name == name {
-			m, err := render.One(c, b, n, render.Options{Installer: render.FactoryInstaller(ids)})
+			m, err := render.One(c, b, n, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
