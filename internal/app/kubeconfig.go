@@ -28,7 +28,7 @@ func Kubeconfig(ctx context.Context, d *Deps, dir, talosconfig string) (*Kubecon
 		return nil, err
 	}
 
-	c, err := loadCluster(d.OpenDir, dir, dir)
+	c, err := loadCluster(d.OpenDir, dir, dir, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func LoadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo) (*Repo
 	}
 
 	// Its files are named as in the work tree, so findings of both states compare.
-	r, err := openAndLoad(ctx, d, open, dir, dir, current.Bundle, current.patches)
+	r, err := openAndLoad(ctx, d, open, dir, dir, current, current.patches)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", dir, ref, err)
 	}
@@ -67,7 +67,7 @@ func LoadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo) (*Repo
 // LoadDir loads another directory holding a state of the repository, rendered with
 // current's bundle when it has no real one, and current's patch files (as LoadAt).
 func LoadDir(ctx context.Context, d *Deps, dir string, current *Repo) (*Repo, error) {
-	return openAndLoad(ctx, d, d.OpenDir, dir, dir, current.Bundle, current.patches)
+	return openAndLoad(ctx, d, d.OpenDir, dir, dir, current, current.patches)
 }
 
 // loadOther loads the state to compare with: the same directory at a git ref (base), or
@@ -113,9 +113,20 @@ func hasCluster(d *Deps, dir string) bool {
 }
 
 // openAndLoad opens path and loads it as the repository directory named dir in messages,
-// loading its patch files through patches (nil: each parsed, none kept).
-func openAndLoad(ctx context.Context, d *Deps, open func(string) (cluster.Files, func() error, error), path, dir string, fallback *secrets.Bundle, patches *render.PatchCache) (*Repo, error) {
-	c, err := loadCluster(open, path, dir)
+// loading its patch files through patches (nil: each parsed, none kept). A state loaded to
+// compare with current (nil: none) takes current's talops.yaml model when the file is the
+// same, and current's bundle when it has no real one.
+func openAndLoad(ctx context.Context, d *Deps, open func(string) (cluster.Files, func() error, error), path, dir string, current *Repo, patches *render.PatchCache) (*Repo, error) {
+	var (
+		like     *cluster.Cluster
+		fallback *secrets.Bundle
+	)
+
+	if current != nil {
+		like, fallback = current.Cluster, current.Bundle
+	}
+
+	c, err := loadCluster(open, path, dir, like)
 	if err != nil {
 		return nil, err
 	}
@@ -161,15 +172,16 @@ func loadRendered(ctx context.Context, d *Deps, c *cluster.Cluster, fallback *se
 
 // LoadCluster loads talops.yaml in dir and the files it names, without secrets or rendering.
 func LoadCluster(d *Deps, dir string) (*cluster.Cluster, error) {
-	return loadCluster(d.OpenDir, dir, dir)
+	return loadCluster(d.OpenDir, dir, dir, nil)
 }
 
-func loadCluster(open func(string) (cluster.Files, func() error, error), path, dir string) (*cluster.Cluster, error) {
+// loadCluster opens path and loads talops.yaml there as dir (cluster.LoadLike like).
+func loadCluster(open func(string) (cluster.Files, func() error, error), path, dir string, like *cluster.Cluster) (*cluster.Cluster, error) {
 	files, closeDir, err := open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open repository directory %s: %w", dir, err)
 	}
 	defer closeDir() //nolint:errcheck // read-only
 
-	return cluster.Load(dir, files)
+	return cluster.LoadLike(dir, files, like)
 }

@@ -35,11 +35,21 @@ type Cluster struct {
 	// place a finding of each node, and a search per finding grew with the square of the
 	// cluster.
 	nodeAt map[string]int
+	// raw is talops.yaml as read, for another state loaded like this one (LoadLike).
+	raw []byte
 }
 
 // Load reads and checks talops.yaml and every file it names. All problems found
 // are returned together, each an *InputError.
 func Load(dir string, files Files) (*Cluster, error) {
+	return LoadLike(dir, files, nil)
+}
+
+// LoadLike is Load for another state of the repository that like holds (nil: none): when
+// its talops.yaml is the same bytes as like's, what like parsed out of it is taken instead
+// of parsing it again (a plan's base mostly has the same talops.yaml as its head). The files
+// it names are read and everything is checked as Load does.
+func LoadLike(dir string, files Files, like *Cluster) (*Cluster, error) {
 	c := &Cluster{Dir: dir, files: map[string][]byte{}}
 
 	data, err := files.ReadFile(FileName)
@@ -47,7 +57,11 @@ func Load(dir string, files Files) (*Cluster, error) {
 		return nil, c.readError(FileName, 0, "", err)
 	}
 
-	if err := c.parse(data); err != nil {
+	if like != nil && like.raw != nil && bytes.Equal(data, like.raw) {
+		c.Spec, c.index, c.nodeAt, c.raw = like.Spec, like.index, like.nodeAt, like.raw
+		// The nodes are the one part of the model code walks by index: its own copy.
+		c.Spec.Nodes = slices.Clone(like.Spec.Nodes)
+	} else if err := c.parse(data); err != nil {
 		return nil, err
 	}
 
@@ -113,6 +127,7 @@ func (c *Cluster) parse(data []byte) error {
 		return yamlError(file, &c.index, err)
 	}
 
+	c.raw = data
 	c.nodeAt = make(map[string]int, len(c.Spec.Nodes))
 	for i, n := range c.Spec.Nodes {
 		if _, dup := c.nodeAt[n.Name]; !dup {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -482,5 +483,53 @@ func TestNodeIndex_FollowsTheNodesAsTheyAre(t *testing.T) {
 
 	if c.NodeIndex("w1") != -1 {
 		t.Errorf("after w1 went: %d", c.NodeIndex("w1"))
+	}
+}
+
+// A state whose talops.yaml is the same bytes as another's takes that one's model, and is
+// what Load makes of it; a talops.yaml of other bytes is parsed. Either reads and checks
+// its own files, under its own directory.
+func TestLoadLike_TakesTheModelOfTheSameTalopsYAML(t *testing.T) {
+	head, err := cluster.Load("head", files(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	base, err := cluster.LoadLike("base", files(minimal), head)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	loaded, err := cluster.Load("base", files(minimal))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if !reflect.DeepEqual(base.Spec, loaded.Spec) || base.NodeLine("w1", "patches") != loaded.NodeLine("w1", "patches") {
+		t.Errorf("LoadLike made %+v, Load %+v", base.Spec, loaded.Spec)
+	}
+
+	if base.Path(cluster.FileName) != loaded.Path(cluster.FileName) {
+		t.Errorf("LoadLike names its file %s, Load %s", base.Path(cluster.FileName), loaded.Path(cluster.FileName))
+	}
+
+	// Its nodes are its own.
+	head.Spec.Nodes[1].Name = "renamed"
+	if base.Spec.Nodes[1].Name != "w1" || base.NodeIndex("w1") != 1 {
+		t.Errorf("a change to the other state's nodes reached this one: %q", base.Spec.Nodes[1].Name)
+	}
+
+	// Its files are its own, and checked.
+	other := files(minimal)
+	delete(other, "nodes/w1.yaml")
+
+	if _, err := cluster.LoadLike("base", other, head); err == nil || !strings.Contains(err.Error(), "nodes/w1.yaml") {
+		t.Errorf("a missing file of its own: %v", err)
+	}
+
+	// Another talops.yaml is parsed.
+	changed, err := cluster.LoadLike("base", files(strings.Replace(minimal, "v1.13.9", "v1.13.8", 1)), head)
+	if err != nil || changed.Spec.TalosVersion != "v1.13.8" {
+		t.Errorf("another talops.yaml: %v, %q", err, changed.Spec.TalosVersion)
 	}
 }
