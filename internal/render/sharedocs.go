@@ -52,6 +52,10 @@ func (s *docShare) share(cfg coreconfig.Provider) coreconfig.Provider {
 
 	for i, d := range docs {
 		out[i] = d
+		if !shareable(d) {
+			continue
+		}
+
 		id := documentID(d)
 
 		s.mu.Lock()
@@ -93,6 +97,12 @@ func equalTo(variants []config.Document, d config.Document) config.Document {
 	}
 
 	return nil
+}
+
+// shareable says whether d is a pointer, as machinery's documents are: a document of
+// another shape could not be a map key, nor be told apart from an equal copy.
+func shareable(d config.Document) bool {
+	return reflect.ValueOf(d).Kind() == reflect.Pointer
 }
 
 // documentID names a document as a container tells its documents apart: kind and name.
@@ -149,6 +159,10 @@ func (s *docShare) encode(cfg coreconfig.Provider) ([]byte, error) {
 
 // encoded is d's encoding: kept once made when d is a document kept.
 func (s *docShare) encoded(d config.Document) ([]byte, error) {
+	if !shareable(d) {
+		return encoder.NewEncoder(d, encodeOptions...).Encode()
+	}
+
 	s.mu.Lock()
 	data, kept := s.encodings[d]
 	s.mu.Unlock()
