@@ -93,7 +93,7 @@ func Load(data []byte) (*Catalog, error) {
 // loadTrusted builds the catalog of data known to be well formed: the embedded file, which
 // Load checks in a test (TestEncode_ReproducesTheEmbeddedFileByteForByte). Its entries are not
 // checked again each time the program starts, nor read through a streaming decoder: that
-// was two thirds of loading it, some 10 ms of every command that judges extensions.
+// was half of loading it (15 → 7.5 ms of cpu a command, in a cpu profile of validate).
 func loadTrusted(data []byte) (*Catalog, error) {
 	var f fileShape
 	if err := json.Unmarshal(data, &f); err != nil {
