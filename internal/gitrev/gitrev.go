@@ -72,7 +72,9 @@ func Read(ctx context.Context, git Runner, dir, ref string) (map[string][]byte, 
 // holds them (nil: none): a file whose bytes are the blob the ref has there (the same git
 // object ID) is those bytes, and only the others come out of git, in one `git archive` of
 // their paths. A plan's base is mostly the files the pull request did not change: git then
-// reads ten files, not five thousand.
+// reads ten files, not five thousand. Where .gitattributes mark a file export-ignore or
+// export-subst, git archive leaves it out or rewrites it, and a reused file is the blob as
+// committed: the two can then differ for such files (talops' own files carry neither).
 func ReadReusing(ctx context.Context, git Runner, dir, ref string, have func(name string) ([]byte, bool)) (map[string][]byte, error) {
 	top, sub, err := locate(ctx, git, dir, ref)
 	if err != nil {
