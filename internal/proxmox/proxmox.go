@@ -230,7 +230,7 @@ func (c *Client) DownloadISO(ctx context.Context, node, storage, url, name strin
 		return fmt.Errorf("download %s into %s on %s: %w", name, storage, node, cause(err))
 	}
 
-	if err := c.wait(ctx, goprox.NewTask(upid, c.c), c.cfg.DownloadTimeout); err != nil {
+	if err := c.wait(ctx, upid, c.cfg.DownloadTimeout); err != nil {
 		return fmt.Errorf("download %s into %s on %s: %w", name, storage, node, err)
 	}
 
@@ -270,7 +270,7 @@ func (c *Client) CreateVM(ctx context.Context, node string, params map[string]st
 		return fmt.Errorf("create VM %s on %s: %w", vmid, node, cause(err))
 	}
 
-	if err := c.wait(ctx, goprox.NewTask(upid, c.c), c.cfg.TaskTimeout); err != nil {
+	if err := c.wait(ctx, upid, c.cfg.TaskTimeout); err != nil {
 		return fmt.Errorf("create VM %s on %s: %w", vmid, node, err)
 	}
 
@@ -291,7 +291,7 @@ func (c *Client) DeleteISO(ctx context.Context, node, storage, name string) erro
 		return nil
 	}
 
-	if err := c.wait(ctx, goprox.NewTask(upid, c.c), c.cfg.TaskTimeout); err != nil {
+	if err := c.wait(ctx, upid, c.cfg.TaskTimeout); err != nil {
 		return fmt.Errorf("delete %s from %s on %s: %w", name, storage, node, err)
 	}
 
@@ -347,9 +347,7 @@ func (c *Client) vmTask(ctx context.Context, node string, vmid int, what string)
 		return fmt.Errorf("%s VM %d on %s: %w", what, vmid, node, cause(err))
 	}
 
-	task := goprox.NewTask(upid, c.c)
-
-	if err := c.wait(ctx, task, c.cfg.TaskTimeout); err != nil {
+	if err := c.wait(ctx, upid, c.cfg.TaskTimeout); err != nil {
 		return fmt.Errorf("%s VM %d on %s: %w", what, vmid, node, err)
 	}
 
@@ -373,11 +371,35 @@ func (c *Client) findVM(ctx context.Context, node string, vmid int) (*goprox.Vir
 	return nil, nil //nolint:nilnil // a missing VM is an answer, not an error
 }
 
+// taskStatus is what /nodes/{node}/tasks/{upid}/status answers that a wait reads. It is
+// read here rather than by go-proxmox's Task, whose JSON decoding copies fields by
+// reflection over method names, which keeps every exported method of the binary linked.
+type taskStatus struct {
+	Status     string `json:"status"`
+	ExitStatus string `json:"exitstatus"`
+}
+
+// upidNode is the node a task runs on: the second field of its UPID
+// (UPID:node:pid:pstart:starttime:type:id:user:).
+func upidNode(upid goprox.UPID) (string, bool) {
+	fields := strings.Split(string(upid), ":")
+	if len(fields) < 8 || fields[0] != "UPID" || fields[1] == "" {
+		return "", false
+	}
+
+	return fields[1], true
+}
+
 // wait polls a task until it stops, the timeout passes or ctx ends. go-proxmox's own
 // Task.Wait sleeps without watching the context, so the loop is ours.
-func (c *Client) wait(ctx context.Context, task *goprox.Task, timeout time.Duration) error {
-	if task == nil {
+func (c *Client) wait(ctx context.Context, upid goprox.UPID, timeout time.Duration) error {
+	if upid == "" {
 		return errors.New("proxmox answered without a task ID")
+	}
+
+	node, ok := upidNode(upid)
+	if !ok {
+		return fmt.Errorf("proxmox answered a task ID that names no node: %q", string(upid))
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -387,26 +409,27 @@ func (c *Client) wait(ctx context.Context, task *goprox.Task, timeout time.Durat
 	defer tick.Stop()
 
 	for {
-		if err := task.Ping(ctx); err != nil {
+		var st taskStatus
+		if err := c.c.Get(ctx, fmt.Sprintf("/nodes/%s/tasks/%s/status", node, upid), &st); err != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return &TaskTimeoutError{UPID: string(task.UPID), After: timeout}
+				return &TaskTimeoutError{UPID: string(upid), After: timeout}
 			}
 
-			return fmt.Errorf("task %s: %w", task.UPID, cause(err))
+			return fmt.Errorf("task %s: %w", upid, cause(err))
 		}
 
-		if task.IsCompleted {
-			if taskSucceeded(task.ExitStatus) {
+		if st.Status == "stopped" {
+			if taskSucceeded(st.ExitStatus) {
 				return nil
 			}
 
-			return &TaskError{UPID: string(task.UPID), ExitStatus: task.ExitStatus}
+			return &TaskError{UPID: string(upid), ExitStatus: st.ExitStatus}
 		}
 
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return &TaskTimeoutError{UPID: string(task.UPID), After: timeout}
+				return &TaskTimeoutError{UPID: string(upid), After: timeout}
 			}
 
 			return ctx.Err()

@@ -1,6 +1,7 @@
 package talhelper
 
 import (
+	"encoding"
 	"fmt"
 	"reflect"
 	"strings"
@@ -140,12 +141,24 @@ func yamlFields(t reflect.Type) (map[string]reflect.Type, bool) {
 	return fields, open
 }
 
+// selfDecoding are the interfaces through which a type decodes its own YAML (or text): go-yaml's
+// two forms of UnmarshalYAML (machinery's types use the older one) and UnmarshalText.
+var selfDecoding = []reflect.Type{
+	reflect.TypeFor[yaml.Unmarshaler](),
+	reflect.TypeFor[interface {
+		UnmarshalYAML(unmarshal func(any) error) error
+	}](),
+	reflect.TypeFor[encoding.TextUnmarshaler](),
+}
+
 // readsItself says the type decodes its own YAML (or text), so its keys are its business.
+// It asks by interface, not by method name: a lookup by a name the compiler cannot see
+// keeps every exported method of the binary linked.
 func readsItself(t reflect.Type) bool {
 	p := reflect.PointerTo(t)
 
-	for _, m := range []string{"UnmarshalYAML", "UnmarshalText"} {
-		if _, ok := p.MethodByName(m); ok {
+	for _, i := range selfDecoding {
+		if p.Implements(i) {
 			return true
 		}
 	}
