@@ -9,7 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"text/template"
+
+	template "github.com/DataDog/datadog-agent/pkg/template/text"
 
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/plan"
@@ -234,13 +235,15 @@ func (p palette) diffLine(line string) string {
 var templatesFS embed.FS
 
 // planTemplates are parsed when a plan is first rendered as markdown, not at start-up:
-// most commands never render one.
+// most commands never render one. The engine calls no methods (see the topf importer's
+// render), so what a method answers reaches a template through a function (what).
 var planTemplates = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
 		"fence": fence,
 		"cell":  cell,
 		"text":  text,
 		"short": func(s string) string { return s[:min(12, len(s))] },
+		"what":  func(n nodeData) string { return n.What() },
 	}).ParseFS(templatesFS, "templates/*.tmpl"))
 })
 

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"slices"
 	"strings"
-	"text/template"
 	"time"
 
+	template "github.com/DataDog/datadog-agent/pkg/template/text"
 	"github.com/Masterminds/sprig/v3"
 	gensecrets "github.com/siderolabs/talos/pkg/machinery/config/generate/secrets"
 	"github.com/siderolabs/talos/pkg/machinery/config/types/v1alpha1"
@@ -182,7 +182,9 @@ func (im *mapping) stageConfigs(spec *cluster.Spec, cuts map[string]int) (map[st
 	return out, nil
 }
 
-// executeTemplate runs a template as talhelper's templating does.
+// executeTemplate runs a template as talhelper's templating does, with the engine of
+// topf's import (text/template without method calls): talhelper's templates read the
+// config's fields, and one calling a method fails, to be reported.
 func executeTemplate(text string, cfg *v1alpha1.Config) (string, error) {
 	t, err := template.New("template").Funcs(sprig.FuncMap()).Parse(text)
 	if err != nil {

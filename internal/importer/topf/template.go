@@ -6,8 +6,8 @@ import (
 	"net/netip"
 	"os"
 	"slices"
-	"text/template"
 
+	template "github.com/DataDog/datadog-agent/pkg/template/text"
 	"github.com/Masterminds/sprig/v3"
 )
 
@@ -43,9 +43,13 @@ type renderer struct {
 	used map[string]bool
 }
 
-// render runs one template as topf does: text/template with missingkey=error and sprig's
-// functions, those that give the same result on every render; a template calling another
-// (the clock, randomness, DNS) fails here, to be reported.
+// render runs one template as topf does: Go's template language with missingkey=error and
+// sprig's functions, those that give the same result on every render; a template calling
+// another (the clock, randomness, DNS) fails here, to be reported. The engine is
+// text/template without method calls (DataDog's copy of it): a method looked up by a name
+// only known at run time keeps every exported method of the binary linked (some 12 MB). A
+// template reads fields and map keys and calls functions; one calling a method of a value
+// (.Node.IP.Is4) fails, to be reported.
 func (r *renderer) render(name string, text []byte, ctx *patchContext) ([]byte, error) {
 	tmpl, err := template.New(name).Funcs(r.funcs()).Option("missingkey=error").Parse(string(text))
 	if err != nil {
