@@ -15,7 +15,7 @@ COPY . /src
 ARG VERSION=dev
 ARG TARGETOS
 ARG TARGETARCH
-RUN cd /src && GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -ldflags "-s -w -X github.com/talops/talops/internal/cli.Version=${VERSION}" -o /talops ./cmd/talops
+RUN cd /src && GOOS=${TARGETOS} GOARCH=${TARGETARCH} go build -trimpath -tags grpcnotrace -ldflags "-s -w -X github.com/talops/talops/internal/cli.Version=${VERSION}" -o /talops ./cmd/talops
 
 FROM gcr.io/distroless/static-debian12:latest@sha256:d75cdd72874d4790092fcb1b058493ecf6bb5bf2b2b897045b00ff01d91843f2
 COPY --from=build /talops /talops

@@ -41,8 +41,8 @@ cpu() { median $(cat "$work/$1.cpu"); }
 rss() { awk -v k="$(median $(cat "$work/$1.rss"))" 'BEGIN { printf "%.0f", k / 1024 }'; }
 
 # The release build (no cgo) and what a plain build on a machine with a C compiler gives.
-CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/talops" ./cmd/talops
-CGO_ENABLED=1 go build -trimpath -ldflags "-s -w" -o "$work/talops-cgo" ./cmd/talops
+CGO_ENABLED=0 go build -trimpath -tags grpcnotrace -ldflags "-s -w" -o "$work/talops" ./cmd/talops
+CGO_ENABLED=1 go build -trimpath -tags grpcnotrace -ldflags "-s -w" -o "$work/talops-cgo" ./cmd/talops
 bin="$work/talops"
 # A binary just written is cached in large folios and maps more per page touched than one
 # read back from disk (hack/rss.sh): drop its pages, as for one installed a while ago.

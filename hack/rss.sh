@@ -21,7 +21,7 @@ cd "$root"
 # once linked Go plugin support, through kustomize under kubectl's drain, which kept every
 # exported method: 25 MB more. talops links neither now; the release build is still the
 # one measured.)
-CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$work/talops" ./cmd/talops
+CGO_ENABLED=0 go build -trimpath -tags grpcnotrace -ldflags "-s -w" -o "$work/talops" ./cmd/talops
 # The size and package count docs/performance.md tracks (issue 31).
 echo "binary: $(stat -c %s "$work/talops") bytes stripped, $(go list -deps ./cmd/talops | wc -l) packages linked"
 # How much of the binary a run maps depends on how its pages sit in the page cache: on

@@ -87,16 +87,43 @@ func Effective(c config.Config) map[string]string {
 	v := reflect.ValueOf(&c).Elem()
 	worker := c.Machine() != nil && c.Machine().Type() != machine.TypeControlPlane
 
-	for i := range v.Type().NumMethod() {
-		name := v.Type().Method(i).Name
-		if worker && controlPlaneOnly[name] {
+	for _, a := range accessors[v.Type()] {
+		if worker && controlPlaneOnly[a.name] {
 			continue
 		}
 
-		accessor(v, i, name, 0, out)
+		a.read(v, a.name, 0, out)
 	}
 
 	return out
+}
+
+// accessorFunc is one accessor of an interface: its name, and a call of it on a value of
+// that interface answering its results as their declared types. The interfaces' methods
+// are listed in accessors.go, generated from machinery's interfaces by a test, rather than
+// looked up by reflection: a method called by an index or name the compiler cannot see
+// keeps every exported method of the binary linked (some 12 MB of it).
+type accessorFunc struct {
+	name string
+	call func(v reflect.Value) []reflect.Value
+}
+
+// one is the call of an accessor that answers one value.
+func one[I, R any](m func(I) R) func(reflect.Value) []reflect.Value {
+	return func(v reflect.Value) []reflect.Value {
+		r := m(v.Interface().(I)) //nolint:forcetypeassert // v is an I: accessors holds it under I's type
+
+		return []reflect.Value{reflect.ValueOf(&r).Elem()}
+	}
+}
+
+// two is the call of an accessor that answers two values.
+func two[I, R0, R1 any](m func(I) (R0, R1)) func(reflect.Value) []reflect.Value {
+	return func(v reflect.Value) []reflect.Value {
+		r0, r1 := m(v.Interface().(I)) //nolint:forcetypeassert // as in one
+
+		return []reflect.Value{reflect.ValueOf(&r0).Elem(), reflect.ValueOf(&r1).Elem()}
+	}
 }
 
 // controlPlaneOnly are the accessors of the documents machinery refuses on a worker
@@ -144,8 +171,8 @@ func walk(v reflect.Value, path string, depth int, out map[string]string) {
 			return
 		}
 
-		for i := range v.Type().NumMethod() {
-			accessor(v, i, join(path, v.Type().Method(i).Name), depth, out)
+		for _, a := range accessors[v.Type()] {
+			a.read(v, join(path, a.name), depth, out)
 		}
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
@@ -177,21 +204,9 @@ func walk(v reflect.Value, path string, depth int, out map[string]string) {
 	}
 }
 
-// accessor calls v's i-th method when it is an accessor (it takes nothing and answers
-// something), and walks what it answers under path.
-func accessor(v reflect.Value, i int, path string, depth int, out map[string]string) {
-	m := v.Type().Method(i)
-
-	mt := m.Type
-	if v.Kind() != reflect.Interface {
-		mt = v.Method(i).Type()
-	}
-
-	if skipped[m.Name] || mt.NumIn() != 0 || mt.NumOut() == 0 {
-		return
-	}
-
-	results, panicked := call(v.Method(i))
+// read calls the accessor on v and walks what it answers under path.
+func (a accessorFunc) read(v reflect.Value, path string, depth int, out map[string]string) {
+	results, panicked := call(func() []reflect.Value { return a.call(v) })
 	if panicked != "" {
 		put(out, path, "panic: "+panicked)
 
@@ -210,14 +225,14 @@ func accessor(v reflect.Value, i int, path string, depth int, out map[string]str
 
 // call calls an accessor; one that panics (a nil document behind a non-nil interface)
 // answers its panic, the same on both sides of a comparison.
-func call(m reflect.Value) (results []reflect.Value, panicked string) {
+func call(m func() []reflect.Value) (results []reflect.Value, panicked string) {
 	defer func() {
 		if r := recover(); r != nil {
 			results, panicked = nil, fmt.Sprint(r)
 		}
 	}()
 
-	return m.Call(nil), ""
+	return m(), ""
 }
 
 // text is a value that writes itself as text (an error, a CEL expression, an address).
