@@ -140,7 +140,7 @@ func generateAccessors() ([]byte, error) {
 		fmt.Fprintf(&b, "\t%s %q\n", names[p], p)
 	}
 
-	b.WriteString(")\n\n// accessors are the accessors of each interface Effective walks, by its type.\nvar accessors = map[reflect.Type][]accessorFunc{\n")
+	b.WriteString(")\n\n// accessorTable is the accessors of each interface Effective walks, by its type.\nfunc accessorTable() map[reflect.Type][]accessorFunc {\n\treturn map[reflect.Type][]accessorFunc{\n")
 
 	for _, t := range types {
 		if t.NumMethod() == 0 || t.Name() == "" {
@@ -170,7 +170,7 @@ func generateAccessors() ([]byte, error) {
 		b.WriteString("\t},\n")
 	}
 
-	b.WriteString("}\n")
+	b.WriteString("}\n}\n")
 
 	return format.Source(b.Bytes())
 }

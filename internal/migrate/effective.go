@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/siderolabs/talos/pkg/machinery/config/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/machine"
@@ -87,7 +88,7 @@ func Effective(c config.Config) map[string]string {
 	v := reflect.ValueOf(&c).Elem()
 	worker := c.Machine() != nil && c.Machine().Type() != machine.TypeControlPlane
 
-	for _, a := range accessors[v.Type()] {
+	for _, a := range accessors()[v.Type()] {
 		if worker && controlPlaneOnly[a.name] {
 			continue
 		}
@@ -107,6 +108,9 @@ type accessorFunc struct {
 	name string
 	call func(v reflect.Value) []reflect.Value
 }
+
+// accessors are accessorTable's, made when first read: most commands read none.
+var accessors = sync.OnceValue(accessorTable)
 
 // one is the call of an accessor that answers one value.
 func one[I, R any](m func(I) R) func(reflect.Value) []reflect.Value {
@@ -171,7 +175,7 @@ func walk(v reflect.Value, path string, depth int, out map[string]string) {
 			return
 		}
 
-		for _, a := range accessors[v.Type()] {
+		for _, a := range accessors()[v.Type()] {
 			a.read(v, join(path, a.name), depth, out)
 		}
 	case reflect.Slice, reflect.Array:
