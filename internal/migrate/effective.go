@@ -80,23 +80,34 @@ func CompareLayouts(before, after config.Config) Layout {
 // has no entry: a document that is not there and one that sets nothing answer alike. The
 // values hold secrets: only paths leave this package.
 func Effective(c config.Config) map[string]string {
-	out := map[string]string{}
+	return effective(c, func(t reflect.Type) []accessorFunc { return accessors()[t] })
+}
+
+// effective is Effective with each interface's accessors listed by accessorsOf.
+func effective(c config.Config, accessorsOf func(reflect.Type) []accessorFunc) map[string]string {
+	w := walker{out: map[string]string{}, accessorsOf: accessorsOf}
 	if c == nil {
-		return out
+		return w.out
 	}
 
 	v := reflect.ValueOf(&c).Elem()
 	worker := c.Machine() != nil && c.Machine().Type() != machine.TypeControlPlane
 
-	for _, a := range accessors()[v.Type()] {
+	for _, a := range accessorsOf(v.Type()) {
 		if worker && controlPlaneOnly[a.name] {
 			continue
 		}
 
-		a.read(v, a.name, 0, out)
+		w.read(a, v, a.name, 0)
 	}
 
-	return out
+	return w.out
+}
+
+// walker writes what a config answers into out, reading each interface's accessors.
+type walker struct {
+	out         map[string]string
+	accessorsOf func(reflect.Type) []accessorFunc
 }
 
 // accessorFunc is one accessor of an interface: its name, and a call of it on a value of
@@ -152,7 +163,9 @@ var skipped = map[string]bool{
 }
 
 // walk writes v, read as its static type, into out under path.
-func walk(v reflect.Value, path string, depth int, out map[string]string) {
+func (w walker) walk(v reflect.Value, path string, depth int) {
+	out := w.out
+
 	if depth > maxDepth || !v.IsValid() {
 		return
 	}
@@ -170,13 +183,13 @@ func walk(v reflect.Value, path string, depth int, out map[string]string) {
 		}
 
 		if v.Kind() == reflect.Pointer {
-			walk(v.Elem(), path, depth+1, out)
+			w.walk(v.Elem(), path, depth+1)
 
 			return
 		}
 
-		for _, a := range accessors()[v.Type()] {
-			a.read(v, join(path, a.name), depth, out)
+		for _, a := range w.accessorsOf(v.Type()) {
+			w.read(a, v, join(path, a.name), depth)
 		}
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
@@ -186,14 +199,14 @@ func walk(v reflect.Value, path string, depth int, out map[string]string) {
 		}
 
 		for i := range v.Len() {
-			walk(v.Index(i), join(path, fmt.Sprint(i)), depth+1, out)
+			w.walk(v.Index(i), join(path, fmt.Sprint(i)), depth+1)
 		}
 	case reflect.Map:
 		keys := v.MapKeys()
 		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
 
 		for _, k := range keys {
-			walk(v.MapIndex(k), join(path, fmt.Sprint(k)), depth+1, out)
+			w.walk(v.MapIndex(k), join(path, fmt.Sprint(k)), depth+1)
 		}
 	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
 		// Not a setting.
@@ -208,11 +221,11 @@ func walk(v reflect.Value, path string, depth int, out map[string]string) {
 	}
 }
 
-// read calls the accessor on v and walks what it answers under path.
-func (a accessorFunc) read(v reflect.Value, path string, depth int, out map[string]string) {
+// read calls the accessor a on v and walks what it answers under path.
+func (w walker) read(a accessorFunc, v reflect.Value, path string, depth int) {
 	results, panicked := call(func() []reflect.Value { return a.call(v) })
 	if panicked != "" {
-		put(out, path, "panic: "+panicked)
+		put(w.out, path, "panic: "+panicked)
 
 		return
 	}
@@ -223,7 +236,7 @@ func (a accessorFunc) read(v reflect.Value, path string, depth int, out map[stri
 			name = join(name, fmt.Sprint(j))
 		}
 
-		walk(r, name, depth+1, out)
+		w.walk(r, name, depth+1)
 	}
 }
 
