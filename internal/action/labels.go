@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/talops/talops/internal/github"
 )
@@ -27,12 +28,14 @@ func labelsMarker(labels []string) string {
 	return labelsMarkerPrefix + " " + strings.Join(labels, ",") + " -->"
 }
 
-var labelsLine = regexp.MustCompile(`(?m)^<!-- talops:plan-labels(?: ([a-z:,-]+))? -->\r?$`)
+var labelsLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^<!-- talops:plan-labels(?: ([a-z:,-]+))? -->\r?$`)
+})
 
 // parseLabelsMarker is the plan labels a comment body carries; only labels talops
 // manages count. ok is false for a comment without the line (posted by an older talops).
 func parseLabelsMarker(body string) (labels []string, ok bool) {
-	m := labelsLine.FindStringSubmatch(body)
+	m := labelsLine().FindStringSubmatch(body)
 	if m == nil {
 		return nil, false
 	}

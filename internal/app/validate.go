@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"sync"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
@@ -112,12 +113,12 @@ func validateFiles(d *Deps, opts ValidateOptions) (*ValidateResult, error) {
 }
 
 // repositoryKey is a top-level key of talops.yaml that no machine config document has.
-var repositoryKey = regexp.MustCompile(`(?m)^(talosVersion|kubernetesVersion|nodes):`)
+var repositoryKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(talosVersion|kubernetesVersion|nodes):`) })
 
 // isRepositoryFile tells talops.yaml (by its name, or by keys only it has) from a machine
 // config, which validate's FILE arguments are.
 func isRepositoryFile(file string, data []byte) bool {
-	return filepath.Base(file) == cluster.FileName || repositoryKey.Match(data)
+	return filepath.Base(file) == cluster.FileName || repositoryKey().Match(data)
 }
 
 // InputFindings are the problems of a repository that does not load, as findings placed

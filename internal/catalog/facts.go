@@ -221,7 +221,7 @@ func (f *Facts) minorTags() []string {
 	return slices.Sorted(maps.Keys(f.minors))
 }
 
-var checkedLine = regexp.MustCompile(`(?m)^  "checked": "[0-9]{4}-[0-9]{2}-[0-9]{2}",$`)
+var checkedLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^  "checked": "[0-9]{4}-[0-9]{2}-[0-9]{2}",$`) })
 
 // SetChecked returns the facts file with its checked date set to day, and the rest of its
 // bytes as they were (the file is kept by hand).
@@ -230,9 +230,9 @@ func SetChecked(data []byte, day time.Time) ([]byte, error) {
 		return nil, err
 	}
 
-	if len(checkedLine.FindAllIndex(data, -1)) != 1 {
+	if len(checkedLine().FindAllIndex(data, -1)) != 1 {
 		return nil, fmt.Errorf("release facts: no single \"checked\" line to set")
 	}
 
-	return checkedLine.ReplaceAll(data, []byte(`  "checked": "`+day.UTC().Format(time.DateOnly)+`",`)), nil
+	return checkedLine().ReplaceAll(data, []byte(`  "checked": "`+day.UTC().Format(time.DateOnly)+`",`)), nil
 }

@@ -3,6 +3,7 @@ package catalog
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // NvidiaKind is what an NVIDIA extension provides.
@@ -149,9 +150,9 @@ func ParseNvidia(name string) (NvidiaExt, bool) {
 }
 
 var (
-	driverPattern  = regexp.MustCompile(`^[0-9]+(\.[0-9]+){1,2}$`)
-	vSemverPattern = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
-	pinPattern     = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,2}$`)
+	driverPattern  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+(\.[0-9]+){1,2}$`) })
+	vSemverPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`) })
+	pinPattern     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,2}$`) })
 )
 
 // ParseNvidiaTag splits an NVIDIA extension's image tag. Kernel modules are tagged
@@ -163,7 +164,7 @@ func ParseNvidiaTag(kind NvidiaKind, tag string) (driver, suffix string, ok bool
 	switch kind {
 	case KernelModuleProprietary, KernelModuleOpen:
 		d, talos, found := strings.Cut(tag, "-")
-		if !found || !driverPattern.MatchString(d) {
+		if !found || !driverPattern().MatchString(d) {
 			return "", "", false
 		}
 
@@ -174,23 +175,23 @@ func ParseNvidiaTag(kind NvidiaKind, tag string) (driver, suffix string, ok bool
 		return d, talos, true
 	case ContainerToolkit:
 		d, toolkit, found := strings.Cut(tag, "-")
-		if !found && driverPattern.MatchString(d) {
+		if !found && driverPattern().MatchString(d) {
 			return d, "", true
 		}
 
-		if !found || !driverPattern.MatchString(d) || !vSemverPattern.MatchString(toolkit) {
+		if !found || !driverPattern().MatchString(d) || !vSemverPattern().MatchString(toolkit) {
 			return "", "", false
 		}
 
 		return d, toolkit, true
 	case FabricManager:
-		if !driverPattern.MatchString(tag) {
+		if !driverPattern().MatchString(tag) {
 			return "", "", false
 		}
 
 		return tag, "", true
 	case GDRCopy:
-		if !vSemverPattern.MatchString(tag) {
+		if !vSemverPattern().MatchString(tag) {
 			return "", "", false
 		}
 
@@ -232,7 +233,7 @@ func (r Release) NvidiaDriver(f Flavour) (driver, toolkit string, ok bool) {
 
 // DriverBranch returns the branch of an NVIDIA driver version ("580.65.06" → "580").
 func DriverBranch(driver string) (string, bool) {
-	if !driverPattern.MatchString(driver) {
+	if !driverPattern().MatchString(driver) {
 		return "", false
 	}
 
@@ -245,11 +246,11 @@ func DriverBranch(driver string) (string, bool) {
 // driver of that branch, a longer pin ("580.178" or "580.178.04") matches by leading
 // components, compared as written (tags are compared as text).
 func DriverMatchesPin(driver, pin string) bool {
-	if !driverPattern.MatchString(driver) {
+	if !driverPattern().MatchString(driver) {
 		return false
 	}
 
-	if !pinPattern.MatchString(pin) {
+	if !pinPattern().MatchString(pin) {
 		return false
 	}
 

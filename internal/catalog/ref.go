@@ -3,6 +3,7 @@ package catalog
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Official extensions are published under one repository prefix; schematics name them with
@@ -15,21 +16,21 @@ const (
 
 var (
 	// One path component of an OCI repository name.
-	namePattern = regexp.MustCompile(`^[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*$`)
+	namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*$`) })
 	// A tag's characters; at most maxTag of them, checked apart: a bounded repetition
 	// compiles into one copy per count, paid by every command at start-up.
-	tagPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+	tagPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`) })
 	// Digests are kept opaque; the algorithm and hex shape follow the OCI grammar.
 	// The encoded part's length (at least minDigest) is checked apart, like a tag's.
-	digestPattern = regexp.MustCompile(`^[a-z0-9]+([+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$`)
+	digestPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+([+._-][a-z0-9]+)*:[a-zA-Z0-9=_-]+$`) })
 )
 
-func validName(s string) bool { return namePattern.MatchString(s) }
+func validName(s string) bool { return namePattern().MatchString(s) }
 
 // maxTag is the longest OCI tag.
 const maxTag = 128
 
-func validTag(s string) bool { return len(s) <= maxTag && tagPattern.MatchString(s) }
+func validTag(s string) bool { return len(s) <= maxTag && tagPattern().MatchString(s) }
 
 // minDigest is the shortest encoded part of a digest the OCI grammar allows.
 const minDigest = 32
@@ -37,7 +38,7 @@ const minDigest = 32
 func validDigest(s string) bool {
 	_, encoded, _ := strings.Cut(s, ":")
 
-	return len(encoded) >= minDigest && digestPattern.MatchString(s)
+	return len(encoded) >= minDigest && digestPattern().MatchString(s)
 }
 
 // ParseExtensionRef splits an official extension reference into its bare name and image tag.

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 
 	version "github.com/hashicorp/go-version"
 )
@@ -13,9 +14,15 @@ import (
 // The version grammar is stricter than go-version's: no fourth segment, no build metadata on
 // Talos tags, at most one leading "v". Prerelease identifiers follow semver.
 var (
-	talosTagPattern   = regexp.MustCompile(`^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
-	talosLoosePattern = regexp.MustCompile(`^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?)?$`)
-	k8sPattern        = regexp.MustCompile(`^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?)?$`)
+	talosTagPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+	})
+	talosLoosePattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?)?$`)
+	})
+	k8sPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^v?(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?)?$`)
+	})
 )
 
 // VersionError reports a string that is not a well-formed version.
@@ -51,16 +58,16 @@ func newSemver(s string, pattern *regexp.Regexp, what string) (semver, error) {
 
 // parseTag parses a full Talos release tag ("v1.13.9", "1.14.0-rc.1").
 func parseTag(s string) (semver, error) {
-	return newSemver(s, talosTagPattern, "Talos")
+	return newSemver(s, talosTagPattern(), "Talos")
 }
 
 // parseTalos parses a Talos version where the patch may be left out ("1.13" means 1.13.0).
 func parseTalos(s string) (semver, error) {
-	return newSemver(s, talosLoosePattern, "Talos")
+	return newSemver(s, talosLoosePattern(), "Talos")
 }
 
 func parseKubernetes(s string) (semver, error) {
-	return newSemver(s, k8sPattern, "Kubernetes")
+	return newSemver(s, k8sPattern(), "Kubernetes")
 }
 
 // tag renders the version the way Talos tags releases.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -106,6 +107,6 @@ func (k *checker) healthChecks() {
 
 // kindRe is a Kubernetes kind: an upper-case letter, then letters and digits, at most
 // maxLabel in all (checked apart, see nameRe).
-var kindRe = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+var kindRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`) })
 
-func isKind(s string) bool { return len(s) <= maxLabel && kindRe.MatchString(s) }
+func isKind(s string) bool { return len(s) <= maxLabel && kindRe().MatchString(s) }

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v4"
 
@@ -269,22 +270,22 @@ func (c *Cluster) NodeLine(name, field string) int {
 // (some 0.1 ms and 40 KB a pattern).
 var (
 	// nameRe is a DNS-1123 subdomain's characters; at most maxLabel of them.
-	nameRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`)
+	nameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$`) })
 	// dnsLabelRe is a DNS-1123 label's characters, as Kubernetes names are; at most maxLabel.
-	dnsLabelRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
-	driverRe   = regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,2}$`)
+	dnsLabelRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`) })
+	driverRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]+(\.[0-9]+){0,2}$`) })
 	// storageRe is Proxmox's pve-storage-id format.
-	storageRe = regexp.MustCompile(`^[a-z][a-z0-9_.-]*[a-z0-9]$`)
+	storageRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_.-]*[a-z0-9]$`) })
 )
 
 // maxLabel is the longest DNS label (RFC 1123) and the longest name nameRe allows.
 const maxLabel = 63
 
 // isName says whether s is a DNS-1123 subdomain of at most maxLabel characters.
-func isName(s string) bool { return len(s) <= maxLabel && nameRe.MatchString(s) }
+func isName(s string) bool { return len(s) <= maxLabel && nameRe().MatchString(s) }
 
 // isDNSLabel says whether s is a DNS-1123 label.
-func isDNSLabel(s string) bool { return len(s) <= maxLabel && dnsLabelRe.MatchString(s) }
+func isDNSLabel(s string) bool { return len(s) <= maxLabel && dnsLabelRe().MatchString(s) }
 
 func (c *Cluster) check() []error {
 	k := &checker{c: c, file: c.Path(FileName)}
@@ -409,7 +410,7 @@ func secureURL(raw string) bool {
 }
 
 // releaseVersion is a release tag as the images are tagged: v, then all three parts.
-var releaseVersion = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`)
+var releaseVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$`) })
 
 // version checks a release version. Installer, kubelet and API server images are tagged
 // with the whole version, so "v1.36" or "1.13.9" name images that do not exist.
@@ -417,7 +418,7 @@ func (k *checker) version(field, v, example string) {
 	switch {
 	case v == "":
 		k.bad(field, "is required")
-	case !releaseVersion.MatchString(v):
+	case !releaseVersion().MatchString(v):
 		k.bad(field, "%q is not a release version: write v and all three parts, as in %s", v, example)
 	default:
 		if !catalog.ValidVersion(v) {
@@ -451,7 +452,7 @@ func (k *checker) nvidia() {
 		k.bad("nvidia.flavour", "must be lts, production or new-feature, got %q", n.Flavour)
 	}
 
-	if n.Driver != "" && !driverRe.MatchString(n.Driver) {
+	if n.Driver != "" && !driverRe().MatchString(n.Driver) {
 		k.bad("nvidia.driver", "must be a driver branch (580) or version (580.178.04), got %q", n.Driver)
 	}
 }
@@ -493,7 +494,7 @@ func (k *checker) proxmox() {
 	switch {
 	case p.Storage == "":
 		k.bad("proxmox.storage", "is required: the Proxmox storage that holds the boot ISOs (for example local)")
-	case !storageRe.MatchString(p.Storage):
+	case !storageRe().MatchString(p.Storage):
 		k.bad("proxmox.storage", "%q is not a Proxmox storage name", p.Storage)
 	}
 

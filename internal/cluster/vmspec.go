@@ -3,24 +3,29 @@ package cluster
 import (
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // The formats PVE's API takes for the VM fields (pve-qm's JSON schema: the qemu config
 // and its net, hostpci and tag formats).
 var (
 	// bridgeRe is a Linux interface name, as PVE's pve-bridge-id is.
-	bridgeRe = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$`)
+	bridgeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_.-]{0,14}$`) })
 	// macRe is a unicast MAC address (PVE refuses multicast ones).
-	macRe = regexp.MustCompile(`^[0-9A-Fa-f][02468aceACE](:[0-9A-Fa-f]{2}){5}$`)
+	macRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9A-Fa-f][02468aceACE](:[0-9A-Fa-f]{2}){5}$`) })
 	// hostPCIRe is a PCI address, [domain:]bus:device[.function], or a mapping's name; at
 	// most maxHostPCI characters (checked apart, see nameRe).
-	hostPCIRe = regexp.MustCompile(`^(([0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(\.[0-7])?|[a-zA-Z][a-zA-Z0-9_-]*)$`)
+	hostPCIRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(([0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(\.[0-7])?|[a-zA-Z][a-zA-Z0-9_-]*)$`)
+	})
 	// cpuRe is a CPU model name (host, x86-64-v2-AES, a custom one); at most maxCPU.
-	cpuRe = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.+-]*$`)
+	cpuRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.+-]*$`) })
 	// machineRe is a QEMU machine type: q35, pc, or a versioned pc-q35-9.0.
-	machineRe = regexp.MustCompile(`^(q35|pc|pc-(q35|i440fx)-[0-9]+\.[0-9]+(\+pve[0-9]+)?)$`)
+	machineRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(q35|pc|pc-(q35|i440fx)-[0-9]+\.[0-9]+(\+pve[0-9]+)?)$`)
+	})
 	// tagRe is PVE's pve-tag.
-	tagRe = regexp.MustCompile(`^[a-z0-9_][a-z0-9_+.-]*$`)
+	tagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_][a-z0-9_+.-]*$`) })
 )
 
 // The longest a mapping's name (PVE's pve-configid) and a CPU model may be.
@@ -29,9 +34,9 @@ const (
 	maxCPU     = 64
 )
 
-func isHostPCI(s string) bool { return len(s) <= maxHostPCI && hostPCIRe.MatchString(s) }
+func isHostPCI(s string) bool { return len(s) <= maxHostPCI && hostPCIRe().MatchString(s) }
 
-func isCPU(s string) bool { return len(s) <= maxCPU && cpuRe.MatchString(s) }
+func isCPU(s string) bool { return len(s) <= maxCPU && cpuRe().MatchString(s) }
 
 // vmSpec checks the VM description of a node's proxmox: section.
 func (k *checker) vmSpec(at string, n Node) {
@@ -49,7 +54,7 @@ func (k *checker) vmSpec(at string, n Node) {
 		k.bad(at+".cpu", "%q is not a CPU type (host, x86-64-v2-AES, …)", p.CPU)
 	}
 
-	if p.Machine != "" && !machineRe.MatchString(p.Machine) {
+	if p.Machine != "" && !machineRe().MatchString(p.Machine) {
 		k.bad(at+".machine", "must be q35, pc or a versioned pc-q35-X.Y, got %q", p.Machine)
 	}
 
@@ -68,12 +73,12 @@ func (k *checker) vmSpec(at string, n Node) {
 			k.bad(at+".disk.size", "is GiB and must be 10 to 65536 (Talos needs 10 GiB), got %d", d.Size)
 		}
 
-		if d.Storage != "" && !storageRe.MatchString(d.Storage) {
+		if d.Storage != "" && !storageRe().MatchString(d.Storage) {
 			k.bad(at+".disk.storage", "%q is not a Proxmox storage name", d.Storage)
 		}
 	}
 
-	if p.Bridge != "" && !bridgeRe.MatchString(p.Bridge) {
+	if p.Bridge != "" && !bridgeRe().MatchString(p.Bridge) {
 		k.bad(at+".bridge", "%q is not a bridge name (vmbr0, …)", p.Bridge)
 	}
 
@@ -81,7 +86,7 @@ func (k *checker) vmSpec(at string, n Node) {
 		k.bad(at+".vlan", "must be a VLAN tag, 1 to 4094, got %d", p.VLAN)
 	}
 
-	if p.MAC != "" && !macRe.MatchString(p.MAC) {
+	if p.MAC != "" && !macRe().MatchString(p.MAC) {
 		k.bad(at+".mac", "%q is not a unicast MAC address (BC:24:11:00:00:01)", p.MAC)
 	}
 
@@ -96,7 +101,7 @@ func (k *checker) vmSpec(at string, n Node) {
 	}
 
 	for i, tag := range p.Tags {
-		if !tagRe.MatchString(tag) {
+		if !tagRe().MatchString(tag) {
 			k.bad(at+".tags["+strconv.Itoa(i)+"]", "%q is not a Proxmox tag (lower case letters, digits, _ + . -)", tag)
 		}
 	}

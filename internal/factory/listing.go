@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/talops/talops/internal/schematic"
 )
@@ -48,7 +49,7 @@ func (c *Client) Versions(ctx context.Context) ([]string, error) {
 // Talos version ("v1.13.9"; the leading "v" may be left out).
 func (c *Client) OfficialExtensions(ctx context.Context, talosVersion string) ([]Extension, error) {
 	v := schematic.VersionTag(talosVersion)
-	if !factoryVersion.MatchString(v) {
+	if !factoryVersion().MatchString(v) {
 		return nil, &InvalidVersionError{Op: "list official extensions", Version: talosVersion}
 	}
 
@@ -63,8 +64,10 @@ func (c *Client) OfficialExtensions(ctx context.Context, talosVersion string) ([
 
 // factoryVersion is what the factory's semver.Parse takes after the "v": MAJOR.MINOR.PATCH
 // without leading zeros, an optional pre-release and build.
-var factoryVersion = regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)` +
-	`(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+var factoryVersion = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)` +
+		`(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
+})
 
 // getJSON decodes a listing into out, from the cache while it is fresh. Only
 // a response that decodes is cached.

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/render"
@@ -272,11 +273,13 @@ func isoField(i int, n cluster.Node) string {
 }
 
 // talopsISO is the form of ISOName's names: what --prune may ever delete.
-var talopsISO = regexp.MustCompile(`^talos-v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?-[0-9a-f]{12}-[a-z0-9-]+\.iso$`)
+var talopsISO = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^talos-v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.]+)?-[0-9a-f]{12}-[a-z0-9-]+\.iso$`)
+})
 
 // IsTalopsISO reports whether a file name in storage is one talops names its boot ISOs
 // with; ISOs named otherwise are someone else's.
-func IsTalopsISO(name string) bool { return talopsISO.MatchString(name) }
+func IsTalopsISO(name string) bool { return talopsISO().MatchString(name) }
 
 // ISOName is the file name of a boot ISO in Proxmox storage:
 // talos-v1.13.9-376567988ad3-nocloud-amd64.iso. The schematic ID prefix tells the

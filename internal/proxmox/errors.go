@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // APIError is an answer of the Proxmox API outside 2xx. PVE puts its reason in the
@@ -94,11 +95,11 @@ func (t errorTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return nil, e
 }
 
-var nodePath = regexp.MustCompile(`/nodes/([^/?]+)`)
+var nodePath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/nodes/([^/?]+)`) })
 
 // pathNode is the node a request path names ("" for none).
 func pathNode(path string) string {
-	if m := nodePath.FindStringSubmatch(path); m != nil {
+	if m := nodePath().FindStringSubmatch(path); m != nil {
 		return m[1]
 	}
 
@@ -107,9 +108,9 @@ func pathNode(path string) string {
 
 // taskWarnings matches the exit status of a task that succeeded with warnings; PVE
 // (PVE::Tools::upid_status_is_error) counts it a success, go-proxmox only "OK".
-var taskWarnings = regexp.MustCompile(`^WARNINGS: \d+$`)
+var taskWarnings = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^WARNINGS: \d+$`) })
 
 // taskSucceeded reports whether a stopped task's exit status is a success in PVE.
 func taskSucceeded(exitStatus string) bool {
-	return exitStatus == "OK" || taskWarnings.MatchString(exitStatus)
+	return exitStatus == "OK" || taskWarnings().MatchString(exitStatus)
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	jsonpatch "github.com/evanphx/json-patch"
@@ -449,7 +450,7 @@ func syntaxError(file string, ix *yamlpos.Index, err error) error {
 	return errors.Join(errs...)
 }
 
-var docLineRe = regexp.MustCompile(`\(line (\d+)\)`)
+var docLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(line (\d+)\)`) })
 
 const unknownKeysMarker = "unknown keys found during decoding:\n"
 
@@ -465,7 +466,7 @@ func loadError(file string, ix *yamlpos.Index, err error) error {
 	before, summary, found := strings.Cut(msg, unknownKeysMarker)
 	if !found {
 		line := 0
-		if m := docLineRe.FindStringSubmatch(msg); m != nil {
+		if m := docLineRe().FindStringSubmatch(msg); m != nil {
 			line, _ = strconv.Atoi(m[1])
 		}
 
@@ -473,7 +474,7 @@ func loadError(file string, ix *yamlpos.Index, err error) error {
 	}
 
 	doc := 0
-	if m := docLineRe.FindStringSubmatch(before); m != nil {
+	if m := docLineRe().FindStringSubmatch(before); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		if d := ix.DocAt(line); d >= 0 {
 			doc = d

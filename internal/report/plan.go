@@ -276,7 +276,7 @@ func HashMarker(hash string) string {
 }
 
 // hashLine finds a HashMarker line in a comment body.
-var hashLine = regexp.MustCompile(`(?m)^<!-- talops:plan-hash ([0-9a-f]{64}) -->$`)
+var hashLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^<!-- talops:plan-hash ([0-9a-f]{64}) -->$`) })
 
 // ParseHashMarker is the plan hash a comment body carries in its HashMarker line. talops
 // writes that line once, right below the sticky marker: a body with it elsewhere, or more
@@ -284,7 +284,7 @@ var hashLine = regexp.MustCompile(`(?m)^<!-- talops:plan-hash ([0-9a-f]{64}) -->
 func ParseHashMarker(body string) (string, bool) {
 	body = strings.ReplaceAll(body, "\r\n", "\n")
 
-	if len(hashLine.FindAllStringIndex(body, 2)) != 1 {
+	if len(hashLine().FindAllStringIndex(body, 2)) != 1 {
 		return "", false
 	}
 
@@ -293,7 +293,7 @@ func ParseHashMarker(body string) (string, bool) {
 		return "", false
 	}
 
-	m := hashLine.FindStringSubmatch(lines[1])
+	m := hashLine().FindStringSubmatch(lines[1])
 	if m == nil {
 		return "", false
 	}

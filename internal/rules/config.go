@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/go-multierror"
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
@@ -152,7 +153,7 @@ func placed(sev finding.Severity, code, msg string, at Placer, node string) find
 	where := ""
 	if p := configPath(msg); p != "" {
 		f.Path, where = p, p
-	} else if m := docRefRe.FindStringSubmatch(msg); m != nil {
+	} else if m := docRefRe().FindStringSubmatch(msg); m != nil {
 		// Typed documents are named Kind/name at the start of their messages.
 		where = m[1]
 	}
@@ -164,26 +165,28 @@ func placed(sev finding.Severity, code, msg string, at Placer, node string) find
 
 // docRefRe matches how machinery names a typed document at the start of a message:
 // "UserVolumeConfig/data: …", "KernelModuleConfig/: …", "UnattendedInstallConfig: …".
-var docRefRe = regexp.MustCompile(`^([A-Z][A-Za-z0-9]*/[^:\s]*|[A-Z][A-Za-z0-9]*Config): `)
+var docRefRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([A-Z][A-Za-z0-9]*/[^:\s]*|[A-Z][A-Za-z0-9]*Config): `)
+})
 
-var kindRe = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+var kindRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`) })
 
 // SplitDocRef splits a Placer's reference to a typed document: Kind/name, or a Kind
 // ending in Config alone.
 func SplitDocRef(path string) (kind, name string, ok bool) {
 	kind, name, slash := strings.Cut(path, "/")
-	if !kindRe.MatchString(kind) || (!slash && !strings.HasSuffix(kind, "Config")) {
+	if !kindRe().MatchString(kind) || (!slash && !strings.HasSuffix(kind, "Config")) {
 		return "", "", false
 	}
 
 	return kind, name, true
 }
 
-var pathRe = regexp.MustCompile(`\.(machine|cluster|debug)(\.[A-Za-z0-9_]+)*`)
+var pathRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.(machine|cluster|debug)(\.[A-Za-z0-9_]+)*`) })
 
 // configPath picks the config path a machinery message names, such as `.machine.ca`.
 func configPath(msg string) string {
-	return strings.TrimPrefix(pathRe.FindString(msg), ".")
+	return strings.TrimPrefix(pathRe().FindString(msg), ".")
 }
 
 // flattenMulti splits machinery's nested multierrors into single messages,

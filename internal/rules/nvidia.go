@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/config"
@@ -627,7 +628,9 @@ func pinAgainstBranch(in *Input, g gpuSetup) []finding.Finding {
 	}}
 }
 
-var binaryNameRe = regexp.MustCompile(`BinaryName\s*=\s*"([^"]*nvidia-container-runtime[^"]*)"`)
+var binaryNameRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`BinaryName\s*=\s*"([^"]*nvidia-container-runtime[^"]*)"`)
+})
 
 // nvidiaRuntimePath: the toolkit extension registers the nvidia runtime itself; a CRI part
 // pointing the runtime at another binary breaks every GPU container.
@@ -644,7 +647,7 @@ func nvidiaRuntimePath(in *Input, g gpuSetup) []finding.Finding {
 			continue
 		}
 
-		for _, m := range binaryNameRe.FindAllStringSubmatch(f.FileContent, -1) {
+		for _, m := range binaryNameRe().FindAllStringSubmatch(f.FileContent, -1) {
 			file, line := place(in.Cluster, g.node, "machine.files")
 
 			if atLeast(g.talos, nriSince) {
@@ -670,7 +673,9 @@ func nvidiaRuntimePath(in *Input, g gpuSetup) []finding.Finding {
 	return out
 }
 
-var devicePluginRe = regexp.MustCompile(`nvidia-device-plugin|(?s)kind:\s*RuntimeClass.*handler:\s*nvidia`)
+var devicePluginRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`nvidia-device-plugin|(?s)kind:\s*RuntimeClass.*handler:\s*nvidia`)
+})
 
 // nvidiaWorkloadIsolation notes GPU nodes under workload isolation, on by default for clusters
 // created on Talos 1.14: GPU plugins that need the host's PID namespace or mounts fail under it.
@@ -719,13 +724,13 @@ func cdiAdvice(talos string) string {
 // RuntimeClass itself, and under which config path.
 func devicePluginManifests(cfg coreconfig.Provider) (string, bool) {
 	for _, m := range cfg.K8sInlineManifestConfigs() {
-		if devicePluginRe.MatchString(m.Contents()) {
+		if devicePluginRe().MatchString(m.Contents()) {
 			return "cluster.inlineManifests", true
 		}
 	}
 
 	for _, m := range cfg.K8sExternalManifestConfigs() {
-		if devicePluginRe.MatchString(m.URL()) {
+		if devicePluginRe().MatchString(m.URL()) {
 			return "cluster.extraManifests", true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/talops/talops/internal/cluster"
 )
@@ -58,12 +59,12 @@ func (s Spec) BundleFile() string {
 
 // namePattern is a DNS label's characters; its length (at most 63) is checked apart: a
 // bounded repetition compiles into one copy per count, paid by every command at start-up.
-var namePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`) })
 
 // CheckName says whether a cluster name is usable: a DNS label (it names the talosconfig
 // context, the kubeconfig cluster and the nodes' certificates).
 func CheckName(name string) error {
-	if len(name) > 63 || !namePattern.MatchString(name) {
+	if len(name) > 63 || !namePattern().MatchString(name) {
 		return fmt.Errorf("cluster name %q is not a DNS label (lower-case letters, digits and '-', at most 63)", name)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v4"
 )
@@ -359,11 +360,13 @@ func Problems(err error) []Problem {
 // "value" (strconv, net/url, %q) and 'value'. Quoted single characters are syntax the
 // scanner names (did not find expected ',' or ']'), not values; neither is text with
 // spaces between two single quotes.
-var quotedRe = regexp.MustCompile(`\s*(` + "`[^`]*`" + `|"(?:[^"\\]|\\.){2,}"|'[^'\s]{2,}')`)
+var quotedRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\s*(` + "`[^`]*`" + `|"(?:[^"\\]|\\.){2,}"|'[^'\s]{2,}')`)
+})
 
 // WithoutValues drops the quoted parts of a decoder's message, which are the values it
 // could not decode: "cannot construct !!str `m1tkhQ/...` into bool" becomes "cannot
 // construct !!str into bool". A value without quotes around it is not recognised.
 func WithoutValues(msg string) string {
-	return quotedRe.ReplaceAllString(msg, "")
+	return quotedRe().ReplaceAllString(msg, "")
 }

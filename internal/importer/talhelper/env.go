@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/a8m/envsubst/parse"
 )
@@ -12,7 +13,7 @@ import (
 // (github.com/a8m/envsubst) reads them: $NAME and ${NAME...}, names of letters, digits and
 // underscores; $$ is a dollar sign. It only names variables for the lookup and the findings:
 // the substitution itself is the library's.
-var referencePattern = regexp.MustCompile(`\$\$|\$\{?([\p{L}\p{Nd}_]+)`)
+var referencePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\$|\$\{?([\p{L}\p{Nd}_]+)`) })
 
 // envResult is what substituting a text did: the text, the variables it used (set and not
 // empty), those talhelper refuses to run without (unset or empty where the form has no
@@ -28,7 +29,7 @@ type envResult struct {
 func substitute(text string, lookup func(string) (string, bool)) envResult {
 	var names []string
 
-	for _, m := range referencePattern.FindAllStringSubmatch(text, -1) {
+	for _, m := range referencePattern().FindAllStringSubmatch(text, -1) {
 		if m[1] != "" && m[1] != "_" && !slices.Contains(names, m[1]) {
 			names = append(names, m[1])
 		}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v4"
 
@@ -229,7 +230,7 @@ func (u *imageURLs) matchedAll() bool {
 	return true
 }
 
-var nonName = regexp.MustCompile(`[^a-z0-9.-]+`)
+var nonName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9.-]+`) })
 
 // imageURLSchematic ties a node's talosImageURL to the schematic file of its ID, if one was
 // found, and returns the schematic's name; otherwise it says why the node names none. own
@@ -373,7 +374,7 @@ func followsNote(ref schematic.InstallerRef) string {
 // the schematics already named.
 func (im *mapping) schematicName(file string) string {
 	base := strings.TrimSuffix(path.Base(file), path.Ext(file))
-	name := strings.Trim(nonName.ReplaceAllString(strings.ToLower(base), "-"), ".-")
+	name := strings.Trim(nonName().ReplaceAllString(strings.ToLower(base), "-"), ".-")
 
 	if name == "" {
 		name = "image"

@@ -57,7 +57,7 @@ func variablesAt(data []byte, line int) string {
 
 	var names []string
 
-	for _, m := range referencePattern.FindAllSubmatch(lines[line-1], -1) {
+	for _, m := range referencePattern().FindAllSubmatch(lines[line-1], -1) {
 		if name := string(m[1]); name != "" {
 			names = append(names, "${"+name+"}")
 		}

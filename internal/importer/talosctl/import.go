@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
@@ -139,13 +140,13 @@ func loadConfigs(srcs []Source) (cfgs []coreconfig.Provider, lead int, err error
 	return cfgs, lead, nil
 }
 
-var tagPattern = regexp.MustCompile(`:(v\d+\.\d+\.\d+[^@]*)(@|$)`)
+var tagPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`:(v\d+\.\d+\.\d+[^@]*)(@|$)`) })
 
 // clusterSpec reads the cluster's name, endpoint and versions from a config, through
 // machinery's accessors, which read the v1alpha1 fields or the documents the 1.14
 // contract moved them to.
 func clusterSpec(file string, cfg coreconfig.Provider) (cluster.Spec, error) {
-	talos := tagPattern.FindStringSubmatch(installerImage(cfg))
+	talos := tagPattern().FindStringSubmatch(installerImage(cfg))
 	if talos == nil {
 		return cluster.Spec{}, &cluster.InputError{File: file, Field: "machine.install.image", Msg: "names no Talos version tag: talops cannot tell talosVersion"}
 	}
@@ -155,7 +156,7 @@ func clusterSpec(file string, cfg coreconfig.Provider) (cluster.Spec, error) {
 		kubelet = k.Image()
 	}
 
-	kube := tagPattern.FindStringSubmatch(kubelet)
+	kube := tagPattern().FindStringSubmatch(kubelet)
 	if kube == nil {
 		return cluster.Spec{}, &cluster.InputError{File: file, Field: "machine.kubelet.image", Msg: "names no Kubernetes version tag: talops cannot tell kubernetesVersion"}
 	}
@@ -187,7 +188,7 @@ func installerImage(cfg coreconfig.Provider) string {
 	return ""
 }
 
-var devPathPattern = regexp.MustCompile(`^disk\.dev_path == "([^"]+)"$`)
+var devPathPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^disk\.dev_path == "([^"]+)"$`) })
 
 // installDisk is the config's install disk: machine.install.disk, or the disk the
 // UnattendedInstallConfig document selects by its path (as talops' generator writes it).
@@ -210,7 +211,7 @@ func installDisk(cfg coreconfig.Provider) string {
 		sel, _ := prov["diskSelector"].(map[string]any)
 		match, _ := sel["match"].(string)
 
-		if g := devPathPattern.FindStringSubmatch(match); g != nil {
+		if g := devPathPattern().FindStringSubmatch(match); g != nil {
 			return g[1]
 		}
 	}

@@ -3,11 +3,14 @@ package talosctl
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // secretKey matches the names of fields that hold secrets outside the bundle (a disk
 // encryption passphrase, a WireGuard private key, a registry password...).
-var secretKey = regexp.MustCompile(`(?i)(passphrase|password|privatekey|secret|token|^key$|auth)`)
+var secretKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(passphrase|password|privatekey|secret|token|^key$|auth)`)
+})
 
 // secretPaths lists the paths under a patch operation whose field names say they hold a
 // secret: those values are now in a patch file in clear.
@@ -16,7 +19,7 @@ func secretPaths(o op) []string {
 
 	var out []string
 
-	if secretKey.MatchString(last(path)) {
+	if secretKey().MatchString(last(path)) {
 		out = append(out, path)
 	}
 
@@ -30,7 +33,7 @@ func walk(v any, path string, found func(string)) {
 	case map[string]any:
 		for k, c := range t {
 			p := path + "/" + escape(k)
-			if secretKey.MatchString(k) {
+			if secretKey().MatchString(k) {
 				found(p)
 
 				continue

@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v4"
 
@@ -17,7 +18,7 @@ import (
 
 // patchName is topf's test of a patch file's name. It is not anchored, as topf's is:
 // "a.yaml.bak" is a patch too.
-var patchName = regexp.MustCompile(`.*\.ya?ml(\.tpl)?`)
+var patchName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`.*\.ya?ml(\.tpl)?`) })
 
 // item is one patch file as one node gets it: its source path and its contents once
 // rendered and emptied of empty documents (nil: the node gets nothing from it).
@@ -39,7 +40,7 @@ func (im *mapping) scopeFiles(dir string) ([]string, error) {
 	var out []string
 
 	for _, f := range all {
-		if patchName.MatchString(path.Base(f)) {
+		if patchName().MatchString(path.Base(f)) {
 			out = append(out, f)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v4"
@@ -147,7 +148,7 @@ func scalarNode(v any) *yaml.Node {
 // or a base-60 number, as sops's encoder does.
 func setString(n *yaml.Node, s string) {
 	n.SetString(s)
-	if n.Style == 0 && (yaml11Bools[s] || base60Float.MatchString(s)) {
+	if n.Style == 0 && (yaml11Bools[s] || base60Float().MatchString(s)) {
 		n.Style = yaml.DoubleQuotedStyle
 	}
 }
@@ -159,7 +160,7 @@ var yaml11Bools = map[string]bool{
 	"off": true, "Off": true, "OFF": true,
 }
 
-var base60Float = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`)
+var base60Float = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`) })
 
 func formatFloat(f float64) string {
 	switch {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v4"
@@ -29,7 +30,9 @@ const (
 
 var errTagMismatch = errors.New("scalar does not match its explicit tag")
 
-var yamlStyleFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+var yamlStyleFloat = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+})
 
 var resolveWords = map[string]struct {
 	tag   string
@@ -114,7 +117,7 @@ func resolveNumber(plain string) (string, any, bool) {
 	if u, err := strconv.ParseUint(plain, 0, 64); err == nil {
 		return tagInt, u, true
 	}
-	if yamlStyleFloat.MatchString(plain) {
+	if yamlStyleFloat().MatchString(plain) {
 		if f, err := strconv.ParseFloat(plain, 64); err == nil {
 			return tagFloat, f, true
 		}
