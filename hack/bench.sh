@@ -26,7 +26,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 # run NAME CMD...: runs CMD once and appends its cpu seconds and peak KiB to NAME's lists.
 # Exit codes 0 and 2 (a plan with changes) count as success. The cpu is the shell's account
 # of its children (to the millisecond: /usr/bin/time's is to the hundredth), less what
-# /usr/bin/time itself takes, measured on `true` first; the peak RSS is /usr/bin/time's.
+# /usr/bin/time itself takes (`true` under it, less `true` alone); the peak RSS is
+# /usr/bin/time's.
 TIMEFORMAT='%3U %3S'
 overhead=0
 run() {
@@ -56,8 +57,12 @@ dd if="$bin" iflag=nocache count=0 status=none
 echo "$(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), GOMEMLIMIT=${GOMEMLIMIT-unset}, medians of $rounds interleaved rounds"
 echo "binary (stripped): $(stat -c %s "$bin") bytes without cgo, $(stat -c %s "$work/talops-cgo") with cgo; $(go list -deps ./cmd/talops | wc -l) packages"
 
-for _ in $(seq 11); do run overhead true; done
-overhead=$(median $(cat "$work/overhead.cpu"))
+for _ in $(seq 11); do
+  run overhead true
+  { time "$(type -P true)"; } 2>>"$work/true.time"
+done
+overhead=$(awk -v w="$(median $(cat "$work/overhead.cpu"))" -v t="$(median $(awk '{ print $1 + $2 }' "$work/true.time"))" \
+  'BEGIN { o = w - t; printf "%.3f", o < 0 ? 0 : o }')
 for _ in $(seq "$rounds"); do
   run help "$bin" --help
   run lab "$bin" validate --offline --dir examples/homelab
