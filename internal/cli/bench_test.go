@@ -26,7 +26,9 @@ func benchValidate(b *testing.B, nodes int) {
 		b.Fatal(err)
 	}
 
-	if len(res.Findings) != 0 || res.Nodes != nodes {
+	// Notes are allowed: the lab's Talos release may be newer than the embedded extension
+	// data (versions.release-data), which changes nothing of the work measured.
+	if errs, warnings, _ := finding.Count(res.Findings); errs+warnings != 0 || res.Nodes != nodes {
 		b.Fatalf("the scaled lab is not clean: %d nodes, %+v", res.Nodes, res.Findings)
 	}
 
