@@ -34,8 +34,10 @@ func Scaled(t testing.TB, n int) cluster.MapFiles {
 			schematic = "gpu"
 		}
 
-		fmt.Fprintf(&b, "  - name: %s\n    address: 10.0.21.%d\n    role: %s\n    schematic: %s\n    installDisk: /dev/sda\n    patches: [nodes/%s.yaml]\n",
-			name, 10+i, role, schematic, name)
+		// 240 addresses a /24, from .10: every node's address is an IP address (past
+		// 10.0.21.255 one would be read as a host name), the first 240 as they always were.
+		fmt.Fprintf(&b, "  - name: %s\n    address: 10.0.%d.%d\n    role: %s\n    schematic: %s\n    installDisk: /dev/sda\n    patches: [nodes/%s.yaml]\n",
+			name, 21+i/240, 10+i%240, role, schematic, name)
 
 		patch := fmt.Sprintf("apiVersion: v1alpha1\nkind: HostnameConfig\nauto: \"off\"\nhostname: %s\n", name)
 		if schematic == "gpu" {
