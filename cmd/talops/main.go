@@ -2,6 +2,11 @@
 package main
 
 import (
+	// The heap grows to 12 MiB before the first collection: start-up allocates some 3 MB
+	// that stays live. Its init runs before most of the dependencies' (Go initialises a
+	// package once its imports are, the first in import-path order).
+	_ "github.com/talops/talops/internal/startheap"
+
 	"context"
 	"os"
 	"os/signal"
