@@ -145,6 +145,19 @@ func TestStartVM_FailedTaskIsATaskError(t *testing.T) {
 	}
 }
 
+func TestStartVM_TaskIDWithoutANodeIsAnError(t *testing.T) {
+	srv := proxmoxtest.New(t, token)
+	srv.AddVM("pve", 201, "k8s-node1", "stopped")
+	srv.NodelessTaskIDs()
+
+	err := client(t, srv, token).StartVM(context.Background(), "pve", 201)
+
+	const want = `proxmox answered a task ID that names no node: "UPID::`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want it to say %s…", err, want)
+	}
+}
+
 func TestVM_PausedAndHibernatedVMsAreNotRunning(t *testing.T) {
 	srv := proxmoxtest.New(t, token)
 	srv.AddVM("pve", 200, "k8s-master", proxmoxtest.Paused)

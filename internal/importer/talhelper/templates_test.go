@@ -1,6 +1,7 @@
 package talhelper_test
 
 import (
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -62,5 +63,39 @@ func TestImport_TemplatedLabelsRenderOnTheNodesConfigAsTalhelperDoes(t *testing.
 	talops, _ := fileOf(res, "talops.yaml")
 	if !strings.Contains(talops, "- nodes/w1-talhelper.yaml\n      - nodes/w1-templates.yaml\n") {
 		t.Errorf("the templates patch does not follow the node's talhelper patch:\n%s", talops)
+	}
+}
+
+// Templates run on a config's fields and sprig's functions: a method of the config (the
+// talhelper docs' `.MachineConfig` is a field, `.Machine` a method) does not render, and
+// the import says so at its line instead of writing a value.
+func TestImport_TemplateCallingAMethodIsReportedNotImported(t *testing.T) {
+	t.Parallel()
+
+	talconfig := strings.Replace(templatedTalconfig, `broken: "{{ .NoSuchField }}"`, `method: "{{ .Machine.Type }}"`, 1)
+
+	res, err := talhelper.Import(talhelper.Input{
+		File: "talconfig.yaml", Data: []byte(talconfig), Secrets: "secrets.sops.yaml",
+		Lookup:    func(string) (string, bool) { return "", false },
+		ReadPatch: func(string) ([]byte, error) { return nil, fs.ErrNotExist },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if patch, _ := fileOf(res, "nodes/w1-templates.yaml"); strings.Contains(patch, "method") || !strings.Contains(patch, "value: worker-LAB") {
+		t.Errorf("want the field template imported and the method one not:\n%s", patch)
+	}
+
+	var said []string
+
+	for _, f := range res.Findings {
+		if f.Code == talhelper.CodeUnsupported && strings.Contains(f.Path, "method") {
+			said = append(said, fmt.Sprintf("line %d: %s", f.Line, f.Message))
+		}
+	}
+
+	if len(said) != 1 || !strings.Contains(said[0], "line 12: a talhelper template that does not render") || !strings.Contains(said[0], "can't evaluate field Machine") {
+		t.Errorf("findings for the method template = %q, want one at line 12 saying it does not render", said)
 	}
 }

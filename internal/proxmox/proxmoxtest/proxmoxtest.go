@@ -69,6 +69,8 @@ type Server struct {
 	deleted   []string
 	requests  []Request
 	pid       int
+	// nodeless makes the task IDs it answers name no node (a client must not panic).
+	nodeless bool
 }
 
 type storage struct {
@@ -226,6 +228,15 @@ func (s *Server) VMTaskExit(node string, vmid int, exitStatus string) {
 	defer s.mu.Unlock()
 
 	s.vmExits[node+"/"+strconv.Itoa(vmid)] = exitStatus
+}
+
+// NodelessTaskIDs makes every task started answer a task ID whose node field is empty, as no
+// PVE does: what a client makes of a malformed answer.
+func (s *Server) NodelessTaskIDs() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	s.nodeless = true
 }
 
 // NodeDown makes every request for a Proxmox node answer as pveproxy does when it
@@ -757,7 +768,12 @@ func (s *Server) vmAction(w http.ResponseWriter, node, id, action string) {
 func (s *Server) startTask(node, kind, id, exit string, done func()) string {
 	s.pid++
 
-	upid := fmt.Sprintf("UPID:%s:%08X:%08X:%08X:%s:%s:%s:", node, 0x1000+s.pid, 0x2000+s.pid, 0x6950F200+s.pid, kind, id, s.token.ID)
+	named := node
+	if s.nodeless {
+		named = ""
+	}
+
+	upid := fmt.Sprintf("UPID:%s:%08X:%08X:%08X:%s:%s:%s:", named, 0x1000+s.pid, 0x2000+s.pid, 0x6950F200+s.pid, kind, id, s.token.ID)
 	s.tasks[upid] = &task{node: node, kind: kind, id: id, polls: 1, exitStatus: exit, done: done}
 
 	return upid
