@@ -50,9 +50,7 @@ func (m Mode) RequiresInstall() bool { return m.metal }
 func (m Mode) InContainer() bool { return false }
 
 // machineryValidation runs Talos' own validation on every rendered node.
-func machineryValidation(in *Input) []finding.Finding {
-	var out []finding.Finding
-
+func machineryValidation(in *Input, _ *summary, out []finding.Finding) []finding.Finding {
 	for _, n := range rendered(in) {
 		mode := ModeFor(in.Cluster.NodePlatform(n.Node))
 		conflicts := append(v1alpha1Conflicts(in, n), apiServerArgs(n, mode)...)
@@ -79,7 +77,13 @@ func machineryValidation(in *Input) []finding.Finding {
 		}
 	}
 
-	return append(out, contractHint(in, out)...)
+	return out
+}
+
+// machineryContract adds to what machineryValidation found over every node the hint of the
+// contract its conflicts point to.
+func machineryContract(in *Input, _ *summary, found []finding.Finding) []finding.Finding {
+	return append(found, contractHint(in, found)...)
 }
 
 // contractHint explains the errors a patch written for an older config format gives once

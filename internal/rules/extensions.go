@@ -133,11 +133,49 @@ func installImagePlaces(c *cluster.Cluster, n *render.Machine, count int) []spot
 }
 
 // extensionAvailability reports extensions the cluster's Talos release does not publish:
-// per schematic for schematic entries, per node for explicit images.
-func extensionAvailability(in *Input) []finding.Finding {
+// per schematic for schematic entries, per node for explicit images. This is its part
+// over a chunk of nodes (the explicit images, and which schematics the nodes boot);
+// extensionSchematics adds the schematic entries once every node was judged.
+func extensionAvailability(in *Input, s *summary, out []finding.Finding) []finding.Finding {
+	r, ok := release(in)
+	cat, talos := catalogOf(in), r.Tag()
+
+	for _, n := range rendered(in) {
+		if sch := n.Node.Schematic; sch != "" {
+			s.schematics[sch] = true
+		}
+
+		if !ok {
+			// Without the release only whether anything was asked matters.
+			s.extensionsAsked = s.extensionsAsked || len(requestedExtensions(in, n)) > 0
+
+			continue
+		}
+
+		for _, req := range requestedExtensions(in, n) {
+			if !req.explicit() || nvidiaSaysIt(talos, req.name) {
+				continue
+			}
+
+			if msg := unavailableImage(cat, r, req); msg != "" {
+				out = append(out, finding.Finding{
+					Severity: finding.Error, Code: CodeExtensionUnavailable, Message: msg,
+					File: req.file, Line: req.line, Node: n.Node.Name, Path: req.path,
+				})
+			}
+		}
+	}
+
+	return out
+}
+
+// extensionSchematics puts the schematic entries the release does not publish before what
+// extensionAvailability found over the nodes; without the release's data, it is one
+// warning that nothing was checked, when anything was asked.
+func extensionSchematics(in *Input, s *summary, found []finding.Finding) []finding.Finding {
 	r, ok := release(in)
 	if !ok {
-		return extensionDataMissing(in)
+		return extensionDataMissing(in, s.extensionsAsked)
 	}
 
 	cat := catalogOf(in)
@@ -147,7 +185,7 @@ func extensionAvailability(in *Input) []finding.Finding {
 
 	files := schematicFiles(in)
 
-	for _, name := range usedSchematics(in) {
+	for _, name := range s.usedSchematics() {
 		sf, ok := files[name]
 		if !ok {
 			continue
@@ -174,22 +212,7 @@ func extensionAvailability(in *Input) []finding.Finding {
 		}
 	}
 
-	for _, n := range rendered(in) {
-		for _, req := range requestedExtensions(in, n) {
-			if !req.explicit() || nvidiaSaysIt(talos, req.name) {
-				continue
-			}
-
-			if msg := unavailableImage(cat, r, req); msg != "" {
-				out = append(out, finding.Finding{
-					Severity: finding.Error, Code: CodeExtensionUnavailable, Message: msg,
-					File: req.file, Line: req.line, Node: n.Node.Name, Path: req.path,
-				})
-			}
-		}
-	}
-
-	return out
+	return append(out, found...)
 }
 
 // nvidiaSaysIt: an NVIDIA extension of a track the release lacks, or a proprietary module
@@ -262,23 +285,9 @@ func publishedHint(cat *catalog.Catalog, name string) string {
 
 // extensionDataMissing says that extension checks were skipped, when there was anything to
 // check: the catalog lacks the release and it was not (or could not be) fetched.
-func extensionDataMissing(in *Input) []finding.Finding {
-	if in.Release.Unlisted {
-		return nil // versions.unknown-release says it
-	}
-
-	asked := false
-
-	for _, n := range rendered(in) {
-		if len(requestedExtensions(in, n)) > 0 {
-			asked = true
-
-			break
-		}
-	}
-
-	if !asked {
-		return nil
+func extensionDataMissing(in *Input, asked bool) []finding.Finding {
+	if in.Release.Unlisted || !asked {
+		return nil // versions.unknown-release says it, or there was nothing to check
 	}
 
 	c := in.Cluster

@@ -179,20 +179,27 @@ func kmodTalos(req requested) (string, bool) {
 }
 
 // nvidiaRules checks each node's NVIDIA extensions against each other, the release, the
-// node's config and talops.yaml.
-func nvidiaRules(in *Input) []finding.Finding {
-	var out []finding.Finding
-
-	gpuNodes := false
+// node's config and talops.yaml: this is its part over a chunk of nodes, which also
+// notes whether a node has a GPU and the first node that deploys the device plugin;
+// nvidiaCluster adds what needs every node.
+func nvidiaRules(in *Input, s *summary, out []finding.Finding) []finding.Finding {
 	t := talosOf(in)
+	cdi := atLeast(in.Cluster.Spec.TalosVersion, "1.13")
 
 	for _, n := range rendered(in) {
+		if cdi && s.devicePlugin == nil {
+			if path, ok := devicePluginManifests(n.Config); ok {
+				file, line := place(in.Cluster, n, path)
+				s.devicePlugin = &finding.Finding{Severity: finding.Info, Code: CodeNvidiaCDISetup, File: file, Line: line, Path: path}
+			}
+		}
+
 		if opaqueNode(in, n) {
 			continue // schematic.opaque says its NVIDIA setup is not checked
 		}
 
 		g := nodeGPU(in, t, n)
-		gpuNodes = gpuNodes || len(g.kmods()) > 0
+		s.gpuNodes = s.gpuNodes || len(g.kmods()) > 0
 
 		var fs []finding.Finding
 
@@ -213,6 +220,7 @@ func nvidiaRules(in *Input) []finding.Finding {
 		fs = append(fs, nvidiaRuntimePath(in, g)...)
 		fs = append(fs, nvidiaWorkloadIsolation(in, g)...)
 
+		// A schematic's finding is said once, whichever of its nodes (and chunks) says it.
 		for _, f := range fs {
 			if !slices.Contains(out, f) {
 				out = append(out, f)
@@ -220,9 +228,15 @@ func nvidiaRules(in *Input) []finding.Finding {
 		}
 	}
 
-	out = append(out, nvidiaFlavourAvailable(in)...)
+	return out
+}
 
-	return append(out, nvidiaCDISetup(in, gpuNodes)...)
+// nvidiaCluster adds to what nvidiaRules found over the nodes the cluster's driver track
+// and, with GPU nodes, the device plugin that CDI replaces.
+func nvidiaCluster(in *Input, s *summary, found []finding.Finding) []finding.Finding {
+	found = append(found, nvidiaFlavourAvailable(in)...)
+
+	return append(found, nvidiaCDISetup(in, s.gpuNodes, s.devicePlugin)...)
 }
 
 func (g gpuSetup) at(e gpuExt, sev finding.Severity, code, format string, args ...any) finding.Finding {
@@ -697,23 +711,19 @@ func nvidiaWorkloadIsolation(in *Input, g gpuSetup) []finding.Finding {
 	}}
 }
 
-// nvidiaCDISetup notes a cluster on Talos 1.13 or later whose configs still deploy the NVIDIA
-// device plugin or the nvidia RuntimeClass, which CDI and the gpu-operator replace.
-func nvidiaCDISetup(in *Input, gpuNodes bool) []finding.Finding {
+// nvidiaCDISetup notes a cluster on Talos 1.13 or later with GPU nodes whose configs still
+// deploy the NVIDIA device plugin or the nvidia RuntimeClass, which CDI and the
+// gpu-operator replace: at the first node that does (devicePlugin, nil for none).
+func nvidiaCDISetup(in *Input, gpuNodes bool, devicePlugin *finding.Finding) []finding.Finding {
 	c := in.Cluster
-	if !gpuNodes || !atLeast(c.Spec.TalosVersion, "1.13") {
+	if !gpuNodes || devicePlugin == nil || !atLeast(c.Spec.TalosVersion, "1.13") {
 		return nil
 	}
 
-	for _, n := range rendered(in) {
-		if path, ok := devicePluginManifests(n.Config); ok {
-			file, line := place(c, n, path)
+	f := *devicePlugin
+	f.Message = cdiAdvice(c.Spec.TalosVersion)
 
-			return []finding.Finding{{Severity: finding.Info, Code: CodeNvidiaCDISetup, File: file, Line: line, Path: path, Message: cdiAdvice(c.Spec.TalosVersion)}}
-		}
-	}
-
-	return nil
+	return []finding.Finding{f}
 }
 
 func cdiAdvice(talos string) string {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/talops/talops/internal/catalog"
@@ -36,61 +37,176 @@ type Input struct {
 	released *[]finding.Finding
 }
 
-// rule is one check over the whole input.
-type rule func(in *Input) []finding.Finding
+// A rule judges a state a chunk of nodes at a time, then once more when every node was
+// judged: nodes adds what it finds in a chunk (Input.Nodes) to what it found before, and
+// whole turns all of that into the rule's findings, with what needs every node (from the
+// summary) or none. A nil part does nothing: a rule of the cluster alone has no nodes part,
+// most rules of nodes no whole part. What a rule finds does not depend on how the nodes
+// are cut into chunks (TestJudge_ChunksFindWhatTheWholeStateFinds).
+type rule struct {
+	nodes func(in *Input, s *summary, found []finding.Finding) []finding.Finding
+	whole func(in *Input, s *summary, found []finding.Finding) []finding.Finding
+}
+
+// summary is what the rules keep of the nodes judged for what needs every node.
+type summary struct {
+	// schematics are those the rendered nodes boot.
+	schematics map[string]bool
+	// extensionsAsked says a rendered node asks for an extension.
+	extensionsAsked bool
+	// gpuNodes says a node (not opaque) has an NVIDIA kernel module.
+	gpuNodes bool
+	// devicePlugin is the first node's that deploys the NVIDIA device plugin, placed.
+	devicePlugin *finding.Finding
+}
+
+// usedSchematics lists, sorted, the schematics at least one rendered node boots.
+func (s *summary) usedSchematics() []string {
+	return slices.Sorted(maps.Keys(s.schematics))
+}
+
+// ofNodes is a rule of each node on its own.
+func ofNodes(check func(in *Input) []finding.Finding) rule {
+	return rule{nodes: func(in *Input, _ *summary, found []finding.Finding) []finding.Finding {
+		return append(found, check(in)...)
+	}}
+}
+
+// ofCluster is a rule of the cluster, not of its nodes.
+func ofCluster(check func(in *Input) []finding.Finding) rule {
+	return rule{whole: func(in *Input, _ *summary, _ []finding.Finding) []finding.Finding { return check(in) }}
+}
 
 // releaseRules are the rules whose findings a release bump can add (releaseFindings): each
 // lives in a file named after its codes.
-var releaseRules = []rule{renderFailures, kubernetesSupport, extensionAvailability, nvidiaRules}
+var releaseRules = []rule{
+	ofNodes(renderFailures),
+	ofCluster(kubernetesSupport),
+	{nodes: extensionAvailability, whole: extensionSchematics},
+	{nodes: nvidiaRules, whole: nvidiaCluster},
+}
 
-// all lists the other rules in the order they run, after releaseRules.
-var all = []rule{
-	machineryValidation,
-	releaseData,
-	throwawaySecrets,
-	installerMismatch,
-	installerGHCRRemoved,
-	installExtensionsDeprecated,
-	schematicExtensions,
-	controlPlanePresent,
-	kernelArgsIgnored,
-	controlPlaneRole,
-	apiServerAuth,
-	searchDomainsCleared,
-	etcdKeyDropped,
+// otherRules lists the other rules in the order they run, after releaseRules.
+var otherRules = []rule{
+	{nodes: machineryValidation, whole: machineryContract},
+	ofCluster(releaseData),
+	ofCluster(throwawaySecrets),
+	ofNodes(installerMismatch),
+	ofNodes(installerGHCRRemoved),
+	ofNodes(installExtensionsDeprecated),
+	ofCluster(schematicExtensions),
+	ofCluster(controlPlanePresent),
+	ofNodes(kernelArgsIgnored),
+	ofNodes(controlPlaneRole),
+	ofNodes(apiServerAuth),
+	ofNodes(searchDomainsCleared),
+	ofNodes(etcdKeyDropped),
 }
 
 // Check runs every rule and returns the findings sorted. It stops between rules when
 // ctx is done, with ctx's error: nodes whose rendering was cancelled are not findings.
 func Check(ctx context.Context, in *Input) ([]finding.Finding, error) {
-	out := slices.Clone(in.releaseRuleFindings())
-
-	for _, r := range all {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("check the rendered nodes: %w", err)
-		}
-
-		out = append(out, r(in)...)
+	j := NewJudge(in)
+	if err := j.Nodes(ctx, in.Nodes); err != nil {
+		return nil, err
 	}
 
-	finding.Sort(out)
+	if in.released == nil {
+		released := j.ReleaseFindings()
+		in.released = &released
+	}
 
-	return out, nil
+	return j.Findings(), nil
 }
 
 // releaseRuleFindings are the findings of releaseRules, computed once per Input (which is
 // not shared between goroutines while it is judged).
 func (in *Input) releaseRuleFindings() []finding.Finding {
 	if in.released == nil {
-		var out []finding.Finding
-		for _, r := range releaseRules {
-			out = append(out, r(in)...)
-		}
-
-		in.released = &out
+		j := newJudge(in, releaseRules)
+		_ = j.Nodes(context.Background(), in.Nodes) // no context: it cannot be cancelled
+		released := j.ReleaseFindings()
+		in.released = &released
 	}
 
 	return *in.released
+}
+
+// A Judge judges a state a chunk of nodes at a time, so that a caller can render, judge
+// and drop a chunk before the next one: it keeps findings and a summary, no node. Chunks
+// come in the state's node order; what it finds is what Check finds over every node at once.
+type Judge struct {
+	in    Input
+	rules []rule
+	sum   summary
+	// found holds each rule's findings so far; whole holds its findings once every node
+	// was judged (nil until then).
+	found [][]finding.Finding
+	whole [][]finding.Finding
+}
+
+// NewJudge starts judging the state in: its nodes are given to Nodes, not taken from in.
+func NewJudge(in *Input) *Judge {
+	return newJudge(in, slices.Concat(releaseRules, otherRules))
+}
+
+func newJudge(in *Input, rules []rule) *Judge {
+	j := &Judge{in: *in, rules: rules, sum: summary{schematics: map[string]bool{}}, found: make([][]finding.Finding, len(rules))}
+	j.in.Nodes, j.in.released = nil, nil
+
+	return j
+}
+
+// Nodes judges a chunk of nodes, the next in the state's order. It stops between rules
+// when ctx is done, with ctx's error.
+func (j *Judge) Nodes(ctx context.Context, nodes []render.Result) error {
+	j.in.Nodes = nodes
+	defer func() { j.in.Nodes = nil }()
+
+	for i, r := range j.rules {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("check the rendered nodes: %w", err)
+		}
+
+		if r.nodes != nil {
+			j.found[i] = r.nodes(&j.in, &j.sum, j.found[i])
+		}
+	}
+
+	return nil
+}
+
+// finish runs each rule's whole part, once.
+func (j *Judge) finish() {
+	if j.whole != nil {
+		return
+	}
+
+	j.whole = make([][]finding.Finding, len(j.rules))
+
+	for i, r := range j.rules {
+		j.whole[i] = j.found[i]
+		if r.whole != nil {
+			j.whole[i] = r.whole(&j.in, &j.sum, j.found[i])
+		}
+	}
+}
+
+// Findings are every rule's findings over the nodes judged, sorted.
+func (j *Judge) Findings() []finding.Finding {
+	j.finish()
+
+	out := slices.Concat(j.whole...)
+	finding.Sort(out)
+
+	return out
+}
+
+// ReleaseFindings are the findings of the release rules, in the order they ran.
+func (j *Judge) ReleaseFindings() []finding.Finding {
+	j.finish()
+
+	return slices.Concat(j.whole[:len(releaseRules)]...)
 }
 
 // rendered yields the nodes that rendered.

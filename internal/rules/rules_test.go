@@ -3,6 +3,9 @@ package rules_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +56,82 @@ func checkInput(t testing.TB, in *rules.Input) []finding.Finding {
 		t.Fatal(err)
 	}
 
+	judgedInChunks(t, in, out)
+
 	return out
+}
+
+// judgedInChunks checks that a Judge given the input's nodes one at a time, then two at a
+// time, finds what Check found over every node at once: every test of the rules that goes
+// through checkInput holds chunked judging to the whole state's findings.
+func judgedInChunks(t testing.TB, in *rules.Input, want []finding.Finding) {
+	t.Helper()
+
+	for _, size := range []int{1, 2} {
+		j := rules.NewJudge(in)
+
+		for chunk := range slices.Chunk(in.Nodes, size) {
+			if err := j.Nodes(context.Background(), chunk); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		if got := j.Findings(); !reflect.DeepEqual(got, want) {
+			t.Errorf("judged %d node(s) at a time:\n%s\nwant, as Check over every node:\n%s", size, describeAll(got), describeAll(want))
+		}
+	}
+}
+
+func describeAll(fs []finding.Finding) string {
+	var b strings.Builder
+
+	for _, f := range fs {
+		fmt.Fprintf(&b, "  %s %s %s:%d node=%s path=%s: %s\n", f.Severity, f.Code, f.File, f.Line, f.Node, f.Path, f.Message)
+	}
+
+	return b.String()
+}
+
+// devicePluginPatch deploys the NVIDIA device plugin's RuntimeClass, which CDI replaces.
+const devicePluginPatch = `cluster:
+  inlineManifests:
+    - name: nvidia-device-plugin
+      contents: |
+        apiVersion: node.k8s.io/v1
+        kind: RuntimeClass
+        metadata:
+          name: nvidia
+        handler: nvidia
+`
+
+func TestJudge_ChunksFindWhatTheWholeStateFinds(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		name  string
+		files cluster.MapFiles
+		// want are codes the whole state finds: what needs every node is exercised.
+		want []string
+	}{
+		{"the reference lab", testlab.Files(t), nil},
+		{"a 50-node lab with GPU workers", testlab.Scaled(t, 50), nil},
+		{
+			"GPU nodes whose schematic mixes tracks, with a pin and the device plugin",
+			gpuRepo{talos: currentRelease, flavour: "production", pin: "570", extensions: []string{openLTS, toolkitProd}, patches: []string{modulesPatch, devicePluginPatch}, plain: true}.files(t),
+			[]string{rules.CodeNvidiaCDISetup, rules.CodeNvidiaDriverPin},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			got := checkInput(t, input(t, tc.files))
+			for _, code := range tc.want {
+				if !slices.ContainsFunc(got, func(f finding.Finding) bool { return f.Code == code }) {
+					t.Errorf("no %s among:\n%s", code, describeAll(got))
+				}
+			}
+		})
+	}
 }
 
 func codes(fs []finding.Finding) string {
