@@ -187,10 +187,10 @@ func nvidiaRules(in *Input, s *summary, out []finding.Finding) []finding.Finding
 	cdi := atLeast(in.Cluster.Spec.TalosVersion, "1.13")
 
 	for _, n := range rendered(in) {
-		if cdi && s.devicePlugin == nil {
+		if at := in.Cluster.NodeIndex(n.Node.Name); cdi && (s.devicePlugin == nil || at < s.devicePluginAt) {
 			if path, ok := devicePluginManifests(n.Config); ok {
 				file, line := place(in.Cluster, n, path)
-				s.devicePlugin = &finding.Finding{Severity: finding.Info, Code: CodeNvidiaCDISetup, File: file, Line: line, Path: path}
+				s.devicePlugin, s.devicePluginAt = &finding.Finding{Severity: finding.Info, Code: CodeNvidiaCDISetup, File: file, Line: line, Path: path}, at
 			}
 		}
 

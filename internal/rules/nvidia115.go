@@ -118,9 +118,9 @@ func pinnedBranch(talos string, f catalog.Flavour, pin string) (branch string, b
 }
 
 // nriMove warns a bump onto Talos 1.15 with GPU nodes: the toolkit extension changes role, and
-// fabric manager 2.0 arrives with the LTS track.
-func nriMove(head *Input, t Change, gpus []GPUChange) []finding.Finding {
-	if len(gpus) == 0 || !t.Changed() || atLeast(t.From, nriSince) || !atLeast(t.To, nriSince) {
+// fabric manager 2.0 arrives with the LTS track (on the fabric nodes, fabricNodes').
+func nriMove(head *Input, t Change, gpus []GPUChange, fabric []string) []finding.Finding {
+	if len(gpus) == 0 || !ontoNRI(t) {
 		return nil
 	}
 
@@ -131,15 +131,33 @@ func nriMove(head *Input, t Change, gpus []GPUChange) []finding.Finding {
 	}}
 
 	fm := catalog.FabricManager.ExtensionName(catalog.FlavourLTS)
+
+	for _, node := range fabric {
+		out = append(out, finding.Finding{
+			Severity: finding.Info, Code: CodeNvidiaFabricManager2, File: file, Line: line, Path: "talosVersion", Node: node,
+			Message: fmt.Sprintf("Talos %s → %s: %s bundles the standalone Fabric Manager 2.0 from %s; check the node's NVSwitch setup against Fabric Manager 2.0 before it upgrades", t.From, t.To, fm, nriSince),
+		})
+	}
+
+	return out
+}
+
+// ontoNRI says the move is from before Talos 1.15 onto it.
+func ontoNRI(t Change) bool {
+	return t.Changed() && !atLeast(t.From, nriSince) && atLeast(t.To, nriSince)
+}
+
+// fabricNodes are the rendered nodes whose extensions include the LTS fabric manager.
+func fabricNodes(head *Input) []string {
+	fm := catalog.FabricManager.ExtensionName(catalog.FlavourLTS)
 	t0 := talosOf(head)
+
+	var out []string
 
 	for _, n := range rendered(head) {
 		g := nodeGPU(head, t0, n)
 		if slices.ContainsFunc(g.of(catalog.FabricManager), func(e gpuExt) bool { return e.name == fm }) {
-			out = append(out, finding.Finding{
-				Severity: finding.Info, Code: CodeNvidiaFabricManager2, File: file, Line: line, Path: "talosVersion", Node: n.Node.Name,
-				Message: fmt.Sprintf("Talos %s → %s: %s bundles the standalone Fabric Manager 2.0 from %s; check the node's NVSwitch setup against Fabric Manager 2.0 before it upgrades", t.From, t.To, fm, nriSince),
-			})
+			out = append(out, n.Node.Name)
 		}
 	}
 

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -103,21 +102,6 @@ func schematicFiles(in *Input) map[string]*SchematicFile {
 // release returns the data of the cluster's Talos release, if the catalog has it.
 func release(in *Input) (catalog.Release, bool) {
 	return catalogOf(in).Release(in.Cluster.Spec.TalosVersion)
-}
-
-// usedSchematics lists, sorted, the schematics at least one rendered node boots.
-func usedSchematics(in *Input) []string {
-	var out []string
-
-	for _, n := range rendered(in) {
-		if s := n.Node.Schematic; s != "" && !slices.Contains(out, s) {
-			out = append(out, s)
-		}
-	}
-
-	slices.Sort(out)
-
-	return out
 }
 
 // releaseData says where the facts about the cluster's release came from, when the embedded

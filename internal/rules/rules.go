@@ -56,8 +56,11 @@ type summary struct {
 	extensionsAsked bool
 	// gpuNodes says a node (not opaque) has an NVIDIA kernel module.
 	gpuNodes bool
-	// devicePlugin is the first node's that deploys the NVIDIA device plugin, placed.
-	devicePlugin *finding.Finding
+	// devicePlugin is the NVIDIA device plugin deployed by the first node (in the state's
+	// order, whatever the order of the chunks) that deploys it, placed; devicePluginAt is
+	// that node's index.
+	devicePlugin   *finding.Finding
+	devicePluginAt int
 }
 
 // usedSchematics lists, sorted, the schematics at least one rendered node boots.
@@ -133,8 +136,9 @@ func (in *Input) releaseRuleFindings() []finding.Finding {
 }
 
 // A Judge judges a state a chunk of nodes at a time, so that a caller can render, judge
-// and drop a chunk before the next one: it keeps findings and a summary, no node. Chunks
-// come in the state's node order; what it finds is what Check finds over every node at once.
+// and drop a chunk before the next one: it keeps findings and a summary, no node. What it
+// finds is what Check finds over every node at once; with chunks in the state's node order,
+// in the same order too.
 type Judge struct {
 	in    Input
 	rules []rule

@@ -3,12 +3,15 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/render"
 )
 
 // kubernetesSupport judges the Kubernetes version against the cluster's Talos release (not
@@ -123,8 +126,63 @@ type Bump struct {
 // CompareVersions explains the move from base to head. Both inputs describe the same
 // repository directory.
 func CompareVersions(base, head *Input) *Bump {
+	c := NewComparison(base, head)
+	c.Nodes(base.Nodes, head.Nodes)
+
+	return c.Bump(base.releaseRuleFindings(), head.releaseRuleFindings())
+}
+
+// A Comparison explains a move of versions a chunk of nodes at a time, as CompareVersions
+// does over every node: it keeps what the bump says of each node, no node.
+type Comparison struct {
+	base, head Input
+	talos      Change
+	gpus       []GPUChange
+	drivers    []finding.Finding
+	// fabric are the head nodes with the LTS fabric manager (nriMove).
+	fabric []string
+	// schematics are those the head's rendered nodes boot.
+	schematics map[string]bool
+}
+
+// NewComparison starts comparing base with head: their nodes are given to Nodes.
+func NewComparison(base, head *Input) *Comparison {
+	c := &Comparison{
+		base: *base, head: *head, schematics: map[string]bool{},
+		talos: Change{base.Cluster.Spec.TalosVersion, head.Cluster.Spec.TalosVersion},
+	}
+	c.base.Nodes, c.head.Nodes, c.base.released, c.head.released = nil, nil, nil, nil
+
+	return c
+}
+
+// Nodes compares a chunk: the head's next nodes in its order, and the base's nodes of the
+// same names (those the base has).
+func (c *Comparison) Nodes(base, head []render.Result) {
+	c.base.Nodes, c.head.Nodes = base, head
+	defer func() { c.base.Nodes, c.head.Nodes = nil, nil }()
+
+	gpus, fs := driverMoves(&c.base, &c.head, c.talos)
+	c.gpus = append(c.gpus, gpus...)
+	c.drivers = append(c.drivers, fs...)
+	if ontoNRI(c.talos) {
+		c.fabric = append(c.fabric, fabricNodes(&c.head)...)
+	}
+
+	for _, n := range rendered(&c.head) {
+		if s := n.Node.Schematic; s != "" {
+			c.schematics[s] = true
+		}
+	}
+}
+
+// Bump is the bump once every node was compared, with each state's release findings (the
+// Judge's ReleaseFindings).
+func (c *Comparison) Bump(baseReleased, headReleased []finding.Finding) *Bump {
+	base, head := &c.base, &c.head
+
 	b := &Bump{
-		Talos:      Change{base.Cluster.Spec.TalosVersion, head.Cluster.Spec.TalosVersion},
+		Talos:      c.talos,
 		Kubernetes: Change{base.Cluster.Spec.KubernetesVersion, head.Cluster.Spec.KubernetesVersion},
 		Findings:   []finding.Finding{},
 	}
@@ -136,16 +194,15 @@ func CompareVersions(base, head *Input) *Bump {
 	b.Upgrade, b.Findings = talosMove(head, b.Talos)
 	b.Findings = append(b.Findings, kubernetesMove(head, b.Kubernetes)...)
 
-	gpus, fs := driverMoves(base, head, b.Talos)
-	b.GPUNodes = gpus
-	b.Findings = append(b.Findings, fs...)
-	b.Extensions = extensionMoves(base, head)
-	b.Findings = append(b.Findings, cdiMove(head, b.Talos, len(gpus) > 0)...)
-	b.Findings = append(b.Findings, nriMove(head, b.Talos, gpus)...)
+	b.GPUNodes = slices.Clone(c.gpus)
+	b.Findings = append(b.Findings, c.drivers...)
+	b.Extensions = extensionMoves(base, head, slices.Sorted(maps.Keys(c.schematics)))
+	b.Findings = append(b.Findings, cdiMove(head, b.Talos, len(c.gpus) > 0)...)
+	b.Findings = append(b.Findings, nriMove(head, b.Talos, c.gpus, c.fabric)...)
 	b.Findings = append(b.Findings, releaseData(head)...)
 	b.Findings = append(b.Findings, contractMove(base, head)...)
 	b.Findings = append(b.Findings, destinationMoves(base, head)...)
-	b.Findings = append(b.Findings, newFindings(base, head)...)
+	b.Findings = append(b.Findings, newFindings(base, head, baseReleased, headReleased)...)
 
 	finding.Sort(b.Findings)
 
@@ -362,7 +419,7 @@ func noneIfEmpty(s string) string {
 
 // extensionMoves lists the schematic extensions of the head state whose image changes with
 // the bump, or which the head release no longer publishes.
-func extensionMoves(base, head *Input) []ExtensionChange {
+func extensionMoves(base, head *Input, used []string) []ExtensionChange {
 	rb, okb := release(base)
 	rh, okh := release(head)
 
@@ -374,7 +431,7 @@ func extensionMoves(base, head *Input) []ExtensionChange {
 
 	files := schematicFiles(head)
 
-	for _, s := range usedSchematics(head) {
+	for _, s := range used {
 		sf, ok := files[s]
 		if !ok {
 			continue
@@ -430,13 +487,13 @@ func cdiMove(head *Input, t Change, gpuNodes bool) []finding.Finding {
 	}}
 }
 
-// releaseFindings are the findings of a state that depend on its release, but the driver
-// pin, which the bump reports with the drivers before and after; and the nodes that do not
-// render, which drop out of every comparison.
-func releaseFindings(in *Input) []finding.Finding {
+// releaseFindings are the findings of a state that depend on its release (released, the
+// release rules' findings), but the driver pin, which the bump reports with the drivers
+// before and after; and the nodes that do not render, which drop out of every comparison.
+func releaseFindings(released []finding.Finding) []finding.Finding {
 	var out []finding.Finding
 
-	for _, f := range in.releaseRuleFindings() {
+	for _, f := range released {
 		if f.Code != CodeNvidiaDriverPin {
 			out = append(out, f)
 		}
@@ -449,7 +506,7 @@ func releaseFindings(in *Input) []finding.Finding {
 // file (relative to the repository, which may sit elsewhere for the base) and config path;
 // messages name the versions, so they differ. Findings without a path (schematic entries)
 // are told apart by line.
-func newFindings(base, head *Input) []finding.Finding {
+func newFindings(base, head *Input, baseReleased, headReleased []finding.Finding) []finding.Finding {
 	type key struct {
 		code, node, file, path string
 		line                   int
@@ -465,13 +522,13 @@ func newFindings(base, head *Input) []finding.Finding {
 	}
 
 	seen := map[key]int{}
-	for _, f := range releaseFindings(base) {
+	for _, f := range releaseFindings(baseReleased) {
 		seen[keyOf(base, f)]++
 	}
 
 	var out []finding.Finding
 
-	for _, f := range releaseFindings(head) {
+	for _, f := range releaseFindings(headReleased) {
 		k := keyOf(head, f)
 		if seen[k] > 0 {
 			seen[k]--

@@ -1,11 +1,14 @@
 package rules_test
 
 import (
+	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/render"
 	"github.com/talops/talops/internal/rules"
 )
 
@@ -16,7 +19,65 @@ func bump(t *testing.T, base, head gpuRepo) *rules.Bump {
 	renderErrors(t, b)
 	renderErrors(t, h)
 
-	return rules.CompareVersions(b, h)
+	want := rules.CompareVersions(b, h)
+
+	for _, size := range []int{1, 2} {
+		if got := chunkedBump(t, b, h, size); !reflect.DeepEqual(got, want) {
+			t.Errorf("compared %d node(s) at a time:\n%+v\nwant, as CompareVersions over every node:\n%+v", size, got, want)
+		}
+	}
+
+	return want
+}
+
+// chunkedBump compares base with head as a streamed plan does: the head's nodes size at a
+// time in its order, each chunk with the base's nodes of the same names, then the nodes
+// only the base has; each state judged by a Judge along the way.
+func chunkedBump(t *testing.T, base, head *rules.Input, size int) *rules.Bump {
+	t.Helper()
+
+	c := rules.NewComparison(base, head)
+	jb, jh := rules.NewJudge(base), rules.NewJudge(head)
+
+	byName := map[string]render.Result{}
+	for _, n := range base.Nodes {
+		byName[n.Name] = n
+	}
+
+	for chunk := range slices.Chunk(head.Nodes, size) {
+		var same []render.Result
+
+		for _, n := range chunk {
+			if bn, ok := byName[n.Name]; ok {
+				same = append(same, bn)
+				delete(byName, n.Name)
+			}
+		}
+
+		c.Nodes(same, chunk)
+
+		if err := jh.Nodes(context.Background(), chunk); err != nil {
+			t.Fatal(err)
+		}
+
+		if err := jb.Nodes(context.Background(), same); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var rest []render.Result
+
+	for _, n := range base.Nodes {
+		if _, ok := byName[n.Name]; ok {
+			rest = append(rest, n)
+		}
+	}
+
+	if err := jb.Nodes(context.Background(), rest); err != nil {
+		t.Fatal(err)
+	}
+
+	return c.Bump(jb.ReleaseFindings(), jh.ReleaseFindings())
 }
 
 func codesOf(fs []finding.Finding) []string {
