@@ -103,18 +103,14 @@ type moved struct {
 	role                      cluster.Role
 }
 
-// kubernetesUpgrade plans the move of every component whose image differs between the
-// running and the desired config of a node that stays; nil when none moves. Nodes that are
-// created take their desired config whole; removed and unreadable ones take no step.
-func kubernetesUpgrade(current, desired State, nodes []Node) *KubernetesUpgrade {
-	cur := map[string]NodeState{}
-	for _, n := range current.Nodes {
-		cur[n.Name] = n
-	}
-
+// componentMoves are the components whose image differs between the running and the
+// desired config of a node that stays, over desired's nodes in order (cur: the running
+// states by name). Nodes that are created take their desired config whole; removed and
+// unreadable ones take no step.
+func componentMoves(cur map[string]NodeState, desired []NodeState) []moved {
 	var moves []moved
 
-	for _, n := range desired.Nodes {
+	for _, n := range desired {
 		c, ok := cur[n.Name]
 		if !ok || c.Broken != "" || c.Config == nil || n.Config == nil {
 			continue
@@ -132,6 +128,11 @@ func kubernetesUpgrade(current, desired State, nodes []Node) *KubernetesUpgrade 
 		}
 	}
 
+	return moves
+}
+
+// kubernetesUpgrade plans the component moves of every node; nil when none moves.
+func kubernetesUpgrade(moves []moved, current State, nodes []Node) *KubernetesUpgrade {
 	if len(moves) == 0 {
 		return nil
 	}
@@ -253,8 +254,8 @@ func (u *KubernetesUpgrade) Summary() string {
 
 // kubernetes plans the Kubernetes upgrade and says, on every node it moves, that the
 // upgrade moves it.
-func (p *Plan) kubernetes(current, desired State) {
-	p.Kubernetes = kubernetesUpgrade(current, desired, p.Nodes)
+func (p *Plan) kubernetes(moves []moved, current State) {
+	p.Kubernetes = kubernetesUpgrade(moves, current, p.Nodes)
 	if p.Kubernetes == nil {
 		return
 	}

@@ -181,48 +181,136 @@ func BlockedPlan(cluster string) *Plan { return &Plan{Cluster: cluster, Blocked:
 // It stops at the first node after ctx ends (an interrupted plan of 500 nodes returns at
 // once) with ctx's error.
 func Compute(ctx context.Context, cluster string, current, desired State, masker *mask.Masker) (*Plan, error) {
-	p := &Plan{Cluster: cluster}
+	c := NewComputation(cluster, current, desired, masker)
 
 	cur := map[string]NodeState{}
 	for _, n := range current.Nodes {
 		cur[n.Name] = n
 	}
 
-	// Every node is planned on its own, over the cores; the plan keeps the order of
-	// desired, then the removed nodes in the order of current.
-	var jobs []func() (Node, error)
-
-	seen := map[string]bool{}
+	var same []NodeState
 
 	for _, n := range desired.Nodes {
-		seen[n.Name] = true
-
-		if c, ok := cur[n.Name]; ok {
-			jobs = append(jobs, func() (Node, error) { return changed(c, n, current, desired, masker) })
-		} else {
-			jobs = append(jobs, func() (Node, error) { return created(n, masker) })
+		if cn, ok := cur[n.Name]; ok {
+			same = append(same, cn)
+			delete(cur, n.Name)
 		}
 	}
 
-	for _, c := range current.Nodes {
-		if !seen[c.Name] {
-			jobs = append(jobs, func() (Node, error) { return removed(c, masker) })
+	if err := c.Nodes(ctx, same, desired.Nodes); err != nil {
+		return nil, err
+	}
+
+	var gone []NodeState
+
+	for _, n := range current.Nodes {
+		if _, ok := cur[n.Name]; ok {
+			gone = append(gone, n)
+		}
+	}
+
+	if err := c.Removed(ctx, gone); err != nil {
+		return nil, err
+	}
+
+	return c.Plan(), nil
+}
+
+// A Computation plans a chunk of nodes at a time, as Compute does over every node, so that
+// a caller can render, plan and drop a chunk before the next: it keeps each node's plan and
+// what the plan needs of its state (name, role, versions and settings), not its config.
+type Computation struct {
+	cluster          string
+	current, desired State
+	masker           *mask.Masker
+	nodes            []Node
+	moves            []moved
+}
+
+// NewComputation starts planning from current to desired; their nodes are given to Nodes
+// and Removed, not taken from the states.
+func NewComputation(cluster string, current, desired State, masker *mask.Masker) *Computation {
+	current.Nodes, desired.Nodes = nil, nil
+
+	return &Computation{cluster: cluster, current: current, desired: desired, masker: masker}
+}
+
+// Nodes plans a chunk: desired's next nodes in its order, and current's nodes of the same
+// names (those it has); the others are created. It stops at the first node after ctx ends.
+func (c *Computation) Nodes(ctx context.Context, current, desired []NodeState) error {
+	cur := make(map[string]NodeState, len(current))
+	for _, n := range current {
+		cur[n.Name] = n
+	}
+
+	// Every node is planned on its own, over the cores, in desired's order.
+	jobs := make([]func() (Node, error), 0, len(desired))
+
+	for _, n := range desired {
+		if cn, ok := cur[n.Name]; ok {
+			jobs = append(jobs, func() (Node, error) { return changed(cn, n, c.current, c.desired, c.masker) })
+		} else {
+			jobs = append(jobs, func() (Node, error) { return created(n, c.masker) })
 		}
 	}
 
 	nodes, err := fanOut(ctx, jobs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 
-	p.Nodes = nodes
-	p.Settings = settingChanges(current.Settings, desired.Settings, current.Settings != nil)
-	p.HealthChecks = desired.HealthChecks
-	p.bootstrap()
-	p.kubernetes(current, desired)
-	p.Hash = hash(p, desired)
+	c.nodes = append(c.nodes, nodes...)
+	c.moves = append(c.moves, componentMoves(cur, desired)...)
+	c.current.Nodes = append(c.current.Nodes, skeletons(current)...)
+	c.desired.Nodes = append(c.desired.Nodes, skeletons(desired)...)
 
-	return p, nil
+	return nil
+}
+
+// Removed plans the nodes only current has, in its order, after every chunk of Nodes.
+func (c *Computation) Removed(ctx context.Context, current []NodeState) error {
+	jobs := make([]func() (Node, error), 0, len(current))
+	for _, n := range current {
+		jobs = append(jobs, func() (Node, error) { return removed(n, c.masker) })
+	}
+
+	nodes, err := fanOut(ctx, jobs)
+	if err != nil {
+		return err
+	}
+
+	c.nodes = append(c.nodes, nodes...)
+	c.current.Nodes = append(c.current.Nodes, skeletons(current)...)
+
+	return nil
+}
+
+// Plan is the plan of every node given, with what needs them all: the cluster's settings
+// and health checks, the bootstrap, the Kubernetes upgrade and the hash.
+func (c *Computation) Plan() *Plan {
+	p := &Plan{Cluster: c.cluster, Nodes: c.nodes}
+	if len(p.Nodes) == 0 {
+		p.Nodes = nil // a plan of no nodes has none (JSON null, as it always had)
+	}
+
+	p.Settings = settingChanges(c.current.Settings, c.desired.Settings, c.current.Settings != nil)
+	p.HealthChecks = c.desired.HealthChecks
+	p.bootstrap()
+	p.kubernetes(c.moves, c.current)
+	p.Hash = hash(p, c.desired)
+
+	return p
+}
+
+// skeletons are the nodes without their configs: what the plan's end reads of them.
+func skeletons(nodes []NodeState) []NodeState {
+	out := make([]NodeState, len(nodes))
+	for i, n := range nodes {
+		n.Config, n.Encode = nil, nil
+		out[i] = n
+	}
+
+	return out
 }
 
 // bootstrap marks the first control plane of a new cluster: when every control plane is

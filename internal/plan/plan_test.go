@@ -3,6 +3,8 @@ package plan_test
 import (
 	"context"
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +48,48 @@ func state(t *testing.T, files cluster.MapFiles) (plan.State, *secrets.Bundle) {
 	return s, b
 }
 
+// computeInChunks plans as a streamed plan does: desired's nodes size at a time with
+// current's nodes of the same names, then the nodes only current has.
+func computeInChunks(t *testing.T, current, desired plan.State, masker *mask.Masker, size int) *plan.Plan {
+	t.Helper()
+
+	c := plan.NewComputation("homelab", current, desired, masker)
+
+	left := map[string]plan.NodeState{}
+	for _, n := range current.Nodes {
+		left[n.Name] = n
+	}
+
+	for chunk := range slices.Chunk(desired.Nodes, size) {
+		var same []plan.NodeState
+
+		for _, n := range chunk {
+			if cn, ok := left[n.Name]; ok {
+				same = append(same, cn)
+				delete(left, n.Name)
+			}
+		}
+
+		if err := c.Nodes(context.Background(), same, chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var gone []plan.NodeState
+
+	for _, n := range current.Nodes {
+		if _, ok := left[n.Name]; ok {
+			gone = append(gone, n)
+		}
+	}
+
+	if err := c.Removed(context.Background(), gone); err != nil {
+		t.Fatal(err)
+	}
+
+	return c.Plan()
+}
+
 func compute(t *testing.T, current, desired cluster.MapFiles) *plan.Plan {
 	t.Helper()
 
@@ -55,6 +99,12 @@ func compute(t *testing.T, current, desired cluster.MapFiles) *plan.Plan {
 	p, err := plan.Compute(context.Background(), "homelab", cur, des, mask.New(b.Values()...))
 	if err != nil {
 		t.Fatal(err)
+	}
+
+	for _, size := range []int{1, 2} {
+		if got := computeInChunks(t, cur, des, mask.New(b.Values()...), size); !reflect.DeepEqual(got, p) {
+			t.Errorf("planned %d node(s) at a time:\n%+v\nwant, as Compute over every node:\n%+v", size, got, p)
+		}
 	}
 
 	return p
