@@ -12,6 +12,7 @@ import (
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/mask"
 	"github.com/talops/talops/internal/plan"
+	"github.com/talops/talops/internal/render"
 	"github.com/talops/talops/internal/rules"
 	"github.com/talops/talops/internal/secrets"
 	"github.com/talops/talops/internal/talos"
@@ -31,6 +32,9 @@ type PlanOptions struct {
 	// Kubeconfig, for Live, is the kubeconfig file of the Kubernetes API asked for the
 	// cluster's nodes ("": the admin kubeconfig of a control plane, when Deps.Kube is set).
 	Kubeconfig string
+
+	// chunk is how many nodes a plan against another state takes at a time (0: planChunk).
+	chunk int
 }
 
 // PlanResult is a plan with the findings of the desired state.
@@ -58,19 +62,17 @@ func Plan(ctx context.Context, d *Deps, opts PlanOptions) (*PlanResult, error) {
 		return nil, err
 	}
 
-	load := loadToCompare
-	if opts.Live {
-		// The running nodes are not rendered: nothing would reuse the patch files.
-		load = Load
+	if !opts.Live {
+		return planStreamed(ctx, d, opts)
 	}
 
-	head, err := load(ctx, d, opts.Dir)
+	head, err := Load(ctx, d, opts.Dir)
 	if err != nil {
 		return nil, err
 	}
 
 	res, _, err := planFrom(ctx, d, opts, head, dialer)
-	if err != nil || !opts.Live {
+	if err != nil {
 		return res, err
 	}
 
@@ -121,7 +123,7 @@ func planFrom(ctx context.Context, d *Deps, opts PlanOptions, head *Repo, dialer
 	if opts.Live {
 		res = &PlanResult{Findings: findings, Nodes: len(head.Nodes)}
 	} else {
-		switch base, err = loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head); {
+		switch base, err = loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head, true); {
 		case errors.Is(err, errNoBase):
 			// A new cluster: nothing to compare versions with, every node is created.
 			res = &PlanResult{Findings: findings, Nodes: len(head.Nodes)}
@@ -200,42 +202,59 @@ func merge(a, b []finding.Finding) []finding.Finding {
 }
 
 func planState(r *Repo, current bool) (plan.State, error) {
-	s := plan.State{
+	s := stateOf(r)
+
+	nodes, err := nodeStates(r, r.Nodes, current)
+	s.Nodes = nodes
+
+	return s, err
+}
+
+// stateOf is what a plan compares of a state but its nodes.
+func stateOf(r *Repo) plan.State {
+	return plan.State{
 		TalosVersion: r.Cluster.Spec.TalosVersion, KubernetesVersion: r.Cluster.Spec.KubernetesVersion,
 		SecretsFingerprint: fingerprint(r.Bundle), Settings: plan.ClusterSettings(r.Cluster),
 		HealthChecks: plan.HealthChecks(r.Cluster),
 	}
+}
 
-	settings := map[string][]plan.Setting{}
-	for _, n := range r.Cluster.Spec.Nodes {
-		settings[n.Name] = plan.NodeSettings(n)
-	}
+// nodeStates are what a plan compares of the state's rendered nodes. A node of the desired
+// state that does not render is an error; one of the current state is planned without a
+// comparison.
+func nodeStates(r *Repo, rendered []render.Result, current bool) ([]plan.NodeState, error) {
+	out := make([]plan.NodeState, 0, len(rendered))
 
-	for _, n := range r.Nodes {
+	for _, n := range rendered {
+		var settings []plan.Setting
+		if i := r.Cluster.NodeIndex(n.Name); i >= 0 {
+			settings = plan.NodeSettings(r.Cluster.Spec.Nodes[i])
+		}
+
 		if n.Err != nil {
 			if !current {
-				return s, fmt.Errorf("node %s does not render: %w", n.Name, n.Err)
+				return out, fmt.Errorf("node %s does not render: %w", n.Name, n.Err)
 			}
 
 			// A pull request may fix a node the base cannot render: plan it without a comparison.
 			broken, _, _ := strings.Cut(n.Err.Error(), "\n")
-			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "it does not render: " + broken, Settings: settings[n.Name]})
+			out = append(out, plan.NodeState{Name: n.Name, Broken: "it does not render: " + broken, Settings: settings})
 
 			continue
 		}
 
-		s.Nodes = append(s.Nodes, plan.NodeState{
+		out = append(out, plan.NodeState{
 			Name:      n.Name,
 			Role:      n.Machine.Node.Role,
 			Schematic: n.Machine.Node.Schematic,
 			Installer: n.Machine.Installer,
 			Config:    n.Machine.Config,
 			Encode:    n.Machine.Bytes,
-			Settings:  settings[n.Name],
+			Settings:  settings,
 		})
 	}
 
-	return s, nil
+	return out, nil
 }
 
 // fingerprint identifies a bundle without revealing it.

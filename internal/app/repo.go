@@ -24,20 +24,23 @@ type Repo struct {
 	// to, for another state loaded to compare with it (LoadAt, LoadDir) to reuse; nil when
 	// the state was loaded without (Load).
 	patches *render.PatchCache
+	// renderer renders its nodes: all of them for Nodes, or a chunk at a time for a
+	// streamed plan, which loads the state without rendering it (Nodes nil).
+	renderer *render.Renderer
 }
 
 // Load loads talops.yaml in dir, the secrets, and renders every node. Every secret value
 // of the bundle is registered with the masker before anything is rendered.
 func Load(ctx context.Context, d *Deps, dir string) (*Repo, error) {
-	return openAndLoad(ctx, d, d.OpenDir, dir, dir, nil, nil)
+	return openAndLoad(ctx, d, d.OpenDir, dir, dir, nil, nil, true)
 }
 
 // loadToCompare is Load for a state another one is loaded to compare with (a plan's
 // desired state): it keeps the patch files it loaded and its nodes' configs, so that the
 // other state, whose patch files are nearly all the same bytes, parses only those that
 // differ and renders only the nodes made from something else.
-func loadToCompare(ctx context.Context, d *Deps, dir string) (*Repo, error) {
-	return openAndLoad(ctx, d, d.OpenDir, dir, dir, nil, render.NewPatchCache())
+func loadToCompare(ctx context.Context, d *Deps, dir string, renderNodes bool) (*Repo, error) {
+	return openAndLoad(ctx, d, d.OpenDir, dir, dir, nil, render.NewPatchCache(), renderNodes)
 }
 
 // LoadAt loads the state of the repository in dir at the git ref, without touching the work
@@ -45,6 +48,10 @@ func loadToCompare(ctx context.Context, d *Deps, dir string) (*Repo, error) {
 // bundle never shows as a change. The patch files current kept are not parsed again, and
 // the files current holds as they are at ref are not read from git again.
 func LoadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo) (*Repo, error) {
+	return loadAt(ctx, d, dir, ref, current, true)
+}
+
+func loadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo, renderNodes bool) (*Repo, error) {
 	// The files the pull request left as they were are the bytes current read already.
 	files, err := gitrev.ReadReusing(ctx, d.Git, dir, ref, current.Cluster.File)
 	if err != nil {
@@ -56,7 +63,7 @@ func LoadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo) (*Repo
 	}
 
 	// Its files are named as in the work tree, so findings of both states compare.
-	r, err := openAndLoad(ctx, d, open, dir, dir, current, current.patches)
+	r, err := openAndLoad(ctx, d, open, dir, dir, current, current.patches, renderNodes)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", dir, ref, err)
 	}
@@ -67,12 +74,13 @@ func LoadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo) (*Repo
 // LoadDir loads another directory holding a state of the repository, rendered with
 // current's bundle when it has no real one, and current's patch files (as LoadAt).
 func LoadDir(ctx context.Context, d *Deps, dir string, current *Repo) (*Repo, error) {
-	return openAndLoad(ctx, d, d.OpenDir, dir, dir, current, current.patches)
+	return openAndLoad(ctx, d, d.OpenDir, dir, dir, current, current.patches, true)
 }
 
 // loadOther loads the state to compare with: the same directory at a git ref (base), or
-// another directory (against).
-func loadOther(ctx context.Context, d *Deps, dir, base, against string, current *Repo) (*Repo, error) {
+// another directory (against); its nodes rendered unless renderNodes is false (a streamed
+// plan renders them a chunk at a time).
+func loadOther(ctx context.Context, d *Deps, dir, base, against string, current *Repo, renderNodes bool) (*Repo, error) {
 	switch {
 	case base != "" && against != "":
 		return nil, &UsageError{Msg: "--base and --against cannot be used together"}
@@ -81,9 +89,9 @@ func loadOther(ctx context.Context, d *Deps, dir, base, against string, current 
 			return nil, errNoBase
 		}
 
-		return LoadDir(ctx, d, against, current)
+		return openAndLoad(ctx, d, d.OpenDir, against, against, current, current.patches, renderNodes)
 	case base != "":
-		r, err := LoadAt(ctx, d, dir, base, current)
+		r, err := loadAt(ctx, d, dir, base, current, renderNodes)
 		if errors.Is(err, gitrev.ErrAbsent) {
 			return nil, errNoBase
 		}
@@ -113,10 +121,11 @@ func hasCluster(d *Deps, dir string) bool {
 }
 
 // openAndLoad opens path and loads it as the repository directory named dir in messages,
-// loading its patch files through patches (nil: each parsed, none kept). A state loaded to
-// compare with current (nil: none) takes current's talops.yaml model when the file is the
-// same, and current's bundle when it has no real one.
-func openAndLoad(ctx context.Context, d *Deps, open func(string) (cluster.Files, func() error, error), path, dir string, current *Repo, patches *render.PatchCache) (*Repo, error) {
+// loading its patch files through patches (nil: each parsed, none kept), and renders its
+// nodes unless renderNodes is false. A state loaded to compare with current (nil: none)
+// takes current's talops.yaml model when the file is the same, and current's bundle when
+// it has no real one.
+func openAndLoad(ctx context.Context, d *Deps, open func(string) (cluster.Files, func() error, error), path, dir string, current *Repo, patches *render.PatchCache, renderNodes bool) (*Repo, error) {
 	var (
 		like     *cluster.Cluster
 		fallback *secrets.Bundle
@@ -131,12 +140,16 @@ func openAndLoad(ctx context.Context, d *Deps, open func(string) (cluster.Files,
 		return nil, err
 	}
 
-	r, err := loadRendered(ctx, d, c, fallback, render.Options{Patches: patches})
+	r, err := prepareState(d, c, fallback, render.Options{Patches: patches})
 	if err != nil {
 		return nil, err
 	}
 
 	r.patches = patches
+
+	if renderNodes {
+		r.Nodes = r.renderer.Nodes(ctx, c.Spec.Nodes)
+	}
 
 	return r, nil
 }
@@ -148,6 +161,20 @@ func loadState(ctx context.Context, d *Deps, c *cluster.Cluster, fallback *secre
 
 // loadRendered is loadState rendering with opts (the installer images are the factory's).
 func loadRendered(ctx context.Context, d *Deps, c *cluster.Cluster, fallback *secrets.Bundle, opts render.Options) (*Repo, error) {
+	r, err := prepareState(d, c, fallback, opts)
+	if err != nil {
+		return nil, err
+	}
+
+	r.Nodes = r.renderer.Nodes(ctx, c.Spec.Nodes)
+
+	return r, nil
+}
+
+// prepareState loads the secrets of a loaded cluster (every value registered with the masker)
+// and readies the rendering of its nodes, with opts (the installer images are the
+// factory's).
+func prepareState(d *Deps, c *cluster.Cluster, fallback *secrets.Bundle, opts render.Options) (*Repo, error) {
 	b, err := d.Secrets.Load(c)
 	if err != nil {
 		return nil, err
@@ -165,9 +192,8 @@ func loadRendered(ctx context.Context, d *Deps, c *cluster.Cluster, fallback *se
 	}
 
 	opts.Installer = render.FactoryInstaller(ids)
-	nodes := render.All(ctx, c, b, opts)
 
-	return &Repo{Cluster: c, Bundle: b, Nodes: nodes, Schematics: ids}, nil
+	return &Repo{Cluster: c, Bundle: b, Schematics: ids, renderer: render.NewRenderer(c, b, opts)}, nil
 }
 
 // LoadCluster loads talops.yaml in dir and the files it names, without secrets or rendering.

@@ -32,7 +32,7 @@ func Versions(ctx context.Context, d *Deps, opts VersionsOptions) (*rules.Bump, 
 		return nil, err
 	}
 
-	base, err := loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head)
+	base, err := loadOther(ctx, d, opts.Dir, opts.Base, opts.Against, head, true)
 	if err != nil {
 		return nil, err
 	}

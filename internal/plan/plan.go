@@ -302,12 +302,12 @@ func (c *Computation) Plan() *Plan {
 	return p
 }
 
-// skeletons are the nodes without their configs: what the plan's end reads of them.
+// skeletons are what the plan's end reads of the nodes: their names, the Talos versions
+// they run (the Kubernetes upgrade's refusals) and their settings (the hash).
 func skeletons(nodes []NodeState) []NodeState {
 	out := make([]NodeState, len(nodes))
 	for i, n := range nodes {
-		n.Config, n.Encode = nil, nil
-		out[i] = n
+		out[i] = NodeState{Name: n.Name, TalosVersion: n.TalosVersion, Settings: n.Settings}
 	}
 
 	return out

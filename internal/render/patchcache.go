@@ -40,6 +40,18 @@ func NewPatchCache() *PatchCache {
 	return &PatchCache{indexed: map[string]*patch{}, unindexed: map[string]*patch{}, configs: map[nodeKey]coreconfig.Provider{}, docs: newDocShare()}
 }
 
+// Forget lets go of every patch and config the cache holds: a plan that streams forgets
+// a chunk's before the next. The patches more than one node uses stay with the renderers
+// that loaded them; a file loaded again gets a new id, so no node is taken for another.
+func (pc *PatchCache) Forget() {
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+
+	clear(pc.indexed)
+	clear(pc.unindexed)
+	clear(pc.configs)
+}
+
 // load returns the patch data loads to, as file: from the cache when it holds the same
 // bytes loaded the same way, else loaded and kept. A nil cache loads every time.
 func (pc *PatchCache) load(file string, data []byte, unindexed bool) (*patch, error) {

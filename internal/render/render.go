@@ -92,9 +92,19 @@ type Options struct {
 
 // All renders every node concurrently; results keep the order of talops.yaml.
 func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Options) []Result {
-	nodes := c.Spec.Nodes
-	results := make([]Result, len(nodes))
+	return NewRenderer(c, b, opts).Nodes(ctx, c.Spec.Nodes)
+}
 
+// A Renderer renders the nodes of one state, as many at a time as it is given: a plan
+// that streams renders a chunk of each state, compares it and drops it before the next.
+type Renderer struct {
+	c    *cluster.Cluster
+	b    *secrets.Bundle
+	opts Options
+}
+
+// NewRenderer parses the patch files more than one node uses, once, for every chunk.
+func NewRenderer(c *cluster.Cluster, b *secrets.Bundle, opts Options) *Renderer {
 	opts.patches = loadPatches(c, opts.Patches)
 	if opts.Patches != nil {
 		opts.bundle, opts.bundleKnown = bundleSum(b)
@@ -108,6 +118,13 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 		opts.docs = newDocShare()
 	}
 
+	return &Renderer{c: c, b: b, opts: opts}
+}
+
+// Nodes renders nodes (the state's) concurrently; results keep their order.
+func (r *Renderer) Nodes(ctx context.Context, nodes []cluster.Node) []Result {
+	results := make([]Result, len(nodes))
+
 	overCores(ctx, len(nodes), func(i int, err error) {
 		results[i].Name = nodes[i].Name
 		if err != nil {
@@ -116,8 +133,8 @@ func All(ctx context.Context, c *cluster.Cluster, b *secrets.Bundle, opts Option
 			return
 		}
 
-		m, err := one(ctx, c, b, nodes[i], opts)
-		if err == nil && opts.EncodeOnly {
+		m, err := one(ctx, r.c, r.b, nodes[i], r.opts)
+		if err == nil && r.opts.EncodeOnly {
 			err = m.keepEncoding()
 		}
 
