@@ -21,7 +21,7 @@ type Repo struct {
 	Schematics map[string]string
 
 	// patches holds the patch files this state loaded and the configs its nodes rendered
-	// to, for another state loaded to compare with it (LoadAt, LoadDir) to reuse; nil when
+	// to, for another state loaded to compare with it (loadOther) to reuse; nil when
 	// the state was loaded without (Load).
 	patches *render.PatchCache
 	// renderer renders its nodes: all of them for Nodes, or a chunk at a time for a
@@ -43,14 +43,11 @@ func loadToCompare(ctx context.Context, d *Deps, dir string, renderNodes bool) (
 	return openAndLoad(ctx, d, d.OpenDir, dir, dir, nil, render.NewPatchCache(), renderNodes)
 }
 
-// LoadAt loads the state of the repository in dir at the git ref, without touching the work
-// tree. A state without a real secrets bundle is rendered with current's, so a throwaway
-// bundle never shows as a change. The patch files current kept are not parsed again, and
-// the files current holds as they are at ref are not read from git again.
-func LoadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo) (*Repo, error) {
-	return loadAt(ctx, d, dir, ref, current, true)
-}
-
+// loadAt loads the state of the repository in dir at the git ref, without touching the work
+// tree, its nodes rendered unless renderNodes is false. A state without a real secrets
+// bundle is rendered with current's, so a throwaway bundle never shows as a change. The
+// patch files current kept are not parsed again, and the files current holds as they are
+// at ref are not read from git again.
 func loadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo, renderNodes bool) (*Repo, error) {
 	// The files the pull request left as they were are the bytes current read already.
 	files, err := gitrev.ReadReusing(ctx, d.Git, dir, ref, current.Cluster.File)
@@ -71,15 +68,10 @@ func loadAt(ctx context.Context, d *Deps, dir, ref string, current *Repo, render
 	return r, nil
 }
 
-// LoadDir loads another directory holding a state of the repository, rendered with
-// current's bundle when it has no real one, and current's patch files (as LoadAt).
-func LoadDir(ctx context.Context, d *Deps, dir string, current *Repo) (*Repo, error) {
-	return openAndLoad(ctx, d, d.OpenDir, dir, dir, current, current.patches, true)
-}
-
-// loadOther loads the state to compare with: the same directory at a git ref (base), or
-// another directory (against); its nodes rendered unless renderNodes is false (a streamed
-// plan renders them a chunk at a time).
+// loadOther loads the state to compare with: the same directory at a git ref (base,
+// loadAt), or another directory (against), rendered with current's bundle when it has no
+// real one and current's patch files; its nodes rendered unless renderNodes is false (a
+// streamed plan renders them a chunk at a time).
 func loadOther(ctx context.Context, d *Deps, dir, base, against string, current *Repo, renderNodes bool) (*Repo, error) {
 	switch {
 	case base != "" && against != "":
