@@ -14,8 +14,8 @@ import (
 	"github.com/talops/talops/internal/rules"
 )
 
-// planChunk is how many nodes of each state a plan renders, judges and compares before it
-// lets go of them: a plan holds the configs of one chunk, not of the cluster.
+// planChunk is how many nodes of each state a plan (or validate) renders, judges and
+// compares before it lets go of them: it holds the configs of one chunk, not of the cluster.
 const planChunk = 256
 
 // planStreamed is Plan against another state of the repository (opts.Base or

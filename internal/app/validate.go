@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 
 	"github.com/talops/talops/internal/cluster"
@@ -39,25 +40,31 @@ func Validate(ctx context.Context, d *Deps, opts ValidateOptions) (*ValidateResu
 		return validateFiles(d, opts)
 	}
 
-	r, err := Load(ctx, d, opts.Dir)
+	// The nodes are rendered and judged a chunk at a time, as a plan's are: what validate
+	// holds does not grow with the cluster's configs.
+	r, err := openAndLoad(ctx, d, d.OpenDir, opts.Dir, opts.Dir, nil, nil, false)
 	if err != nil {
 		return nil, err
 	}
 
 	in := rulesInput(ctx, d, r, opts.Offline)
 	in.Strict = opts.Strict
+	judge := rules.NewJudge(in)
 
-	findings, err := rules.Check(ctx, in)
-	if err != nil {
-		return nil, err
+	for chunk := range slices.Chunk(r.Cluster.Spec.Nodes, planChunk) {
+		if err := judge.Nodes(ctx, r.renderer.Nodes(ctx, chunk)); err != nil {
+			return nil, err
+		}
 	}
+
+	findings := judge.Findings()
 
 	if opts.Strict {
 		// Every warning, talops' own rules' too (a release without extension data).
 		findings = finding.Strict(findings)
 	}
 
-	return &ValidateResult{Findings: findings, Nodes: len(r.Nodes)}, nil
+	return &ValidateResult{Findings: findings, Nodes: len(r.Cluster.Spec.Nodes)}, nil
 }
 
 // validateFiles validates complete machine configs, like talosctl validate.
