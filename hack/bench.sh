@@ -2,7 +2,8 @@
 # Prints the figures issue 31 and docs/performance.md track, in one run:
 #   hack/bench.sh [sizes] [rounds]      (default: "50 500 2000 5000", 5 rounds)
 # - the stripped binary's size, built without and with cgo;
-# - start-up: peak RSS and cpu of `talops --help`, cpu of `validate` of the reference lab;
+# - start-up: peak RSS and cpu of `talops --help`, cpu of `validate` of the reference lab,
+#   and the cpu of a process that does nothing (`true`), counted the same way;
 # - for each lab size: the cpu (user + system) of validate, render, plan --against (10 nodes
 #   changed) and plan --base (the same change, the base read out of Git), their ratios to
 #   validate, validate's and plan's cpu per node, and each command's peak RSS;
@@ -68,7 +69,10 @@ for _ in $(seq "$rounds"); do
   run help "$bin" --help
   run lab "$bin" validate --offline --dir examples/homelab
 done
-echo "start-up: --help $(rss help) MiB peak RSS, $(cpu help) s cpu; validate of examples/homelab $(cpu lab) s cpu (less ${overhead} s of /usr/bin/time's own)"
+# What any process costs here, counted the same way (a fork and an exec): on a virtual
+# machine it is several ms, which every figure below carries too.
+nothing=$(median $(awk '{ printf "%.3f\n", $1 + $2 }' "$work/true.time"))
+echo "start-up: --help $(rss help) MiB peak RSS, $(cpu help) s cpu; validate of examples/homelab $(cpu lab) s cpu (less ${overhead} s of /usr/bin/time's own; a process that does nothing, \`true\`: ${nothing} s)"
 
 marginal=()
 printf '\n%6s %9s %9s %9s %9s %7s %7s %7s %10s %10s %s\n' nodes validate render plan base render/v plan/v base/v "v ms/node" "p ms/node" "peak RSS MiB (v/r/p/b)"
