@@ -226,16 +226,7 @@ func TestNvidiaAndExtensionRules(t *testing.T) {
 		},
 		{
 			name: "the device plugin deployed by the config on a CDI release",
-			repo: gpuRepo{talos: currentRelease, extensions: []string{openLTS, toolkitLTS}, patches: []string{modulesPatch, `cluster:
-  inlineManifests:
-    - name: nvidia-device-plugin
-      contents: |
-        apiVersion: node.k8s.io/v1
-        kind: RuntimeClass
-        metadata:
-          name: nvidia
-        handler: nvidia
-`}},
+			repo: gpuRepo{talos: currentRelease, extensions: []string{openLTS, toolkitLTS}, patches: []string{modulesPatch, devicePluginPatch}},
 			want: []string{"info nvidia.cdi-setup"},
 		},
 		{
