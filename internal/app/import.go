@@ -88,7 +88,7 @@ func ImportTalhelper(ctx context.Context, d *Deps, opts ImportOptions) (*ImportR
 	in := talhelper.Input{
 		File: file, Data: data, Lookup: env, Secrets: bundleName, HasAESCBC: src.hasAESCBC(), Schematics: schematics,
 		Recover:   schematicRecovery(ctx, d, opts.Offline),
-		ReadPatch: func(rel string) ([]byte, error) { return d.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))) },
+		ReadPatch: func(rel string) ([]byte, error) { return readYAML(d, filepath.Join(dir, filepath.FromSlash(rel))) },
 	}
 
 	if d.ListFiles != nil {
@@ -113,6 +113,10 @@ func readSchematicFiles(d *Deps, paths []string) ([]talhelper.SchematicFile, err
 			return nil, &UsageError{Msg: fmt.Sprintf("--schematic %s: not readable: %v", p, err)}
 		}
 
+		if err := BoundedYAML(p, data); err != nil {
+			return nil, err
+		}
+
 		out = append(out, talhelper.SchematicFile{File: p, Data: data})
 	}
 
@@ -126,13 +130,13 @@ func readSource(d *Deps, from string, names []string) (string, []byte, error) {
 	}
 
 	if data, err := d.ReadFile(from); err == nil {
-		return from, data, nil
+		return from, data, BoundedYAML(from, data)
 	}
 
 	for _, n := range names {
 		p := filepath.Join(from, n)
 		if data, err := d.ReadFile(p); err == nil {
-			return p, data, nil
+			return p, data, BoundedYAML(p, data)
 		}
 	}
 

@@ -53,6 +53,10 @@ func readBundleSource(d *Deps, dir string, names []string) (*bundleSource, error
 			return nil, err
 		}
 
+		if err := BoundedYAML(file, plain); err != nil {
+			return nil, err
+		}
+
 		return &bundleSource{file: file, plain: plain, recipients: recipients}, nil
 	}
 
@@ -104,6 +108,10 @@ func talhelperEnv(d *Deps, dir string) (func(string) (string, bool), error) {
 
 		plain, recipients, err := decryptSource(d, file, data)
 		if err != nil {
+			return nil, err
+		}
+
+		if err := BoundedYAML(file, plain); err != nil {
 			return nil, err
 		}
 

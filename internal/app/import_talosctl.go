@@ -33,6 +33,10 @@ func ImportTalosctl(_ context.Context, d *Deps, opts ImportOptions) (*ImportResu
 			return nil, fmt.Errorf("read %s: %w", p, err)
 		}
 
+		if err := BoundedYAML(p, data); err != nil {
+			return nil, err
+		}
+
 		srcs = append(srcs, talosctl.Source{Name: p, Data: data})
 	}
 
@@ -40,6 +44,10 @@ func ImportTalosctl(_ context.Context, d *Deps, opts ImportOptions) (*ImportResu
 		data, err := d.ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+
+		if err := BoundedYAML(p, data); err != nil {
+			return nil, err
 		}
 
 		srcs = append(srcs, talosctl.Source{Name: p, Data: data})

@@ -51,7 +51,7 @@ func ImportTopf(ctx context.Context, d *Deps, opts ImportOptions) (*ImportResult
 
 			return v, v != ""
 		},
-		ReadFile: func(rel string) ([]byte, error) { return d.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))) },
+		ReadFile: func(rel string) ([]byte, error) { return readYAML(d, filepath.Join(dir, filepath.FromSlash(rel))) },
 		ListFiles: func(rel string) ([]string, error) {
 			files, err := d.ListFiles(filepath.Join(dir, filepath.FromSlash(rel)))
 			if err != nil {

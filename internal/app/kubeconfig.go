@@ -9,6 +9,7 @@ import (
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/talos"
+	"github.com/talops/talops/internal/yamlpos"
 )
 
 // KubeconfigResult is the cluster's admin kubeconfig and the control plane it came from.
@@ -81,7 +82,7 @@ func kubeconfigSecrets(data []byte) []string {
 		} `yaml:"users"`
 	}
 
-	if err := yaml.Unmarshal(data, &kc); err != nil {
+	if yamlpos.Check(data) != nil || yaml.Unmarshal(data, &kc) != nil {
 		// Unreadable: the whole file is the secret.
 		return []string{string(data)}
 	}

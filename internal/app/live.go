@@ -17,6 +17,7 @@ import (
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/schematic"
 	"github.com/talops/talops/internal/talos"
+	"github.com/talops/talops/internal/yamlpos"
 )
 
 // talosconfigPath is the talosconfig to use: the flag, then $TALOSCONFIG, then
@@ -135,6 +136,14 @@ func LoadLive(ctx context.Context, d *Deps, r *Repo, dialer talos.Dialer, kubeco
 		if res.Value.Maintenance {
 			// It waits for its first config (new, or reinstalled): it runs nothing of the
 			// cluster's, so the plan creates it.
+			continue
+		}
+
+		// A node's answer is decoded under the budget of every YAML input: machinery's
+		// decoder would follow every alias of it.
+		if yamlpos.Check(res.Value.Config) != nil {
+			s.Nodes = append(s.Nodes, plan.NodeState{Name: n.Name, Broken: "its running config expands past the YAML decoding budget (aliases)", Unreadable: true})
+
 			continue
 		}
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/talops/talops/internal/cluster"
+	"github.com/talops/talops/internal/testlab/hostile"
 )
 
 const minimal = `cluster:
@@ -409,21 +410,24 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("nodes: [{name: a, address: b, role: worker}]\n"))
 	f.Add([]byte("cluster: {name: x}\nnodes: &a [*a]\n"))
 	f.Add([]byte("- 1\n- 2\n"))
+	f.Add([]byte("cluster: {name: x}\nx: " + hostile.AliasBomb(9) + "\n"))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := cluster.Parse(data)
-		if err != nil {
-			var ie *cluster.InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("error is not placed: %v", err)
+		hostile.Bounded(t, func() {
+			c, err := cluster.Parse(data)
+			if err != nil {
+				var ie *cluster.InputError
+				if !errors.As(err, &ie) {
+					t.Fatalf("error is not placed: %v", err)
+				}
+
+				return
 			}
 
-			return
-		}
-
-		for _, n := range c.Spec.Nodes {
-			_ = c.NodePatches(n)
-		}
+			for _, n := range c.Spec.Nodes {
+				_ = c.NodePatches(n)
+			}
+		})
 	})
 }
 

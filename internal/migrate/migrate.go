@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/importer"
+	"github.com/talops/talops/internal/yamlpos"
 )
 
 // Patch is one patch file of the repository.
@@ -222,6 +223,10 @@ func parseDocs(data []byte) ([]*yaml.Node, error) {
 		}
 
 		if err != nil {
+			return nil, err
+		}
+
+		if err := yamlpos.CheckNode(&d); err != nil {
 			return nil, err
 		}
 

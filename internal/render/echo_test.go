@@ -15,6 +15,7 @@ import (
 	"github.com/talops/talops/internal/rules"
 	"github.com/talops/talops/internal/secrets"
 	"github.com/talops/talops/internal/testlab"
+	"github.com/talops/talops/internal/testlab/hostile"
 )
 
 // bundleValues are the lab's secret values, every string of its bundle file that is long
@@ -220,8 +221,11 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add([]byte("version: v1alpha1\nmachine:\n  type: worker\ncluster:\n  clusterName: lab\n"))
 	f.Add([]byte("---\napiVersion: v1alpha1\nkind: HostnameConfig\nhostname: a\n"))
 	f.Add([]byte("machine: [1"))
+	f.Add([]byte("version: v1alpha1\nmachine:\n  type: worker\n  kubelet:\n    extraConfig: " + hostile.AliasBomb(9) + "\n"))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _, _ = render.LoadConfig("node.yaml", data) // only a panic fails
+		hostile.Bounded(t, func() {
+			_, _, _ = render.LoadConfig("node.yaml", data) // only a panic fails
+		})
 	})
 }

@@ -18,6 +18,12 @@ import (
 // checkDocNames refuses) goes through loadPatch, which finds and places its errors as for
 // every other render.
 func loadUnindexed(file string, data []byte) (*patch, error) {
+	// Machinery's decoder would follow every alias: a file over the decoding budget goes
+	// through loadPatch, which refuses it at its line.
+	if yamlpos.Check(data) != nil {
+		return loadPatch(file, data)
+	}
+
 	p, err := configpatcher.LoadPatch(data)
 	if err != nil {
 		return loadPatch(file, data)

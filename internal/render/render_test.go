@@ -12,6 +12,7 @@ import (
 	"github.com/talops/talops/internal/render"
 	"github.com/talops/talops/internal/secrets"
 	"github.com/talops/talops/internal/testlab"
+	"github.com/talops/talops/internal/testlab/hostile"
 )
 
 func renderLab(t testing.TB, files cluster.MapFiles) []render.Result {
@@ -181,6 +182,8 @@ func FuzzPatch(f *testing.F) {
 	f.Add([]byte("- op: add\n  path: /machine/nodeLabels/x\n  value: y\n"))
 	f.Add([]byte(`[{"op": "remove", "path": "/cluster"}]`))
 	f.Add([]byte("machine:\n  $patch: delete\n"))
+	f.Add([]byte("machine:\n  kubelet:\n    extraConfig: " + hostile.AliasBomb(9) + "\n"))
+	f.Add([]byte("- op: add\n  path: /machine/kubelet/extraConfig\n  value: " + hostile.AliasBomb(9) + "\n"))
 
 	c := testlab.Load(f, lab)
 
@@ -190,21 +193,23 @@ func FuzzPatch(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		files := maps.Clone(lab)
-		files["patches/worker.yaml"] = data
+		hostile.Bounded(t, func() {
+			files := maps.Clone(lab)
+			files["patches/worker.yaml"] = data
 
-		c, err := cluster.Load("lab", files)
-		if err != nil {
-			return
-		}
-
-		_, err = render.One(c, b, c.Spec.Nodes[2], render.Options{})
-		if err != nil {
-			var ie *cluster.InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("unplaced error: %v", err)
+			c, err := cluster.Load("lab", files)
+			if err != nil {
+				return
 			}
-		}
+
+			_, err = render.One(c, b, c.Spec.Nodes[2], render.Options{})
+			if err != nil {
+				var ie *cluster.InputError
+				if !errors.As(err, &ie) {
+					t.Fatalf("unplaced error: %v", err)
+				}
+			}
+		})
 	})
 }
 

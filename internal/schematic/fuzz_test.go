@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/talops/talops/internal/schematic"
+	"github.com/talops/talops/internal/testlab/hostile"
 )
 
 // FuzzLoad checks that Load never panics and that the canonical encoding is a
@@ -34,41 +35,44 @@ func FuzzLoad(f *testing.F) {
 		"# opaque\nid: 376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba\n",
 		"id: 376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba\ncustomization: {}\n",
 		"id: &a 376567988ad370138ad8b2698212367b8edcb69b5fd68c80be1f2ec7d603b4ba\n<<: {id: *a}\n",
+		"overlay: {name: x, image: y, options: " + hostile.AliasBomb(9) + "}\n",
 	} {
 		f.Add([]byte(seed))
 	}
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		id, opaque := schematic.Opaque(data)
+		hostile.Bounded(t, func() {
+			id, opaque := schematic.Opaque(data)
 
-		s, err := schematic.Load(data)
+			s, err := schematic.Load(data)
 
-		var oe *schematic.OpaqueError
-		if isOpaqueErr := errors.As(err, &oe); opaque != isOpaqueErr || (opaque && oe.ID != id) {
-			t.Fatalf("Opaque = %q, %v but Load = %v\ninput: %q", id, opaque, err, data)
-		}
+			var oe *schematic.OpaqueError
+			if isOpaqueErr := errors.As(err, &oe); opaque != isOpaqueErr || (opaque && oe.ID != id) {
+				t.Fatalf("Opaque = %q, %v but Load = %v\ninput: %q", id, opaque, err, data)
+			}
 
-		if err != nil {
-			return
-		}
+			if err != nil {
+				return
+			}
 
-		first, err := s.Marshal()
-		if err != nil {
-			return // a value Load accepts but Marshal refuses is reported by Marshal, not lost
-		}
+			first, err := s.Marshal()
+			if err != nil {
+				return // a value Load accepts but Marshal refuses is reported by Marshal, not lost
+			}
 
-		again, err := schematic.Load(first)
-		if err != nil {
-			t.Fatalf("Load(Marshal(s)) failed: %v\ninput: %q\ncanonical: %q", err, data, first)
-		}
+			again, err := schematic.Load(first)
+			if err != nil {
+				t.Fatalf("Load(Marshal(s)) failed: %v\ninput: %q\ncanonical: %q", err, data, first)
+			}
 
-		second, err := again.Marshal()
-		if err != nil {
-			t.Fatalf("Marshal(Load(Marshal(s))) failed: %v\ncanonical: %q", err, first)
-		}
+			second, err := again.Marshal()
+			if err != nil {
+				t.Fatalf("Marshal(Load(Marshal(s))) failed: %v\ncanonical: %q", err, first)
+			}
 
-		if !bytes.Equal(first, second) {
-			t.Fatalf("canonical encoding is not stable\ninput:  %q\nfirst:  %q\nsecond: %q", data, first, second)
-		}
+			if !bytes.Equal(first, second) {
+				t.Fatalf("canonical encoding is not stable\ninput:  %q\nfirst:  %q\nsecond: %q", data, first, second)
+			}
+		})
 	})
 }

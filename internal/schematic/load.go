@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/yamlpos"
 )
 
 // Load reads a schematic the way the factory does, and as strictly: an unknown
@@ -69,6 +71,11 @@ func parseNode(data []byte) (*yaml.Node, error) {
 		}
 
 		return nil, decodeError(err)
+	}
+
+	var over *yamlpos.BudgetError
+	if err := yamlpos.CheckNode(&doc); errors.As(err, &over) {
+		return nil, &DecodeError{Line: over.Line, Column: over.Column, Msg: over.Msg, Err: err}
 	}
 
 	var next yaml.Node

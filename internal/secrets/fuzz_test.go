@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/talops/talops/internal/testlab"
+	"github.com/talops/talops/internal/testlab/hostile"
 )
 
 // FuzzBundle feeds TALOS_SECRETS (the same parser as a plain secrets file) arbitrary YAML:
@@ -20,19 +21,22 @@ func FuzzBundle(f *testing.F) {
 	f.Add("cluster:\n  id: x\n")
 	f.Add("certs: {os: {crt: !!binary AAAA}}\n")
 	f.Add("- a\n- b\n")
+	f.Add("cluster: " + hostile.AliasBomb(9) + "\n")
 
 	c := testlab.Load(f, testlab.Files(f))
 
 	f.Fuzz(func(t *testing.T, data string) {
-		_, err := loader(map[string]string{"TALOS_SECRETS": data}).Load(c)
-		if err == nil {
-			return
-		}
+		hostile.Bounded(t, func() {
+			_, err := loader(map[string]string{"TALOS_SECRETS": data}).Load(c)
+			if err == nil {
+				return
+			}
 
-		msg := err.Error()
-		if strings.Contains(strings.TrimSuffix(msg, "\n"), "\n") {
-			t.Errorf("the error takes several lines: %q", msg)
-		}
+			msg := err.Error()
+			if strings.Contains(strings.TrimSuffix(msg, "\n"), "\n") {
+				t.Errorf("the error takes several lines: %q", msg)
+			}
 
+		})
 	})
 }

@@ -231,6 +231,10 @@ func parse(data []byte, contract *config.VersionContract) (*gensecrets.Bundle, e
 		return nil, newBundleError(nil, err, "not a YAML secrets bundle (talosctl gen secrets format)")
 	}
 
+	if err := yamlpos.CheckNode(&node); err != nil {
+		return nil, newBundleError(nil, err, "YAML: "+yamlpos.Problems(err)[0].Message)
+	}
+
 	if err := node.Decode(b); err != nil {
 		ix, _ := yamlpos.Parse(data)
 

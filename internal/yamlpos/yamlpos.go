@@ -67,6 +67,10 @@ func ParseFirst(data []byte) (*Index, *yaml.Node, error) {
 			return nil, nil, err
 		}
 
+		if err := CheckNode(root); err != nil {
+			return nil, nil, err
+		}
+
 		if first == nil {
 			first = root
 		}
@@ -338,6 +342,11 @@ type Problem struct {
 // lose the values the library quotes (see WithoutValues): the value may be a secret
 // copied where it does not fit.
 func Problems(err error) []Problem {
+	var over *BudgetError
+	if errors.As(err, &over) {
+		return []Problem{{Line: over.Line, Column: over.Column, Message: over.Msg}}
+	}
+
 	var many *yaml.LoadErrors
 	if errors.As(err, &many) && len(many.Errors) > 0 {
 		out := make([]Problem, 0, len(many.Errors))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/importer/talhelper"
+	"github.com/talops/talops/internal/testlab/hostile"
 )
 
 // FuzzImportTalhelper: no talconfig makes the import panic; one it imports starts with
@@ -28,26 +29,29 @@ func FuzzImportTalhelper(f *testing.F) {
 		head + "nodes:\n  - hostname: n1\n    ipAddress: ${IP:-10.0.0.1}\n    extraManifests: [a.yaml]\n    machineDisks: [{device: /dev/sdb}]\n",
 		"clusterName: a\nendpoint: https://a:6443\nkubernetesVersion: v1.35.0\nnodes: [{hostname: a, <<: [*x]}]\n",
 		head + "nodes:\n  - &n {hostname: n1, <<: *n}\n",
+		head + "x: " + hostile.AliasBomb(9) + "\nnodes:\n  - hostname: n1\n",
 	} {
 		f.Add([]byte(s))
 	}
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := talhelper.Import(talhelper.Input{
-			File: "talconfig.yaml", Data: data, Secrets: "secrets.sops.yaml",
-			Lookup:    func(name string) (string, bool) { return "v", name != "UNSET" },
-			ReadPatch: func(string) ([]byte, error) { return []byte("machine:\n  env:\n    A: b # ${V}\n"), nil },
+		hostile.Bounded(t, func() {
+			res, err := talhelper.Import(talhelper.Input{
+				File: "talconfig.yaml", Data: data, Secrets: "secrets.sops.yaml",
+				Lookup:    func(name string) (string, bool) { return "v", name != "UNSET" },
+				ReadPatch: func(string) ([]byte, error) { return []byte("machine:\n  env:\n    A: b # ${V}\n"), nil },
+			})
+
+			var ie *cluster.InputError
+
+			switch {
+			case err != nil && res != nil:
+				t.Fatalf("a refused import has a result: %v", err)
+			case err != nil && !errors.As(err, &ie):
+				t.Logf("refused otherwise than as an input error: %v", err)
+			case err == nil && (len(res.Files) == 0 || res.Files[0].Path != cluster.FileName):
+				t.Fatalf("an import without %s first", cluster.FileName)
+			}
 		})
-
-		var ie *cluster.InputError
-
-		switch {
-		case err != nil && res != nil:
-			t.Fatalf("a refused import has a result: %v", err)
-		case err != nil && !errors.As(err, &ie):
-			t.Logf("refused otherwise than as an input error: %v", err)
-		case err == nil && (len(res.Files) == 0 || res.Files[0].Path != cluster.FileName):
-			t.Fatalf("an import without %s first", cluster.FileName)
-		}
 	})
 }

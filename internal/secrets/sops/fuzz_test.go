@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v4"
+
+	"github.com/talops/talops/internal/testlab/hostile"
 )
 
 // FuzzDecrypt checks that no input makes Decrypt panic, that every error it
@@ -29,6 +31,7 @@ func FuzzDecrypt(f *testing.F) {
 		}
 	}
 	f.Add([]byte("a: &a [*a]\nsops: {mac: x}\n"))
+	f.Add([]byte("a: " + hostile.AliasBomb(9) + "\nsops: {mac: x}\n"))
 	f.Add([]byte("sops:\n    mac: ''\n    lastmodified: '2024-01-01T00:00:00Z'\n    age: [{recipient: x, enc: y}]\n"))
 
 	ids, err := IdentitiesFromEnv(func(name string) string {
@@ -42,37 +45,39 @@ func FuzzDecrypt(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		encrypted := IsEncrypted(data)
-		out, err := Decrypt(data, ids)
-		if err != nil {
-			if out != nil {
-				t.Errorf("output returned along with error %v", err)
-			}
-			var fe *FormatError
-			var ve *ValueError
-			if !errors.Is(err, ErrNotEncrypted) && !errors.Is(err, ErrNoMatchingKey) &&
-				!errors.Is(err, ErrTampered) && !errors.Is(err, ErrUnsupported) &&
-				!errors.As(err, &fe) && !errors.As(err, &ve) {
-				t.Errorf("unclassified error: %v", err)
-			}
-			if errors.Is(err, ErrNotEncrypted) == encrypted && !errors.As(err, &fe) {
-				t.Errorf("IsEncrypted = %v disagrees with %v", encrypted, err)
-			}
-			return
-		}
-		if !encrypted {
-			t.Errorf("Decrypt accepted a document IsEncrypted rejects")
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(out))
-		for {
-			var v any
-			if err := dec.Decode(&v); err != nil {
-				if err.Error() != "EOF" {
-					t.Errorf("output is not valid YAML: %v", err)
+		hostile.Bounded(t, func() {
+			encrypted := IsEncrypted(data)
+			out, err := Decrypt(data, ids)
+			if err != nil {
+				if out != nil {
+					t.Errorf("output returned along with error %v", err)
 				}
-				break
+				var fe *FormatError
+				var ve *ValueError
+				if !errors.Is(err, ErrNotEncrypted) && !errors.Is(err, ErrNoMatchingKey) &&
+					!errors.Is(err, ErrTampered) && !errors.Is(err, ErrUnsupported) &&
+					!errors.As(err, &fe) && !errors.As(err, &ve) {
+					t.Errorf("unclassified error: %v", err)
+				}
+				if errors.Is(err, ErrNotEncrypted) == encrypted && !errors.As(err, &fe) {
+					t.Errorf("IsEncrypted = %v disagrees with %v", encrypted, err)
+				}
+				return
 			}
-		}
+			if !encrypted {
+				t.Errorf("Decrypt accepted a document IsEncrypted rejects")
+			}
+			dec := yaml.NewDecoder(bytes.NewReader(out))
+			for {
+				var v any
+				if err := dec.Decode(&v); err != nil {
+					if err.Error() != "EOF" {
+						t.Errorf("output is not valid YAML: %v", err)
+					}
+					break
+				}
+			}
+		})
 	})
 }
 
