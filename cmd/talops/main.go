@@ -15,13 +15,17 @@ import (
 
 	"github.com/talops/talops/internal/action"
 	"github.com/talops/talops/internal/cli"
+	"github.com/talops/talops/internal/door"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	args := os.Args[1:]
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := door.StopOnSignals(context.Background(), sigs, door.Acting(args), door.StopGrace, os.Exit)
 
 	deps := cli.OSDeps()
-	args := os.Args[1:]
 
 	var err error
 	if len(args) > 0 && args[0] == "action" {
