@@ -91,4 +91,3 @@ func TestActing_ApplyAndProxmoxStopAtTheirSafePoints(t *testing.T) {
 		}
 	}
 }
-
