@@ -243,3 +243,31 @@ func TestMigrate_RefusesAnAPIServerThatCannotMoveWholeAndNamesWhy(t *testing.T) 
 		t.Fatalf("refusals %+v, want k8s-master's apiServer left in v1alpha1 refused by machinery", res.Refusals)
 	}
 }
+
+// A talhelper import writes a node's disk selector as an RFC 6902 patch of
+// /machine/install: the move turns it into the UnattendedInstallConfig it stands for, and
+// the proof finds every node's settings unchanged.
+func TestMigrate_MovesAnRFC6902PatchOfTheInstallDisk(t *testing.T) {
+	t.Parallel()
+
+	files := testlab.Files(t)
+	files["nodes/k8s-node3-disk.yaml"] = []byte("- op: add\n  path: /machine/install/diskSelector\n  value:\n    model: Samsung SSD 980*\n" +
+		"- op: remove\n  path: /machine/install/disk\n" +
+		"- op: add\n  path: /machine/nodeLabels/topology.kubernetes.io~1zone\n  value: a\n")
+	testlab.Edit(t, files, "talops.yaml", "patches: [nodes/k8s-node3.yaml]", "patches: [nodes/k8s-node3.yaml, nodes/k8s-node3-disk.yaml]")
+
+	res, err := app.Migrate(context.Background(), migrateDeps(t, files), app.MigrateOptions{Dir: "lab", ConfigVersion: "v1.14"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if !res.Written || len(res.Refusals) > 0 {
+		t.Fatalf("written %v, refusals %+v", res.Written, res.Refusals)
+	}
+
+	got := string(files["nodes/k8s-node3-disk.yaml"])
+	if !strings.Contains(got, "kind: UnattendedInstallConfig") || !strings.Contains(got, `glob("Samsung SSD 980*", disk.model)`) ||
+		!strings.Contains(got, "kind: KubeNodeConfig") || strings.Contains(got, "op: ") {
+		t.Errorf("nodes/k8s-node3-disk.yaml:\n%s", got)
+	}
+}

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -257,7 +258,54 @@ func canonical(v any) string {
 		return fmt.Sprint(v)
 	}
 
+	// Inside a value the same holds: an empty field is no field. A key decoded from an
+	// RFC 6902 patch's JSON is "" where the merge of the same patch left it nil.
+	if bytes.Contains(b, []byte(`""`)) || bytes.Contains(b, []byte("null")) || bytes.Contains(b, []byte("[]")) || bytes.Contains(b, []byte("{}")) {
+		var tree any
+		if json.Unmarshal(b, &tree) == nil {
+			if pruned, err := json.Marshal(withoutEmpty(tree)); err == nil {
+				return string(pruned)
+			}
+		}
+	}
+
 	return string(b)
+}
+
+// withoutEmpty drops the empty strings, nulls, lists and maps of a decoded JSON value,
+// inside out.
+func withoutEmpty(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if e = withoutEmpty(e); isEmpty(e) {
+				delete(x, k)
+			} else {
+				x[k] = e
+			}
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = withoutEmpty(e)
+		}
+	}
+
+	return v
+}
+
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+
+	return false
 }
 
 // Compare lists the settings that differ between a node's config before and after, by name.

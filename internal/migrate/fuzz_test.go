@@ -17,6 +17,8 @@ func FuzzRewrite(f *testing.F) {
 	f.Add([]byte("cluster:\n  apiServer:\n    extraArgs:\n      oidc-issuer-url: https://id.example\n      oidc-client-id: k8s\n"), true)
 	f.Add([]byte("machine:\n  install:\n    disk: /dev/sda\n  kubelet:\n    nodeIP:\n      validSubnets: [10.0.0.0/8]\n"), false)
 	f.Add([]byte("- op: add\n  path: /machine/nodeLabels\n  value: {a: b}\n"), false)
+	f.Add([]byte("- op: add\n  path: /machine/install/diskSelector\n  value: {model: 'A*'}\n- op: remove\n  path: /machine/install/disk\n"), false)
+	f.Add([]byte("- op: replace\n  path: /cluster/apiServer/extraArgs/feature-gates\n  value: Foo=true\n- op: remove\n  path: /machine/kubelet/extraArgs/x~1y\n"), true)
 	f.Add([]byte("machine: &a\n  nodeLabels: *a\n"), false)
 	f.Add([]byte("machine:\n  kubelet:\n    extraConfig: "+hostile.AliasBomb(9)+"\n"), false)
 	f.Add([]byte("machine:\n  install:\n    diskSelector:\n      size: '>= 1TB'\n      type: ssd\n"), false)

@@ -165,10 +165,7 @@ func rewritePatch(p Patch, res *Result, scheduling bool) (*file, error) {
 	}
 
 	if len(docs) == 1 && docs[0].Kind == yaml.DocumentNode && len(docs[0].Content) == 1 && docs[0].Content[0].Kind == yaml.SequenceNode {
-		res.Left = append(res.Left, Left{File: p.Path, Line: docs[0].Content[0].Line, Path: "(RFC 6902 patch)",
-			Reason: "a JSON patch applies to the v1alpha1 document alone: rewrite it as a strategic-merge patch to move its fields"})
-
-		return nil, nil
+		return rewriteJSONPatch(p, res, docs[0].Content[0], scheduling), nil
 	}
 
 	f := &file{patch: p, res: res, docs: docs, v1Index: len(docs) - 1, scheduling: scheduling}
@@ -187,6 +184,36 @@ func rewritePatch(p Patch, res *Result, scheduling bool) (*file, error) {
 	}
 
 	return f, nil
+}
+
+// rewriteJSONPatch moves the fields of an RFC 6902 patch: as the strategic-merge document it
+// stands for (fromJSONPatch) when one of its fields moves, else it stays as written. nil
+// when the file is left as it is.
+func rewriteJSONPatch(p Patch, res *Result, ops *yaml.Node, scheduling bool) *file {
+	doc, line, reason := fromJSONPatch(ops)
+	if doc == nil {
+		res.Left = append(res.Left, Left{File: p.Path, Line: line, Path: "(RFC 6902 patch)",
+			Reason: "a JSON patch applies to the v1alpha1 document alone, and this one has no strategic-merge form: " + reason})
+
+		return nil
+	}
+
+	// The moves are tried on a result of their own: a patch none of whose fields moves
+	// stays an RFC 6902 patch, with nothing recorded.
+	trial := &Result{}
+	f := &file{patch: p, res: trial, docs: []*yaml.Node{doc}, v1: doc, scheduling: scheduling}
+	f.moveAll()
+
+	if !f.changed {
+		return nil
+	}
+
+	res.Moved = append(res.Moved, Move{File: p.Path, Line: line, From: "(RFC 6902 patch)", To: "a strategic-merge patch"})
+	res.Moved = append(res.Moved, trial.Moved...)
+	res.Left = append(res.Left, trial.Left...)
+	f.res = res
+
+	return f
 }
 
 // encode writes the file's documents back; a v1alpha1 document left empty goes, and its

@@ -122,6 +122,20 @@ func TestRewrite_MovesEachFieldToItsDocument(t *testing.T) {
 			moved: "machine.install→UnattendedInstallConfig", workers: 1,
 		},
 		{
+			name: "an RFC 6902 patch of the install disk selector (a talhelper import's) becomes UnattendedInstallConfig",
+			patch: "- op: add\n  path: /machine/install/diskSelector\n  value:\n    model: Samsung SSD 980*\n" +
+				"- op: remove\n  path: /machine/install/disk\n",
+			want: "apiVersion: v1alpha1\nkind: UnattendedInstallConfig\nprovisioning:\n  diskSelector:\n" +
+				"    match: glob(\"Samsung SSD 980*\", disk.model) && disk.transport != \"\" && !disk.readonly\n      && !disk.cdrom\n  wipe: false\n",
+			moved: "(RFC 6902 patch)→a strategic-merge patch machine.install→UnattendedInstallConfig", workers: 1,
+		},
+		{
+			name:  "an RFC 6902 patch of labels becomes KubeNodeConfig",
+			patch: "- op: add\n  path: /machine/nodeLabels/topology.kubernetes.io~1zone\n  value: a\n",
+			want:  "apiVersion: v1alpha1\nkind: KubeNodeConfig\nlabels:\n  topology.kubernetes.io/zone: a\n",
+			moved: "(RFC 6902 patch)→a strategic-merge patch machine.nodeLabels→KubeNodeConfig", workers: 1,
+		},
+		{
 			name:  "discovery turned off deletes the generated DiscoveryServiceConfig",
 			patch: "cluster:\n  discovery:\n    enabled: false\n",
 			want:  "apiVersion: v1alpha1\nkind: DiscoveryServiceConfig\nname: default\n$patch: delete\n",

@@ -45,6 +45,19 @@ func (f *file) install() {
 		return
 	}
 
+	// A patch that deletes the disk and sets a selector (an RFC 6902 patch of a talhelper
+	// import's, as a strategic merge) chooses the disk by the selector: in the document the
+	// selector's match replaces the disk's.
+	if _, disk := get(v, "disk"); isDeletion(disk) {
+		if _, sel := get(v, "diskSelector"); sel == nil {
+			f.left("machine.install.disk", "it deletes the install disk without a disk selector to take its place: a node of the new layout needs one of them")
+
+			return
+		}
+
+		del(v, "disk")
+	}
+
 	match, err := diskSelectorMatch(v)
 	if err != nil {
 		f.left("machine.install", "its diskSelector: "+err.Error())
