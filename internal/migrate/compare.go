@@ -128,10 +128,12 @@ func install(c config.Config, put func(string, any)) {
 	i := c.Machine().Install()
 	disk := ""
 
-	if d := i.Disk(); d != "" {
-		disk = fmt.Sprintf("disk.dev_path == %q", d)
-	} else if expr, err := i.DiskMatchExpression(); err == nil && expr != nil {
+	// Talos installs to the disk the selector matches when there is one, and to
+	// machine.install.disk only without one (machined's install task).
+	if expr, err := i.DiskMatchExpression(); err == nil && expr != nil {
 		disk = OneLineCEL(expr.String())
+	} else if d := i.Disk(); d != "" {
+		disk = fmt.Sprintf("disk.dev_path == %q", d)
 	}
 
 	put("install.image", i.Image())

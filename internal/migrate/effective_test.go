@@ -76,3 +76,23 @@ func TestCompareLayouts_TellsAMoveFromAChange(t *testing.T) {
 		})
 	}
 }
+
+// Talos installs to the disk a selector matches when machine.install has both a disk and
+// a selector: the selector, as an UnattendedInstallConfig, is the same install.
+func TestCompare_AnInstallSelectorWinsOverTheDiskBesideIt(t *testing.T) {
+	t.Parallel()
+
+	both := worker(t, "  install:\n    disk: /dev/nvme0n1\n    diskSelector:\n      model: Samsung*\n", "")
+	selector := worker(t, "", "---\napiVersion: v1alpha1\nkind: UnattendedInstallConfig\nprovisioning:\n  diskSelector:\n"+
+		"    match: glob(\"Samsung*\", disk.model) && disk.transport != \"\" && !disk.readonly && !disk.cdrom\n  wipe: false\n")
+	disk := worker(t, "", "---\napiVersion: v1alpha1\nkind: UnattendedInstallConfig\nprovisioning:\n  diskSelector:\n"+
+		"    match: disk.dev_path == \"/dev/nvme0n1\"\n  wipe: false\n")
+
+	if d := migrate.Compare(both, selector); len(d) > 0 {
+		t.Errorf("the selector as a document differs: %+v", d)
+	}
+
+	if d := migrate.Compare(both, disk); len(d) != 1 || d[0].Setting != "install.disk" {
+		t.Errorf("the disk as a document: %+v, want install.disk to differ", d)
+	}
+}

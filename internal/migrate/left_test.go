@@ -23,7 +23,7 @@ func TestRewrite_LeavesWhatHasNoPlaceAndNamesIt(t *testing.T) {
 		{"api server volumes", "cluster:\n  apiServer:\n    extraVolumes: []\n", "cluster.apiServer", "extraVolumes", 2},
 		{"controller manager volumes", "cluster:\n  controllerManager:\n    extraVolumes: []\n", "cluster.controllerManager", "extraVolumes", 2},
 		{"a JSON patch that moves a value", "- op: add\n  path: /machine/nodeLabels/a\n  value: b\n- op: move\n  from: /machine/nodeLabels/a\n  path: /machine/nodeLabels/b\n", "(RFC 6902 patch)", "move operation has no strategic-merge form", 4},
-		{"a JSON patch that adds to a list", "- op: add\n  path: /machine/kernel/modules/-\n  value: {name: nvidia}\n", "(RFC 6902 patch)", "names a list item", 1},
+		{"a JSON patch that sets a list item", "- op: replace\n  path: /machine/kernel/modules/0\n  value: {name: nvidia}\n", "(RFC 6902 patch)", "names a list item", 1},
 		{"a JSON patch that sets a value twice", "- op: add\n  path: /machine/nodeLabels\n  value: {}\n- op: add\n  path: /machine/nodeLabels/a\n  value: b\n", "(RFC 6902 patch)", "two operations on /machine/nodeLabels/a", 4},
 	}
 

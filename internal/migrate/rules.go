@@ -76,7 +76,8 @@ func (f *file) install() {
 		set(child(doc, "installer"), "image", img)
 	}
 
-	if _, disk := get(v, "disk"); disk != nil {
+	// Beside a selector the disk is not used: Talos installs to the disk the selector matches.
+	if _, disk := get(v, "disk"); disk != nil && match == "" {
 		set(child(child(doc, "provisioning"), "diskSelector"), "match", str(fmt.Sprintf("disk.dev_path == %q", disk.Value)))
 	}
 
