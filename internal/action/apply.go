@@ -55,11 +55,9 @@ func (a *runner) apply(ctx context.Context) (*result, error) {
 		return nil, err
 	}
 
-	require := true
-	if a.gha.GetInput(InputRequireReviewedPlan) != "" {
-		if require, err = boolInput(a.gha, InputRequireReviewedPlan); err != nil {
-			return nil, err
-		}
+	require, err := a.requireReview()
+	if err != nil {
+		return nil, err
 	}
 
 	var (
@@ -117,6 +115,22 @@ func (a *runner) apply(ctx context.Context) (*result, error) {
 	}
 
 	return out, nil
+}
+
+// requireReview reads require-reviewed-plan (default true). Every run with false says so
+// first, whatever happens next: a check turned off must not go unnoticed in the runs that
+// follow the one that turned it off.
+func (a *runner) requireReview() (bool, error) {
+	if a.gha.GetInput(InputRequireReviewedPlan) == "" {
+		return true, nil
+	}
+
+	require, err := boolInput(a.gha, InputRequireReviewedPlan)
+	if err == nil && !require {
+		a.gha.Warningf("%s is false: apply does not check that the plan it applies was reviewed", InputRequireReviewedPlan)
+	}
+
+	return require, err
 }
 
 // applyOptions maps the inputs onto apply's options.
@@ -244,7 +258,7 @@ func (a *runner) reviewedPlan(ctx context.Context, name string, require bool) (g
 	rev := &reviewed{pr: &github.PR{Owner: owner, Repo: repo, Number: merged.Number}, base: merged.BaseSHA}
 
 	if !require {
-		a.gha.Warningf("require-reviewed-plan is false: applying the live plan without checking the hash reviewed on %s", rev.pr)
+		a.gha.Infof("%s is false: applying the live plan without checking the hash reviewed on %s", InputRequireReviewedPlan, rev.pr)
 
 		return api, rev, nil
 	}

@@ -387,3 +387,46 @@ func TestApply_APayloadWithoutTheDefaultBranchIsRefused(t *testing.T) {
 		t.Fatalf("error %v, calls %q", err, l.journal.Entries())
 	}
 }
+
+// Turning the review check off is said on every run, as a warning annotation before
+// anything else, and in the apply summary, with the merged pull request found or not.
+func TestApply_RequireReviewedPlanFalseWarnsOnEveryRunAndIsNamedInTheSummary(t *testing.T) {
+	l := newApplyLab(t)
+	l.review(t)
+
+	const warning = "::warning::require-reviewed-plan is false: apply does not check that the plan it applies was reviewed\n"
+
+	for _, tc := range []struct {
+		name string
+		sha  string
+	}{
+		{"the merged pull request found", ""},
+		{"no merged pull request", "beef000000000000000000000000000000000000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := l.runner(t, map[string]string{"require-reviewed-plan": "false"})
+			if tc.sha != "" {
+				r.env["GITHUB_SHA"] = tc.sha
+			}
+
+			if err := action.Run(context.Background(), r.deps, []string{"apply"}); err != nil {
+				t.Fatalf("apply: %v\n%s", err, r.stdout.String())
+			}
+
+			if out := r.stdout.String(); !strings.HasPrefix(out, warning) || strings.Count(out, "::warning::require-reviewed-plan") != 1 {
+				t.Errorf("log does not start with the one warning:\n%s", out)
+			}
+
+			if s := r.file(t, "GITHUB_STEP_SUMMARY"); !strings.Contains(s, "No reviewed plan was checked (require-reviewed-plan: false)") {
+				t.Errorf("summary:\n%s", s)
+			}
+		})
+	}
+
+	r := l.runner(t, map[string]string{"require-reviewed-plan": "false"})
+	r.env["GITHUB_EVENT_NAME"] = "pull_request"
+
+	if err := action.Run(context.Background(), r.deps, []string{"apply"}); err == nil || !strings.HasPrefix(r.stdout.String(), warning) {
+		t.Errorf("a refused run: error %v, log:\n%s", err, r.stdout.String())
+	}
+}

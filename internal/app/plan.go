@@ -210,12 +210,14 @@ func planState(r *Repo, current bool) (plan.State, error) {
 	return s, err
 }
 
-// stateOf is what a plan compares of a state but its nodes.
+// stateOf is what a plan compares of a state but its nodes, and the files it is made from
+// (the secrets bundle as committed: its bytes bind the plan without being decrypted).
 func stateOf(r *Repo) plan.State {
 	return plan.State{
 		TalosVersion: r.Cluster.Spec.TalosVersion, KubernetesVersion: r.Cluster.Spec.KubernetesVersion,
 		SecretsFingerprint: fingerprint(r.Bundle), Settings: plan.ClusterSettings(r.Cluster),
-		HealthChecks: plan.HealthChecks(r.Cluster),
+		HealthChecks: plan.HealthChecks(r.Cluster), Maintenance: plan.MaintenanceOf(r.Cluster),
+		Inputs: r.Cluster.Inputs(),
 	}
 }
 

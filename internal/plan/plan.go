@@ -100,6 +100,11 @@ type State struct {
 	// HealthChecks say what apply checks before each node and after the last
 	// (HealthChecks of talops.yaml).
 	HealthChecks []string
+	// Maintenance describes the maintenance windows (MaintenanceOf).
+	Maintenance string
+	// Inputs are the files the state is made from, as read (Cluster.Inputs; nil: none,
+	// as for the running nodes): the hash binds the desired state's bytes.
+	Inputs []cluster.Input
 }
 
 // InstallerChange describes an installer change (an upgrade).
@@ -171,6 +176,11 @@ type Plan struct {
 	// HealthChecks are what apply checks before each node that changes and after the
 	// last, as talops.yaml says: bound by the hash like everything apply acts on.
 	HealthChecks []string `json:"healthChecks,omitempty"`
+	// Maintenance is the change of the maintenance windows, when they change.
+	Maintenance *MaintenanceChange `json:"maintenance,omitempty"`
+	// SecretValuesChanged are the patch files (and node configs) that set a secret value
+	// other than before: the diffs show such a value only as Redacted.
+	SecretValuesChanged []string `json:"secretValuesChanged,omitempty"`
 }
 
 // BlockedPlan is the plan of a desired state with errors: there is nothing to apply.
@@ -293,8 +303,16 @@ func (c *Computation) Plan() *Plan {
 		p.Nodes = nil // a plan of no nodes has none (JSON null, as it always had)
 	}
 
-	p.Settings = settingChanges(c.current.Settings, c.desired.Settings, c.current.Settings != nil)
+	known := c.current.Settings != nil // a state of the repository, not the running nodes
+
+	p.Settings = settingChanges(c.current.Settings, c.desired.Settings, known)
 	p.HealthChecks = c.desired.HealthChecks
+	p.Maintenance = maintenanceChange(c.current.Maintenance, c.desired.Maintenance, known)
+
+	if known {
+		p.SecretValuesChanged = secretValuesChanged(c.current.Inputs, c.desired.Inputs)
+	}
+
 	p.bootstrap()
 	p.kubernetes(c.moves, c.current)
 	p.Hash = hash(p, c.desired)
@@ -675,9 +693,10 @@ func redactedYAML(cfg coreconfig.Provider) (string, error) {
 // redactedBase64 is how a field of bytes that holds Redacted encodes.
 var redactedBase64 = base64.StdEncoding.EncodeToString([]byte(Redacted))
 
-// hash is the SHA-256 of the plan's content (nodes, actions, reasons and diffs) and of
-// every desired setting apply acts on, changed or not: a plan that changes nothing is
-// still bound to where the merged talops.yaml sends the token and which VM is which.
+// hash is the SHA-256 of the plan's content (nodes, actions, reasons and diffs), of
+// every desired setting apply acts on, changed or not (a plan that changes nothing is
+// still bound to where the merged talops.yaml sends the token and which VM is which), and
+// of the exact bytes of every file the desired state is made from (writeInputs).
 func hash(p *Plan, desired State) string {
 	type nodeSettings struct {
 		Name     string
@@ -697,13 +716,17 @@ func hash(p *Plan, desired State) string {
 		Destinations []Setting          `json:",omitempty"`
 		NodeSettings []nodeSettings     `json:",omitempty"`
 		HealthChecks []string           `json:",omitempty"`
-	}{p.Cluster, p.Nodes, p.Kubernetes, p.Settings, desired.Settings, bound, p.HealthChecks}
+		Maintenance  *MaintenanceChange `json:",omitempty"`
+		Secrets      []string           `json:",omitempty"`
+	}{p.Cluster, p.Nodes, p.Kubernetes, p.Settings, desired.Settings, bound, p.HealthChecks, p.Maintenance, p.SecretValuesChanged}
 
 	data, _ := json.Marshal(content) //nolint:errchkjson // plain structs always encode
 
-	sum := sha256.Sum256(data)
+	h := sha256.New()
+	h.Write(data)
+	writeInputs(h, desired.Inputs)
 
-	return hex.EncodeToString(sum[:])
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Count returns how many nodes take each action.

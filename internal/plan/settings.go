@@ -150,9 +150,11 @@ func settingReasons(changes []SettingChange) []string {
 	return out
 }
 
-// HealthChecks describes the cluster's health checks, one line each, as a plan shows
-// them: `ceph: CephCluster rook-ceph/rook-ceph (ceph.rook.io/v1), object.status.ceph.health
-// == "HEALTH_OK", within 10m`.
+// HealthChecks describes the cluster's health checks, one each, as a plan shows them:
+// `ceph: CephCluster rook-ceph/rook-ceph (ceph.rook.io/v1), object.status.ceph.health
+// == "HEALTH_OK", within 10m`. The expression is as written, never normalised: CEL has
+// comments, so a line break or a space can change what it means. One of several lines
+// comes last, after "expression:" and a line break.
 func HealthChecks(c *cluster.Cluster) []string {
 	out := make([]string, 0, len(c.Spec.HealthChecks))
 
@@ -164,7 +166,14 @@ func HealthChecks(c *cluster.Cluster) []string {
 			timeout = cluster.DefaultHealthTimeout.String()
 		}
 
-		out = append(out, fmt.Sprintf("%s: %s (%s), %s, within %s", hc.Name, what, hc.APIVersion, strings.Join(strings.Fields(hc.Expr), " "), timeout))
+		expr := strings.TrimRight(hc.Expr, "\n") // a block scalar's own line break
+		if strings.ContainsAny(expr, "\n\r") {
+			out = append(out, fmt.Sprintf("%s: %s (%s), within %s, expression:\n%s", hc.Name, what, hc.APIVersion, timeout, expr))
+
+			continue
+		}
+
+		out = append(out, fmt.Sprintf("%s: %s (%s), %s, within %s", hc.Name, what, hc.APIVersion, expr, timeout))
 	}
 
 	return out

@@ -108,10 +108,14 @@ func PlanJSON(w io.Writer, p *plan.Plan, fs []finding.Finding) error {
 		// Settings are the cluster's destinations that change.
 		Settings []plan.SettingChange `json:"settings,omitempty"`
 		// HealthChecks are what apply checks before each node and after the last.
-		HealthChecks []string          `json:"healthChecks,omitempty"`
-		Hash         string            `json:"hash"`
-		Findings     []finding.Finding `json:"findings"`
-	}{summary, nodes, p.Bootstrap, p.Kubernetes, p.Settings, p.HealthChecks, p.Hash, fs})
+		HealthChecks []string `json:"healthChecks,omitempty"`
+		// Maintenance is the change of the maintenance windows.
+		Maintenance *plan.MaintenanceChange `json:"maintenance,omitempty"`
+		// SecretValuesChanged are the files that set a secret value other than before.
+		SecretValuesChanged []string          `json:"secretValuesChanged,omitempty"`
+		Hash                string            `json:"hash"`
+		Findings            []finding.Finding `json:"findings"`
+	}{summary, nodes, p.Bootstrap, p.Kubernetes, p.Settings, p.HealthChecks, p.Maintenance, p.SecretValuesChanged, p.Hash, fs})
 }
 
 // PlanText is the plan for a terminal.
@@ -129,6 +133,8 @@ func PlanText(p *plan.Plan, fs []finding.Finding, nodes int, color bool) string 
 
 		b.WriteString("\n")
 	}
+
+	b.WriteString(boundText(p, c))
 
 	for _, n := range p.Nodes {
 		if !n.Changes() {
@@ -158,7 +164,7 @@ func PlanText(p *plan.Plan, fs []finding.Finding, nodes int, color bool) string 
 		b.WriteString("health checks, before each node that changes and after the last:\n")
 
 		for _, h := range p.HealthChecks {
-			fmt.Fprintf(&b, "    %s\n", h)
+			b.WriteString(healthCheckText(h))
 		}
 
 		b.WriteString("\n")
@@ -239,11 +245,14 @@ var templatesFS embed.FS
 // render), so what a method answers reaches a template through a function (what).
 var planTemplates = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("").Funcs(template.FuncMap{
-		"fence": fence,
-		"cell":  cell,
-		"text":  text,
-		"short": func(s string) string { return s[:min(12, len(s))] },
-		"what":  func(n nodeData) string { return n.What() },
+		"fence":         fence,
+		"cell":          cell,
+		"text":          text,
+		"short":         func(s string) string { return s[:min(12, len(s))] },
+		"what":          func(n nodeData) string { return n.What() },
+		"check":         healthCheckMarkdown,
+		"windows":       windows,
+		"secretChanged": secretChanged,
 	}).ParseFS(templatesFS, "templates/*.tmpl"))
 })
 
