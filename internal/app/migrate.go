@@ -138,10 +138,27 @@ func rewrite(in migrate.Input) (*migrate.Result, error) {
 	return mig, nil
 }
 
-// writeMigration writes the migrated files into dir.
+// writeMigration writes the migrated files into dir. A file the migration adds must not be
+// there yet (talops.yaml does not name it, but it may exist): that is checked before
+// anything is written.
 func writeMigration(d *Deps, dir string, mig *migrate.Result) error {
+	for _, added := range mig.Added {
+		path := filepath.Join(dir, filepath.FromSlash(added))
+		if _, err := d.ReadFile(path); err == nil {
+			return fmt.Errorf("%s: migrate adds this file to keep the old contract's defaults, and a file of that name exists: move it away", path)
+		}
+	}
+
 	for _, f := range mig.Files {
-		if err := writeKeepingMode(d, filepath.Join(dir, filepath.FromSlash(f.Path)), f.Data); err != nil {
+		path := filepath.Join(dir, filepath.FromSlash(f.Path))
+
+		if slices.Contains(mig.Added, f.Path) {
+			if err := d.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return fmt.Errorf("write %s: %w", path, err)
+			}
+		}
+
+		if err := writeKeepingMode(d, path, f.Data); err != nil {
 			return err
 		}
 	}

@@ -21,6 +21,9 @@ type file struct {
 	// scheduling says the repository lets workloads run on control planes: a
 	// KubeNodeConfig written for control planes carries no NoSchedule taint then.
 	scheduling bool
+	// role is set on a file the migration adds (newFile): the patches.<role> list of
+	// talops.yaml that names it.
+	role string
 }
 
 // body is the v1alpha1 document's top mapping.

@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"fmt"
+	"slices"
 
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
 	"github.com/siderolabs/talos/pkg/machinery/config/types/block"
@@ -38,24 +39,28 @@ func keepDefaults(in Input, from *coreconfig.VersionContract, files map[string]*
 
 	version := from.String()
 
+	if in.ControlPlanes+in.Workers == 0 {
+		return
+	}
+
 	if !from.WorkloadIsolationEnabledByDefault() || !from.FilesystemTrimEnabledByDefault() {
+		var f *file
 		if all < 0 {
-			res.Left = append(res.Left, Left{File: "talops.yaml", Path: "patches.all",
-				Reason: "no patch applies to every node to keep the old contract's defaults in (workload isolation off, no filesystem trim): add one"})
+			f = newFile(Patch{Path: newPatchPath(in, "all"), ControlPlanes: in.ControlPlanes, Workers: in.Workers}, "all", files, res)
 		} else {
-			f := fileFor(in.Patches[all], files, res)
+			f = fileFor(in.Patches[all], files, res)
+		}
 
-			if !from.WorkloadIsolationEnabledByDefault() && !f.has(runtime.SecurityProfileConfigKind) {
-				doc := f.doc(runtime.SecurityProfileConfigKind, "")
-				set(doc, "workloadIsolation", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "false"})
-				f.kept(doc, version, "workload isolation off", runtime.SecurityProfileConfigKind)
-			}
+		if !from.WorkloadIsolationEnabledByDefault() && !f.has(runtime.SecurityProfileConfigKind) {
+			doc := f.doc(runtime.SecurityProfileConfigKind, "")
+			set(doc, "workloadIsolation", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "false"})
+			f.kept(doc, version, "workload isolation off", runtime.SecurityProfileConfigKind)
+		}
 
-			if !from.FilesystemTrimEnabledByDefault() && !f.has(block.FilesystemTrimConfigKind) {
-				doc := f.doc(block.FilesystemTrimConfigKind, "")
-				set(doc, "$patch", str("delete"))
-				f.kept(doc, version, "no scheduled filesystem trim", block.FilesystemTrimConfigKind)
-			}
+		if !from.FilesystemTrimEnabledByDefault() && !f.has(block.FilesystemTrimConfigKind) {
+			doc := f.doc(block.FilesystemTrimConfigKind, "")
+			set(doc, "$patch", str("delete"))
+			f.kept(doc, version, "no scheduled filesystem trim", block.FilesystemTrimConfigKind)
 		}
 	}
 
@@ -63,14 +68,12 @@ func keepDefaults(in Input, from *coreconfig.VersionContract, files map[string]*
 		return
 	}
 
+	var f *file
 	if controlPlanes < 0 {
-		res.Left = append(res.Left, Left{File: "talops.yaml", Path: "patches.controlplane",
-			Reason: "no patch applies to every control plane to keep kube-apiserver's legacy anonymous access and its start without startup probes in: add one"})
-
-		return
+		f = newFile(Patch{Path: newPatchPath(in, "controlplane"), ControlPlanes: in.ControlPlanes}, "controlplane", files, res)
+	} else {
+		f = fileFor(in.Patches[controlPlanes], files, res)
 	}
-
-	f := fileFor(in.Patches[controlPlanes], files, res)
 
 	if !from.MultidocKubernetesConfigSupported() {
 		keepNoStartupProbes(f, version)
@@ -109,6 +112,30 @@ func keepNoStartupProbes(f *file, version string) {
 	f.changed = true
 	f.res.Moved = append(f.res.Moved, Move{File: f.patch.Path, From: "the " + version + " contract's default: kube-apiserver without startup probes",
 		To: k8s.KubeAPIServerConfig + " startupProbes", Kept: true})
+}
+
+// newFile is a patch file the migration adds for role (all, controlplane) to keep the old
+// contract's defaults in, where no patch applies to every node of the role.
+func newFile(p Patch, role string, files map[string]*file, res *Result) *file {
+	f := fileFor(p, files, res)
+	f.role = role
+
+	return f
+}
+
+// newPatchPath is the path of a patch file the migration adds for role: one no patch of
+// the repository has.
+func newPatchPath(in Input, role string) string {
+	taken := func(path string) bool {
+		return slices.ContainsFunc(in.Patches, func(p Patch) bool { return p.Path == path })
+	}
+
+	path := "patches/kept-defaults-" + role + ".yaml"
+	for i := 2; taken(path); i++ {
+		path = fmt.Sprintf("patches/kept-defaults-%s-%d.yaml", role, i)
+	}
+
+	return path
 }
 
 // fileFor is the file being rewritten for a patch, started when no move touched it.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
@@ -72,6 +73,8 @@ type Left struct {
 type Result struct {
 	// Files are the files whose bytes change, talops.yaml first when it does.
 	Files []File
+	// Added are the files of Files the migration adds (it names them in talops.yaml).
+	Added []string
 	Moved []Move
 	Left  []Left
 }
@@ -108,10 +111,6 @@ func Rewrite(in Input) (*Result, error) {
 		return nil, err
 	}
 
-	if !bytes.Equal(talops, in.Talops) {
-		res.Files = append(res.Files, File{Path: "talops.yaml", Data: talops})
-	}
-
 	files := map[string]*file{}
 	scheduling := schedulesOnControlPlanes(in.Patches)
 
@@ -130,7 +129,25 @@ func Rewrite(in Input) (*Result, error) {
 		keepDefaults(in, from, files, res)
 	}
 
-	for _, p := range in.Patches {
+	// A file the migration adds is named in talops.yaml, after the role's own files.
+	patches := slices.Clone(in.Patches)
+
+	for _, path := range slices.Sorted(maps.Keys(files)) {
+		if f := files[path]; f.role != "" && f.changed {
+			if talops, err = addPatch(talops, f.role, path); err != nil {
+				return nil, err
+			}
+
+			patches = append(patches, f.patch)
+			res.Added = append(res.Added, path)
+		}
+	}
+
+	if !bytes.Equal(talops, in.Talops) {
+		res.Files = append(res.Files, File{Path: "talops.yaml", Data: talops})
+	}
+
+	for _, p := range patches {
 		f := files[p.Path]
 		if f == nil || !f.changed {
 			continue
