@@ -68,12 +68,7 @@ func keepDefaults(in Input, from *coreconfig.VersionContract, files map[string]*
 		return
 	}
 
-	var f *file
-	if controlPlanes < 0 {
-		f = newFile(Patch{Path: newPatchPath(in, "controlplane"), ControlPlanes: in.ControlPlanes}, "controlplane", files, res)
-	} else {
-		f = fileFor(in.Patches[controlPlanes], files, res)
-	}
+	f := controlPlaneFile(in, files, res)
 
 	if !from.MultidocKubernetesConfigSupported() {
 		keepNoStartupProbes(f, version)
@@ -114,6 +109,22 @@ func keepNoStartupProbes(f *file, version string) {
 		To: k8s.KubeAPIServerConfig + " startupProbes", Kept: true})
 }
 
+// controlPlaneFile is the patch every control plane uses and no worker does (the first in
+// talops.yaml's order), added when there is none.
+func controlPlaneFile(in Input, files map[string]*file, res *Result) *file {
+	for _, p := range in.Patches {
+		if !isJSONPatch(p.Data) && p.ControlPlanes == in.ControlPlanes && p.Workers == 0 && in.ControlPlanes > 0 {
+			return fileFor(p, files, res)
+		}
+	}
+
+	if f, ok := files[newPatchPath(in, "controlplane")]; ok {
+		return f
+	}
+
+	return newFile(Patch{Path: newPatchPath(in, "controlplane"), ControlPlanes: in.ControlPlanes}, "controlplane", files, res)
+}
+
 // newFile is a patch file the migration adds for role (all, controlplane) to keep the old
 // contract's defaults in, where no patch applies to every node of the role.
 func newFile(p Patch, role string, files map[string]*file, res *Result) *file {
@@ -123,16 +134,16 @@ func newFile(p Patch, role string, files map[string]*file, res *Result) *file {
 	return f
 }
 
-// newPatchPath is the path of a patch file the migration adds for role: one no patch of
-// the repository has.
+// newPatchPath is the path of a patch file the migration adds for role (the old contract's
+// defaults, the control planes' CNI): one no patch of the repository has.
 func newPatchPath(in Input, role string) string {
 	taken := func(path string) bool {
 		return slices.ContainsFunc(in.Patches, func(p Patch) bool { return p.Path == path })
 	}
 
-	path := "patches/kept-defaults-" + role + ".yaml"
+	path := "patches/migrated-" + role + ".yaml"
 	for i := 2; taken(path); i++ {
-		path = fmt.Sprintf("patches/kept-defaults-%s-%d.yaml", role, i)
+		path = fmt.Sprintf("patches/migrated-%s-%d.yaml", role, i)
 	}
 
 	return path

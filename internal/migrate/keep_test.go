@@ -18,22 +18,22 @@ func TestRewrite_AddsAPatchToKeepTheOldDefaultsWhereNoneAppliesToTheRole(t *test
 		{
 			name:   "no patches section",
 			talops: "configVersion: v1.13 # pinned\nnodes: []\n",
-			want:   "configVersion: v1.14 # pinned\nnodes: []\npatches:\n  controlplane: [patches/kept-defaults-controlplane.yaml]\n",
+			want:   "configVersion: v1.14 # pinned\nnodes: []\npatches:\n  controlplane: [patches/migrated-controlplane.yaml]\n",
 		},
 		{
 			name:   "a block list of the role",
 			talops: "configVersion: v1.13\npatches:\n  all: [w.yaml]\n  controlplane:\n    - a.yaml # first\nnodes: []\n",
-			want:   "configVersion: v1.14\npatches:\n  all: [w.yaml]\n  controlplane:\n    - a.yaml # first\n    - patches/kept-defaults-controlplane.yaml\nnodes: []\n",
+			want:   "configVersion: v1.14\npatches:\n  all: [w.yaml]\n  controlplane:\n    - a.yaml # first\n    - patches/migrated-controlplane.yaml\nnodes: []\n",
 		},
 		{
 			name:   "a flow list of the role",
 			talops: "configVersion: v1.13\npatches:\n  controlplane: [a.yaml] # a\nnodes: []\n",
-			want:   "configVersion: v1.14\npatches:\n  controlplane: [a.yaml, patches/kept-defaults-controlplane.yaml] # a\nnodes: []\n",
+			want:   "configVersion: v1.14\npatches:\n  controlplane: [a.yaml, patches/migrated-controlplane.yaml] # a\nnodes: []\n",
 		},
 		{
 			name:   "patches without the role",
 			talops: "configVersion: v1.13\npatches:\n    all: [w.yaml]\nnodes: []\n",
-			want:   "configVersion: v1.14\npatches:\n    controlplane: [patches/kept-defaults-controlplane.yaml]\n    all: [w.yaml]\nnodes: []\n",
+			want:   "configVersion: v1.14\npatches:\n    controlplane: [patches/migrated-controlplane.yaml]\n    all: [w.yaml]\nnodes: []\n",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -61,8 +61,8 @@ func TestRewrite_AddsAPatchToKeepTheOldDefaultsWhereNoneAppliesToTheRole(t *test
 				t.Errorf("talops.yaml:\n%s\nwant:\n%s", files["talops.yaml"], tc.want)
 			}
 
-			added := files["patches/kept-defaults-controlplane.yaml"]
-			if len(res.Added) != 1 || res.Added[0] != "patches/kept-defaults-controlplane.yaml" ||
+			added := files["patches/migrated-controlplane.yaml"]
+			if len(res.Added) != 1 || res.Added[0] != "patches/migrated-controlplane.yaml" ||
 				!strings.Contains(added, "kind: KubeAuthenticationConfig") || !strings.Contains(added, "startupProbes: false") {
 				t.Errorf("added %v:\n%s", res.Added, added)
 			}

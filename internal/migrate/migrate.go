@@ -75,6 +75,11 @@ type Result struct {
 	Files []File
 	// Added are the files of Files the migration adds (it names them in talops.yaml).
 	Added []string
+
+	// controlPlaneCNI are cni sections of files workers use too: their documents are the
+	// control planes', written into the patch every control plane uses once every file
+	// was read.
+	controlPlaneCNI []cniMove
 	Moved []Move
 	Left  []Left
 }
@@ -122,6 +127,13 @@ func Rewrite(in Input) (*Result, error) {
 
 		if f != nil {
 			files[p.Path] = f
+		}
+	}
+
+	if len(res.controlPlaneCNI) > 0 {
+		f := controlPlaneFile(in, files, res)
+		for _, m := range res.controlPlaneCNI {
+			f.cniFrom(m)
 		}
 	}
 
@@ -228,6 +240,7 @@ func rewriteJSONPatch(p Patch, res *Result, ops *yaml.Node, scheduling bool) *fi
 	res.Moved = append(res.Moved, Move{File: p.Path, Line: line, From: "(RFC 6902 patch)", To: "a strategic-merge patch"})
 	res.Moved = append(res.Moved, trial.Moved...)
 	res.Left = append(res.Left, trial.Left...)
+	res.controlPlaneCNI = append(res.controlPlaneCNI, trial.controlPlaneCNI...)
 	f.res = res
 
 	return f

@@ -45,8 +45,38 @@ func (f *file) network() {
 		comment = ""
 	}
 
-	if _, cni := get(v, "cni"); cni != nil {
+	_, cni := get(v, "cni")
+
+	switch {
+	case cni == nil:
+	case f.patch.Workers > 0:
+		// The CNI documents are the control planes' (machinery refuses them on a
+		// worker): they go into the patch every control plane uses.
+		f.changed = true
+		f.res.controlPlaneCNI = append(f.res.controlPlaneCNI, cniMove{file: f.patch.Path, line: k.Line, cni: cni, comment: comment})
+	default:
 		f.cni(k.Line, cni, comment)
+	}
+}
+
+// cniMove is a cni section of a file workers use too, on its way to the control planes'.
+type cniMove struct {
+	file    string
+	line    int
+	cni     *yaml.Node
+	comment string
+}
+
+// cniFrom writes a cni section of another file as this file's documents.
+func (f *file) cniFrom(m cniMove) {
+	moved := len(f.res.Moved)
+	f.cni(m.line, m.cni, m.comment)
+	f.changed = true
+
+	// The move is the other file's, at its line; the documents are here.
+	for i := moved; i < len(f.res.Moved); i++ {
+		f.res.Moved[i].File = m.file
+		f.res.Moved[i].To += " in " + f.patch.Path
 	}
 }
 
@@ -63,10 +93,6 @@ func (f *file) networkUnmovable(v *yaml.Node) string {
 	_, cni := get(v, "cni")
 	if cni == nil {
 		return ""
-	}
-
-	if f.patch.Workers > 0 {
-		return "its cni becomes the control planes' KubeFlannelCNIConfig, which machinery refuses on a worker, and a worker uses this file: move cni to a patch only control planes use, then migrate"
 	}
 
 	_, flannel := get(cni, "flannel")

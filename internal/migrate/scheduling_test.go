@@ -83,15 +83,45 @@ func TestRewrite_SchedulingOnControlPlanesDeletesTheirTaintFromAControlPlanePatc
 	}
 }
 
-// The CNI's documents are control planes' only: a cluster.network with a cni stays, whole,
-// in a patch a worker uses, and says why.
-func TestRewrite_ACNIInAPatchAWorkerUsesStaysWithItsNetwork(t *testing.T) {
+// The CNI's documents are control planes' only: a cni in a patch a worker uses too becomes
+// them in the patch every control plane uses (here one the migration adds), the network
+// settings beside it a KubeNetworkConfig where they were.
+func TestRewrite_ACNIInAPatchAWorkerUsesGoesToTheControlPlanes(t *testing.T) {
 	t.Parallel()
 
 	patch := "cluster:\n  network:\n    dnsDomain: lab.internal\n    cni:\n      name: none\n"
 
-	got, res := field(t, patch, 1, 1)
-	if got != patch || len(res.Left) != 1 || res.Left[0].Path != "cluster.network" || !strings.Contains(res.Left[0].Reason, "a worker uses this file") {
-		t.Errorf("got\n%s\nleft %+v", got, res.Left)
+	res, err := migrate.Rewrite(migrate.Input{
+		From: "v1.14", Target: "v1.14", Talops: []byte("configVersion: v1.14\npatches:\n  all: [p.yaml]\n"), ControlPlanes: 1, Workers: 1,
+		Patches: []migrate.Patch{{Path: "p.yaml", Data: []byte(patch), ControlPlanes: 1, Workers: 1}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	files := map[string]string{}
+	for _, f := range res.Files {
+		files[f.Path] = string(f.Data)
+	}
+
+	if want := "apiVersion: v1alpha1\nkind: KubeNetworkConfig\ndnsDomain: lab.internal\n"; files["p.yaml"] != want {
+		t.Errorf("p.yaml:\n%s\nwant:\n%s", files["p.yaml"], want)
+	}
+
+	if want := "apiVersion: v1alpha1\nkind: KubeFlannelCNIConfig\n$patch: delete\n"; files["patches/migrated-controlplane.yaml"] != want {
+		t.Errorf("patches/migrated-controlplane.yaml:\n%s\nwant:\n%s", files["patches/migrated-controlplane.yaml"], want)
+	}
+
+	if want := "configVersion: v1.14\npatches:\n  controlplane: [patches/migrated-controlplane.yaml]\n  all: [p.yaml]\n"; files["talops.yaml"] != want {
+		t.Errorf("talops.yaml:\n%s\nwant:\n%s", files["talops.yaml"], want)
+	}
+
+	var moved []string
+	for _, m := range res.Moved {
+		moved = append(moved, m.File+":"+m.From+"→"+m.To)
+	}
+
+	if want := "p.yaml:cluster.network→KubeNetworkConfig p.yaml:cluster.network.cni→KubeFlannelCNIConfig in patches/migrated-controlplane.yaml"; strings.Join(moved, " ") != want {
+		t.Errorf("moved %q, want %q", strings.Join(moved, " "), want)
 	}
 }
