@@ -141,7 +141,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 		return nil, err
 	}
 
-	if r.todo, err = upgradeKubernetes(ctx, d, r.opts, r.res.Plan, r.st, r.todo, r.dialer, r.snapshot); err != nil {
+	if r.todo, err = upgradeKubernetes(ctx, d, r.opts, r.res.Plan, r.st, r.todo, r.dialer, r.snapshot, r.lost); err != nil {
 		return nil, err
 	}
 
