@@ -91,41 +91,46 @@ func (st *stepper) run() NodeResult {
 	}
 
 	if st.s.Upgrade != nil {
-		if st.o.DryRun {
-			detail := "talops would " + upgradePlan(st.s)
-			if st.s.Node.ConfigChanged {
-				detail += ", then apply its config"
-			}
+		return st.upgradeThenApply(before)
+	}
 
-			return st.outcome(DryRun, detail+st.wouldDrain())
+	return st.apply(before)
+}
+
+// upgradeThenApply upgrades the node first, then applies its config when that changes too.
+func (st *stepper) upgradeThenApply(before health) NodeResult {
+	if st.o.DryRun {
+		detail := "talops would " + upgradePlan(st.s)
+		if st.s.Node.ConfigChanged {
+			detail += ", then apply its config"
 		}
 
-		st.say("upgrading to " + st.s.Upgrade.describe())
+		return st.outcome(DryRun, detail+st.wouldDrain())
+	}
 
-		var reset bool
+	st.say("upgrading to " + st.s.Upgrade.describe())
 
-		before, reset, err = upgrade(st.ctx, st.d, st.s, st.o, before, st.say)
-		st.res.ProxmoxReset = reset
+	before, reset, err := upgrade(st.ctx, st.d, st.s, st.o, before, st.say)
+	st.res.ProxmoxReset = reset
 
-		if err != nil {
-			return st.fail("upgrade", err)
-		}
+	if err != nil {
+		return st.fail("upgrade", err)
+	}
 
-		st.res.Rebooted = true
-		st.upgraded = "upgraded to " + st.s.Upgrade.describe() + ", rebooted"
-		if reset {
-			st.upgraded += " (its VM was reset through Proxmox once, as it did not come back)"
-		}
-		st.s.Version = st.s.Upgrade.Version
+	st.res.Rebooted = true
+	st.upgraded = "upgraded to " + st.s.Upgrade.describe() + ", rebooted"
+	if reset {
+		st.upgraded += " (its VM was reset through Proxmox once, as it did not come back)"
+	}
+	st.s.Version = st.s.Upgrade.Version
 
-		if !st.s.Node.ConfigChanged {
-			return st.finish(notReady(st.upgraded+", healthy", before), "upgraded ("+st.upgraded+"), then")
-		}
+	if !st.s.Node.ConfigChanged {
+		return st.finish(notReady(st.upgraded+", healthy", before), "upgraded ("+st.upgraded+"), then")
+	}
 
-		// A safe point between the upgrade, done and gated, and the config.
-		if err := st.o.stop(); err != nil {
-			return st.halt(st.upgraded+", healthy; ", "before its config", err)
-		}
+	// A safe point between the upgrade, done and gated, and the config.
+	if err := st.o.stop(); err != nil {
+		return st.halt(st.upgraded+", healthy; ", "before its config", err)
 	}
 
 	return st.apply(before)
