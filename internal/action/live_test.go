@@ -2,6 +2,7 @@ package action_test
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,14 @@ func TestPlan_LiveWithEveryNodeUnreachableFails(t *testing.T) {
 
 	if !strings.Contains(r.file(t, "GITHUB_STEP_SUMMARY"), "Plan refused: no node's current state could be read") {
 		t.Errorf("summary does not say the plan is refused:\n%s", r.file(t, "GITHUB_STEP_SUMMARY"))
+	}
+
+	// No apply may be given the hash of a plan of nothing read: none is shown nor output.
+	if summary := r.file(t, "GITHUB_STEP_SUMMARY"); strings.Contains(summary, "talops:plan-hash") || !strings.Contains(summary, "no plan hash") {
+		t.Errorf("the refused plan's summary carries a hash:\n%s", summary)
+	}
+
+	if out := r.file(t, "GITHUB_OUTPUT"); !regexp.MustCompile(`plan-hash<<\S+\n\n`).MatchString(out) {
+		t.Errorf("the refused plan's outputs carry a hash:\n%s", out)
 	}
 }

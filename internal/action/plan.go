@@ -94,6 +94,12 @@ func (a *runner) plan(ctx context.Context) (*result, error) {
 		return nil, err
 	}
 
+	var unreadable string
+	if live {
+		// Refused when it read no node: shown, output and posted without its hash.
+		res.Plan, unreadable = door.LivePlan(res.Plan)
+	}
+
 	a.maskSecrets()
 
 	full, err := report.PlanMarkdown(res.Plan, res.Findings, res.Nodes, report.PlanView{Version: a.d.TalopsVersion(), Limit: report.SummaryLimit, Bump: res.Bump})
@@ -115,8 +121,8 @@ func (a *runner) plan(ctx context.Context) (*result, error) {
 	switch {
 	case finding.HasErrors(res.Findings):
 		out.failed = "the desired state has errors"
-	case live && res.Plan.Unreadable():
-		out.failed = door.LiveUnreadable(res.Plan)
+	case unreadable != "":
+		out.failed = unreadable
 	}
 
 	return out, nil

@@ -66,7 +66,8 @@ type ApplyOptions struct {
 	DrainTimeout time.Duration
 	// ProxmoxVMs creates the missing VMs of nodes from their proxmox: spec and starts them
 	// (after the boot images, with ProxmoxImages), then waits for the new nodes to answer
-	// in maintenance mode before the plan is checked.
+	// in maintenance mode before the plan is checked. The apply lock is taken before the
+	// first boot image or VM (but for a new cluster, which has no Kubernetes API yet).
 	ProxmoxVMs bool
 	// ProxmoxReset resets, once, the VM of a node that does not come back healthy after a
 	// reboot or an upgrade, and gives it one more health gate.
@@ -87,7 +88,8 @@ type ApplyOptions struct {
 	// *OutsideWindowError.
 	IgnoreWindow bool
 	// Confirm, when set, is shown the plan once apply has nothing left to refuse, before
-	// any node is touched (and before the lock, the snapshot and the preparations); an
+	// any node is touched (and before the lock, unless ProxmoxVMs took it for the VMs, the
+	// snapshot and the preparations); an
 	// error from it stops apply there. It is not asked for a dry run or a plan that
 	// changes nothing.
 	Confirm func(res *PlanResult) error
@@ -116,6 +118,7 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	}
 
 	r := &applyRun{d: d, opts: opts}
+	defer r.unlock()
 
 	if err := r.plan(ctx); err != nil {
 		return nil, err
@@ -130,18 +133,18 @@ func Apply(ctx context.Context, d *Deps, opts ApplyOptions) (*ApplyResult, error
 	}
 
 	// The lock is taken before anything is prepared: the other apply may be registering
-	// the same schematics.
-	release, err := r.lock(ctx)
-	if err != nil {
+	// the same schematics, or putting the same boot images in Proxmox storage. With
+	// --proxmox-vms the preflight took it already, before the first VM.
+	if err := r.lock(ctx); err != nil {
 		return nil, err
 	}
-	defer release()
 
 	if err := r.prepare(ctx); err != nil {
 		return nil, err
 	}
 
-	if r.todo, err = upgradeKubernetes(ctx, d, r.opts, r.res.Plan, r.st, r.todo, r.dialer, r.snapshot); err != nil {
+	var err error
+	if r.todo, err = upgradeKubernetes(ctx, d, r.opts, r.res.Plan, r.st, r.todo, r.dialer, r.snapshot, r.lost); err != nil {
 		return nil, err
 	}
 
@@ -164,15 +167,17 @@ type applyRun struct {
 	pre  rollout.Preflight
 	todo []rollout.Step
 
-	// kubernetes
+	// kubernetes (with --proxmox-vms, the Kubernetes API is opened in the preflight)
 	snapshot func(context.Context, talos.Node) (string, error)
 	k        Kube
 	lockless string
+	opened   bool
 	checks   []health.Check
 
-	// lock
-	api  rollout.Kube
-	lost func() error
+	// lock (with --proxmox-vms, taken in the preflight)
+	api     rollout.Kube
+	lost    func() error
+	release func()
 
 	// prepare
 	out      *ApplyResult
@@ -210,6 +215,12 @@ func (r *applyRun) preflight(ctx context.Context) error {
 		// names) before the nodes are judged: only for the plan that was reviewed.
 		if reasons := rollout.HashRefusals(pre); len(reasons) > 0 {
 			return &RefusedError{Reasons: reasons}
+		}
+
+		// No Proxmox change before the lock: another apply of this cluster may be
+		// creating the same VMs.
+		if err := r.lockBeforeVMs(ctx); err != nil {
+			return err
 		}
 
 		var err error
@@ -263,7 +274,7 @@ func (r *applyRun) kubernetes(ctx context.Context) error {
 		return err
 	}
 
-	if r.k, r.lockless, err = applyKube(ctx, r.d, r.opts, r.dialer, r.todo); err != nil {
+	if err := r.openKube(ctx, r.todo); err != nil {
 		return err
 	}
 
@@ -277,20 +288,61 @@ func (r *applyRun) kubernetes(ctx context.Context) error {
 	return nil
 }
 
-// lock takes the apply lock when there is a Kubernetes API; release gives it back.
-func (r *applyRun) lock(ctx context.Context) (release func(), err error) {
-	if r.k == nil {
-		return func() {}, nil
+// openKube opens the Kubernetes API, once, for the steps todo (applyKube).
+func (r *applyRun) openKube(ctx context.Context, todo []rollout.Step) error {
+	if r.opened {
+		return nil
+	}
+
+	var err error
+	if r.k, r.lockless, err = applyKube(ctx, r.d, r.opts, r.dialer, todo); err != nil {
+		return err
+	}
+
+	r.opened = true
+
+	return nil
+}
+
+// lockBeforeVMs opens the Kubernetes API and takes the apply lock before --proxmox-vms
+// puts a boot image in storage or creates a VM, over the steps of the plan before them
+// (the running control planes are the same after). A new cluster has no Kubernetes API
+// to hold a Lease yet: its VMs are created without the lock, as its nodes are configured
+// without it (applyKube says so).
+func (r *applyRun) lockBeforeVMs(ctx context.Context) error {
+	todo, err := steps(r.res.Plan, r.st)
+	if err != nil {
+		return err
+	}
+
+	if err := r.openKube(ctx, todo); err != nil {
+		return err
+	}
+
+	return r.lock(ctx)
+}
+
+// lock takes the apply lock, once, when there is a Kubernetes API; unlock gives it back.
+func (r *applyRun) lock(ctx context.Context) error {
+	if r.k == nil || r.release != nil {
+		return nil
 	}
 
 	release, gone, err := lockApply(ctx, r.d, r.k, r.res.Plan.Cluster)
 	if err != nil {
-		return nil, err
+		return err
 	}
 
-	r.api, r.lost = r.k, gone
+	r.api, r.lost, r.release = r.k, gone, release
 
-	return release, nil
+	return nil
+}
+
+// unlock gives the apply lock back if it was taken.
+func (r *applyRun) unlock() {
+	if r.release != nil {
+		r.release()
+	}
 }
 
 // prepare registers schematics and checks boot images as asked, and readies the VM reset

@@ -23,9 +23,11 @@ const noKubeNote = "Kubernetes API not reachable yet: nodes are not drained and 
 // Kubernetes'); with opts.NoLock it goes on, and lockless says why for the report. A dry
 // run needs none, nor an apply with nothing to change unless it applies a reviewed plan:
 // the last rollout of that plan may have stopped at a node that now runs its desired
-// config but stays cordoned, which only the progress kept in Kubernetes says (resume.go).
+// config but stays cordoned, which only the progress kept in Kubernetes says (resume.go),
+// or puts boot images or VMs in Proxmox, which the lock guards too.
 func applyKube(ctx context.Context, d *Deps, opts ApplyOptions, dialer talos.Dialer, todo []rollout.Step) (k Kube, lockless string, err error) {
-	if opts.DryRun || !slices.ContainsFunc(todo, changes) && opts.PlanHash == "" {
+	proxmox := opts.ProxmoxVMs || opts.ProxmoxImages
+	if opts.DryRun || !slices.ContainsFunc(todo, changes) && opts.PlanHash == "" && !proxmox {
 		return nil, "", nil
 	}
 
@@ -44,6 +46,8 @@ func applyKube(ctx context.Context, d *Deps, opts ApplyOptions, dialer talos.Dia
 	}
 
 	if len(running) == 0 && opts.Kubeconfig == "" {
+		// A new cluster has no Kubernetes API to hold the Lease yet: its VMs, boot images
+		// and nodes are made without the lock, and the note says so.
 		d.note(noKubeNote + " (a new cluster)\n")
 
 		return nil, "", nil

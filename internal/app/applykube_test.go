@@ -435,7 +435,7 @@ func TestLockApply_ALostLockIsToldOnceAndSaidInANote(t *testing.T) {
 		t.Errorf("lost() = %v", err)
 	}
 
-	if !strings.Contains(kd.notes.String(), "the apply lock of homelab was lost (the apply lock of cluster homelab could not be renewed since 2026-12-01T12:00:00Z): the rollout stops before its next node that changes") {
+	if !strings.Contains(kd.notes.String(), "the apply lock of homelab was lost (the apply lock of cluster homelab could not be renewed since 2026-12-01T12:00:00Z): the apply stops at its next safe point") {
 		t.Errorf("notes %q", kd.notes.String())
 	}
 }

@@ -23,7 +23,8 @@ const releaseTimeout = 10 * time.Second
 // since when. The release it returns gives the lock back and never fails the apply: a
 // lock not released lapses once its holder stops renewing it. lost says, once the lock is
 // lost while held (taken over, or lapsed because it could not be renewed), why: the
-// rollout stops before its next node that changes.
+// apply stops at its next safe point (before a node that changes, after a node's drain
+// or upgrade, between the moves of a Kubernetes upgrade).
 func lockApply(ctx context.Context, d *Deps, k Kube, cluster string) (release func(), lost func() error, err error) {
 	who, err := holder(d)
 	if err != nil {
@@ -39,7 +40,7 @@ func lockApply(ctx context.Context, d *Deps, k Kube, cluster string) (release fu
 
 			gone = err
 
-			d.note(fmt.Sprintf("the apply lock of %s was lost (%s): the rollout stops before its next node that changes\n", cluster, talos.OneLine(err)))
+			d.note(fmt.Sprintf("the apply lock of %s was lost (%s): the apply stops at its next safe point\n", cluster, talos.OneLine(err)))
 		}
 	)
 

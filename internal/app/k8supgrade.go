@@ -117,7 +117,10 @@ func (u *upgradeSide) SyncManifests(ctx context.Context, dryRun bool, log func(s
 // component, as the plan lists it. The nodes it brings to their desired config take no
 // step of the rollout; the others (a change that needs a reboot rides along) get the
 // rest from it. A plan without a Kubernetes upgrade returns steps as they are.
-func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.Plan, st *planned, steps []rollout.Step, dialer talos.Dialer, snapshot func(context.Context, talos.Node) (string, error)) ([]rollout.Step, error) {
+//
+// stop, when set, says once the apply lock was lost: the upgrade stops before its next
+// move, and its error says what had moved.
+func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.Plan, st *planned, steps []rollout.Step, dialer talos.Dialer, snapshot func(context.Context, talos.Node) (string, error), stop func() error) ([]rollout.Step, error) {
 	u := p.Kubernetes
 	if u == nil {
 		return steps, nil
@@ -158,6 +161,7 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 		Interval:    orDefault(d.GateInterval, defaultGateInterval),
 		Progress:    func(p rollout.Progress) { progress(rollout.Line("kubernetes: " + p.What)) },
 		Now:         d.Now,
+		Stop:        stop,
 	})
 
 	var refused *rollout.K8sRefusedError

@@ -34,7 +34,7 @@ func TestUpgradeKubernetes_RefusesBeforeReachingAnyNode(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// A nil dialer: any attempt to reach a node panics the test.
-			_, err := upgradeKubernetes(context.Background(), tc.d, tc.opts, tc.p, &planned{}, nil, nil, nil)
+			_, err := upgradeKubernetes(context.Background(), tc.d, tc.opts, tc.p, &planned{}, nil, nil, nil, nil)
 
 			var refused *RefusedError
 			if !errors.As(err, &refused) || !strings.Contains(strings.Join(refused.Reasons, "; "), tc.want) {
@@ -47,7 +47,7 @@ func TestUpgradeKubernetes_RefusesBeforeReachingAnyNode(t *testing.T) {
 func TestUpgradeKubernetes_PlanWithoutOneLeavesTheStepsAsTheyAre(t *testing.T) {
 	steps := []rollout.Step{{Node: plan.Node{Name: "cp-1", Action: plan.Update}}}
 
-	got, err := upgradeKubernetes(context.Background(), &Deps{}, ApplyOptions{}, &plan.Plan{}, &planned{}, steps, nil, nil)
+	got, err := upgradeKubernetes(context.Background(), &Deps{}, ApplyOptions{}, &plan.Plan{}, &planned{}, steps, nil, nil, nil)
 	if err != nil || len(got) != 1 || got[0].Node.Action != plan.Update {
 		t.Errorf("steps %+v, %v", got, err)
 	}

@@ -34,6 +34,8 @@ type fakeKube struct {
 	calls []string
 	// addresses are the InternalIPs of its Nodes, by name.
 	addresses map[string][]string
+	// onLock, when set, is called as the apply lock is taken: its error refuses it.
+	onLock func() error
 }
 
 func (k *fakeKube) record(call string) {
@@ -67,6 +69,12 @@ func (k *fakeKube) DeleteNode(_ context.Context, node string) error {
 }
 
 func (k *fakeKube) Lock(context.Context, string, string, func(error)) (func(context.Context) error, error) {
+	if k.onLock != nil {
+		if err := k.onLock(); err != nil {
+			return nil, err
+		}
+	}
+
 	return func(context.Context) error { return nil }, nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/images"
+	"github.com/talops/talops/internal/kube"
 	"github.com/talops/talops/internal/proxmox"
 	"github.com/talops/talops/internal/proxmox/proxmoxtest"
 	"github.com/talops/talops/internal/render"
@@ -115,5 +116,89 @@ func TestApply_ProxmoxVMsCreatesANewNodesVMAndConfiguresItInOneApply(t *testing.
 
 	if len(l.servers["k8s-node4"].Applied()) != 1 {
 		t.Errorf("k8s-node4 took %d configs, want 1", len(l.servers["k8s-node4"].Applied()))
+	}
+}
+
+// runningProvisionLab is provisionLab once its cluster runs without k8s-node4: its control
+// planes give their admin kubeconfig, so apply takes the apply lock.
+func runningProvisionLab(t *testing.T) (*newClusterLab, *proxmoxtest.Server) {
+	t.Helper()
+
+	l, srv, _ := provisionLab(t)
+
+	full := slices.Clone(l.files["talops.yaml"])
+	removeNodes(t, l.files, "k8s-node4")
+
+	if _, err := l.apply(t, app.ApplyOptions{}); err != nil {
+		t.Fatalf("apply of the cluster without k8s-node4: %v", err)
+	}
+
+	l.files["talops.yaml"] = full
+	l.kube.nodes = slices.Clone(clusterNodes[:4])
+
+	return l, srv
+}
+
+// changes are the requests that change something in Proxmox: all but reads.
+func changes(srv *proxmoxtest.Server) []proxmoxtest.Request {
+	return slices.DeleteFunc(srv.Requests(), func(r proxmoxtest.Request) bool { return r.Method == "GET" })
+}
+
+func TestApply_ProxmoxVMsTakesTheApplyLockBeforeAnyProxmoxChange(t *testing.T) {
+	t.Parallel()
+
+	l, srv := runningProvisionLab(t)
+
+	var before []proxmoxtest.Request
+
+	locks := 0
+	l.kube.onLock = func() error {
+		locks++
+		before = changes(srv)
+
+		return nil
+	}
+
+	rep, err := l.apply(t, app.ApplyOptions{ProxmoxVMs: true, ProxmoxImages: true})
+	if err != nil {
+		t.Fatalf("apply --proxmox-vms: %v", err)
+	}
+
+	if locks != 1 || len(before) != 0 {
+		t.Errorf("lock taken %d times, after the Proxmox changes %+v; want once, before any", locks, before)
+	}
+
+	if created := srv.Created(); len(created) != 1 || created[0].Params["vmid"] != "204" {
+		t.Errorf("created %+v, want VM 204 once the lock was held", created)
+	}
+
+	if got := outcomesOf(rep); got[len(got)-1] != "k8s-node4 create applied" {
+		t.Errorf("apply %q, want k8s-node4 created last", got)
+	}
+}
+
+func TestApply_ProxmoxVMsRefusedTheApplyLockChangesNothingInProxmox(t *testing.T) {
+	t.Parallel()
+
+	l, srv := runningProvisionLab(t)
+	calls := len(l.journal.Entries())
+
+	l.kube.onLock = func() error {
+		return &kube.LockedError{Cluster: "homelab", Holder: "github-actions lab/infra run 42 (bob)", Since: time.Unix(0, 0), Expires: time.Unix(60, 0)}
+	}
+
+	_, err := l.apply(t, app.ApplyOptions{ProxmoxVMs: true, ProxmoxImages: true})
+
+	var refused *app.RefusedError
+	if !errors.As(err, &refused) || !slices.Contains(refused.Reasons, "another apply of this cluster is running:") {
+		t.Fatalf("apply --proxmox-vms under another's lock: %v", err)
+	}
+
+	if c := changes(srv); len(c) != 0 || len(srv.Downloads()) != 0 {
+		t.Errorf("Proxmox was changed under another apply's lock: %+v, downloads %+v", c, srv.Downloads())
+	}
+
+	if got := l.journal.Entries()[calls:]; len(got) != 0 {
+		t.Errorf("nodes were called under another apply's lock: %q", got)
 	}
 }

@@ -199,6 +199,9 @@ func TestRealKube_ASecondApplyIsRefusedNamingTheFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Renewed often: the apply sees it renewed soon, and is refused.
+	first.RenewInterval = 200 * time.Millisecond
+
 	release, err := first.Lock(context.Background(), "homelab", "github-actions lab/infra run 42 (bob)", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -246,4 +246,39 @@ func TestPlanLive_EveryNodeUnreachableFailsAndSaysSo(t *testing.T) {
 	if !strings.Contains(l.h.stdout.String(), "Plan refused: no node's current state could be read (5 nodes — 5 unreachable)\n") {
 		t.Errorf("the headline does not say the plan is refused:\n%s", l.h.stdout.String())
 	}
+
+	// No apply may be given the hash of a plan of nothing read: none is shown.
+	if strings.Contains(l.h.stdout.String(), "plan hash") {
+		t.Errorf("the refused plan shows a hash:\n%s", l.h.stdout.String())
+	}
+}
+
+func TestPlanLive_EveryNodeUnreachableShowsNoHashInAnyFormat(t *testing.T) {
+	t.Parallel()
+
+	for _, format := range []string{"json", "markdown"} {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+
+			l := newLiveLab(t)
+			l.h.deps.TalosEndpoint = func(string) string { return talostest.Closed(t) }
+
+			if err := l.h.run("plan", "--dir", "examples/homelab", "--live", "--format", format); cli.ExitCode(err) != 1 {
+				t.Fatalf("plan --live --format %s with every node down: exit %d, %v", format, cli.ExitCode(err), err)
+			}
+
+			out := l.h.stdout.String()
+
+			switch format {
+			case "json":
+				if !strings.Contains(out, `"hash": ""`) {
+					t.Errorf("the refused plan's JSON carries a hash:\n%s", out)
+				}
+			case "markdown":
+				if strings.Contains(out, "talops:plan-hash") || !strings.Contains(out, "no plan hash") {
+					t.Errorf("the refused plan's markdown carries a hash:\n%s", out)
+				}
+			}
+		})
+	}
 }

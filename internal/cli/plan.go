@@ -66,9 +66,16 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 		res = &app.PlanResult{Plan: plan.BlockedPlan(""), Findings: fs}
 	}
 
+	shown, unreadable := res.Plan, ""
+	if opts.Live {
+		// A plan of nothing read is no answer: a nightly drift check must not pass on it,
+		// and no apply may be given its hash.
+		shown, unreadable = door.LivePlan(res.Plan)
+	}
+
 	view := report.PlanView{Color: d.Color(), Version: d.TalopsVersion(), Bump: res.Bump}
 	if err := d.View(func(w io.Writer) error {
-		return report.WritePlan(w, opts.Format, res.Plan, res.Findings, res.Nodes, view)
+		return report.WritePlan(w, opts.Format, shown, res.Findings, res.Nodes, view)
 	}); err != nil {
 		return err
 	}
@@ -76,9 +83,8 @@ func runPlan(ctx context.Context, d *Deps, args []string) error {
 	switch {
 	case finding.HasErrors(res.Findings):
 		return &FailedError{Msg: "the desired state has errors"}
-	case opts.Live && res.Plan.Unreadable():
-		// A plan of nothing read is no answer: a nightly drift check must not pass on it.
-		return &FailedError{Msg: door.LiveUnreadable(res.Plan)}
+	case unreadable != "":
+		return &FailedError{Msg: unreadable}
 	case opts.DetailedExitCode && res.Plan.Count()[plan.Unknown] > 0:
 		// Neither "no changes" nor "changes": some node could not be read.
 		return &FailedError{Msg: fmt.Sprintf("cannot tell whether %s drifted: not readable", strings.Join(res.Plan.Names(plan.Unknown), ", "))}

@@ -12,3 +12,16 @@ import (
 func LiveUnreadable(p *plan.Plan) string {
 	return fmt.Sprintf("plan --live read no node: every node is unreachable (%s)", strings.Join(p.Names(plan.Unknown), ", "))
 }
+
+// LivePlan is how a door shows a plan against the running nodes: one that read no node is
+// refused (refused says why) and shown without its hash, which no apply may be given.
+func LivePlan(p *plan.Plan) (shown *plan.Plan, refused string) {
+	if !p.Unreadable() {
+		return p, ""
+	}
+
+	unhashed := *p
+	unhashed.Hash = ""
+
+	return &unhashed, LiveUnreadable(p)
+}

@@ -21,8 +21,9 @@ const (
 )
 
 // Lock takes the cluster's apply lock, the Lease kube-system/talops-apply-<cluster>, for
-// holder: when there is none, when its holder stopped renewing it (an apply that died)
-// or when holder already has it. Otherwise the error is a *LockedError naming who holds
+// holder: when there is none, when its holder stopped renewing it (an apply that died:
+// this process saw the Lease unchanged for its whole duration, whatever the times written
+// in it say) or when holder already has it. Otherwise the error is a *LockedError naming who holds
 // it, since when and when it lapses. Writes carry the resourceVersion read, so of two
 // applies taking it at once one wins and the other, re-reading, is refused.
 //
@@ -38,49 +39,70 @@ func (c *Client) Lock(ctx context.Context, cluster, holder string, lost func(err
 
 	name := LeaseName(cluster)
 
-	lease, err := c.take(ctx, cluster, name, holder)
+	lease, at, err := c.take(ctx, cluster, name, holder)
 	if err != nil {
 		return nil, err
 	}
 
 	renewCtx, stop := context.WithCancel(ctx)
-	h := &hold{c: c, cluster: cluster, holder: holder, lease: lease, stop: stop, done: make(chan struct{}), onLost: lost}
+	h := &hold{c: c, cluster: cluster, holder: holder, lease: lease, renewed: at, stop: stop, done: make(chan struct{}), onLost: lost}
 
 	go h.renew(renewCtx)
 
 	return h.release, nil
 }
 
-// take writes holder into the Lease, creating it if absent, or returns a *LockedError.
-func (c *Client) take(ctx context.Context, cluster, name, holder string) (*coordinationv1.Lease, error) {
+// take writes holder into the Lease, creating it if absent, or returns a *LockedError;
+// at is when, by this process's clock, the write that took it was sent. A Lease another
+// holder has is watched (watch.go) until it is seen renewed, and refused, or seen
+// unchanged for its whole duration, and taken over: a wait of at most that duration.
+func (c *Client) take(ctx context.Context, cluster, name, holder string) (lease *coordinationv1.Lease, at time.Time, err error) {
 	leases := leaseKind.in(c.leases.dyn, leaseNamespace)
 
-	for range takeAttempts {
+	var (
+		w         watch
+		conflicts int
+	)
+
+	for conflicts < takeAttempts {
 		cur, err := leases.get(ctx, name)
 		now := c.Now()
 
 		if apierrors.IsNotFound(err) {
-			lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: leaseNamespace}}
-			c.claim(lease, holder, now)
+			fresh := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: leaseNamespace}}
+			c.claim(fresh, holder, now)
 
-			created, err := leases.create(ctx, lease)
+			created, err := leases.create(ctx, fresh)
 			if apierrors.IsAlreadyExists(err) {
+				conflicts++
+
 				continue // another apply created it first: read what it wrote
 			}
 
 			if err != nil {
-				return nil, fmt.Errorf("take the apply lock %s/%s: %w", leaseNamespace, name, err)
+				return nil, time.Time{}, fmt.Errorf("take the apply lock %s/%s: %w", leaseNamespace, name, err)
 			}
 
-			return created, nil
+			return created, now, nil
 		}
 
 		if err != nil {
-			return nil, fmt.Errorf("read the apply lock %s/%s: %w", leaseNamespace, name, err)
+			return nil, time.Time{}, fmt.Errorf("read the apply lock %s/%s: %w", leaseNamespace, name, err)
 		}
 
-		if locked := heldByOther(cur, cluster, holder, now); locked != nil {
-			return nil, locked
+		if heldByOther(cur, holder) {
+			locked, wait := w.judge(cur, cluster, now)
+			if locked != nil {
+				return nil, time.Time{}, locked
+			}
+
+			if wait > 0 {
+				if err := pause(ctx, wait); err != nil {
+					return nil, time.Time{}, fmt.Errorf("take the apply lock %s/%s: %w", leaseNamespace, name, err)
+				}
+
+				continue
+			}
 		}
 
 		next := cur.DeepCopy()
@@ -88,17 +110,32 @@ func (c *Client) take(ctx context.Context, cluster, name, holder string) (*coord
 
 		updated, err := leases.update(ctx, next)
 		if apierrors.IsConflict(err) {
+			conflicts++
+
 			continue // it changed since the read: someone may have taken it, read again
 		}
 
 		if err != nil {
-			return nil, fmt.Errorf("take the apply lock %s/%s: %w", leaseNamespace, name, err)
+			return nil, time.Time{}, fmt.Errorf("take the apply lock %s/%s: %w", leaseNamespace, name, err)
 		}
 
-		return updated, nil
+		return updated, now, nil
 	}
 
-	return nil, fmt.Errorf("take the apply lock %s/%s: it changed under every one of %d attempts", leaseNamespace, name, takeAttempts)
+	return nil, time.Time{}, fmt.Errorf("take the apply lock %s/%s: it changed under every one of %d attempts", leaseNamespace, name, takeAttempts)
+}
+
+// pause waits for d, or until ctx ends.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // claim writes a fresh hold of holder from now into the Lease's spec.
@@ -131,38 +168,10 @@ func (c *Client) leaseSeconds() int32 {
 	return int32(max(1, min(s, math.MaxInt32)))
 }
 
-// heldByOther is the refusal when the Lease is held, unexpired, by someone but holder.
-// A Lease without a holder is free; one without times has lapsed.
-func heldByOther(lease *coordinationv1.Lease, cluster, holder string, now time.Time) *LockedError {
-	spec := lease.Spec
-	if spec.HolderIdentity == nil || *spec.HolderIdentity == "" || *spec.HolderIdentity == holder {
-		return nil
-	}
+// heldByOther reports whether the Lease names a holder other than holder. A Lease without
+// a holder is free.
+func heldByOther(lease *coordinationv1.Lease, holder string) bool {
+	h := lease.Spec.HolderIdentity
 
-	var since, renewed time.Time
-
-	if spec.AcquireTime != nil {
-		since = spec.AcquireTime.Time
-	}
-
-	renewed = since
-	if spec.RenewTime != nil {
-		renewed = spec.RenewTime.Time
-	}
-
-	if since.IsZero() {
-		since = renewed
-	}
-
-	var seconds int32
-	if spec.LeaseDurationSeconds != nil {
-		seconds = *spec.LeaseDurationSeconds
-	}
-
-	expires := renewed.Add(time.Duration(seconds) * time.Second)
-	if renewed.IsZero() || !now.Before(expires) {
-		return nil
-	}
-
-	return &LockedError{Cluster: cluster, Holder: *spec.HolderIdentity, Since: since, Expires: expires}
+	return h != nil && *h != "" && *h != holder
 }

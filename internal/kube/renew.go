@@ -20,7 +20,11 @@ type hold struct {
 	// lease is the last version written; the renewal goroutine owns it (and lost) until
 	// done is closed, release after.
 	lease *coordinationv1.Lease
-	lost  error
+	// renewed is when the last write that reached the API was sent, by this process's
+	// clock: the Lease holds for its duration from then at least, however the other
+	// candidates' clocks run, since each times it from when it saw that write.
+	renewed time.Time
+	lost    error
 	// onLost, when set, is told at once when the lock is lost.
 	onLost func(error)
 	// failed is the last error of a renewal that did not reach the API ("": the last one
@@ -75,18 +79,18 @@ func (h *hold) lapsing() error {
 		return nil
 	}
 
-	spec := h.lease.Spec
-	if spec.RenewTime == nil || spec.LeaseDurationSeconds == nil {
+	seconds := h.lease.Spec.LeaseDurationSeconds
+	if seconds == nil {
 		return nil
 	}
 
-	expires := spec.RenewTime.Add(time.Duration(*spec.LeaseDurationSeconds) * time.Second)
+	expires := h.renewed.Add(time.Duration(*seconds) * time.Second)
 	if h.c.Now().Add(h.c.renewEvery()).Before(expires) {
 		return nil
 	}
 
 	return fmt.Errorf("the apply lock of cluster %s could not be renewed since %s and lapses at %s (%w)",
-		h.cluster, spec.RenewTime.UTC().Format(time.RFC3339), expires.UTC().Format(time.RFC3339), h.failed)
+		h.cluster, h.renewed.UTC().Format(time.RFC3339), expires.UTC().Format(time.RFC3339), h.failed)
 }
 
 // renewOnce writes one renewal. The error is only for a lock that is no longer ours;
@@ -98,12 +102,13 @@ func (h *hold) renewOnce(ctx context.Context) error {
 	leases := leaseKind.in(h.c.leases.dyn, leaseNamespace)
 
 	next := h.lease.DeepCopy()
-	now := metav1.NewMicroTime(h.c.Now())
+	at := h.c.Now()
+	now := metav1.NewMicroTime(at)
 	next.Spec.RenewTime = &now
 
 	updated, err := leases.update(ctx, next)
 	if err == nil {
-		h.lease, h.failed = updated, nil
+		h.lease, h.renewed, h.failed = updated, at, nil
 
 		return nil
 	}

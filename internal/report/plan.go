@@ -176,7 +176,8 @@ func PlanText(p *plan.Plan, fs []finding.Finding, nodes int, color bool) string 
 
 	b.WriteString(c.bold(p.Summary()) + "\n")
 
-	if !p.Blocked {
+	// A blocked plan has none, nor one the door refused (a live plan of nothing read).
+	if !p.Blocked && p.Hash != "" {
 		b.WriteString("plan hash " + p.Hash + "\n")
 	}
 

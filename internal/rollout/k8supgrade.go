@@ -59,6 +59,10 @@ type K8sOptions struct {
 	Heartbeat time.Duration
 	// Now reads the clock, for how long a wait has gone on (nil: time.Now).
 	Now func() time.Time
+	// Stop, when set, is asked before each step and before each node of a component: an
+	// error (the apply lock was lost) stops the upgrade there, between two components'
+	// moves, with a *K8sStoppedError saying what had moved.
+	Stop func() error
 }
 
 func (o K8sOptions) now() time.Time {
@@ -94,6 +98,35 @@ func (e *K8sStepError) Error() string {
 
 func (e *K8sStepError) Unwrap() error { return e.Err }
 
+// K8sStoppedError is an upgrade stopped between two moves because Stop said so: every
+// component it moved runs the new version, the others the old one.
+type K8sStoppedError struct {
+	From, To string
+	// Component and Node are the move it stopped before (Node "" for a step of the whole
+	// cluster: the preflight, the manifests).
+	Component string
+	Node      string
+	// Moved are the moves done before, "component on node", in order.
+	Moved []string
+	Err   error
+}
+
+func (e *K8sStoppedError) Error() string {
+	before := e.Component
+	if e.Node != "" {
+		before += " on " + e.Node
+	}
+
+	left := "nothing had moved"
+	if len(e.Moved) > 0 {
+		left = fmt.Sprintf("Kubernetes %s runs where it moved (%s), %s everywhere else", e.To, strings.Join(e.Moved, ", "), e.From)
+	}
+
+	return fmt.Sprintf("Kubernetes upgrade stopped before %s: %v; %s; applying the plan again finishes it", before, e.Err, left)
+}
+
+func (e *K8sStoppedError) Unwrap() error { return e.Err }
+
 // K8sRefusedError is an upgrade refused by its preflight: no node was touched.
 type K8sRefusedError struct {
 	Reasons []string
@@ -113,6 +146,8 @@ type k8sUpgrade struct {
 	// configs are each node's remaining step configs, in its order of components.
 	configs map[string][][]byte
 	res     *K8sResult
+	// moved are the components moved so far, "component on node".
+	moved []string
 }
 
 // UpgradeKubernetes moves the Kubernetes components of the plan's upgrade as talosctl
@@ -191,7 +226,28 @@ func (r *k8sUpgrade) say(line string) {
 	}
 }
 
+// stop is Stop's answer before the move of component (on node): the error that stops the
+// upgrade there, or nil. A dry run changes nothing and is not stopped.
+func (r *k8sUpgrade) stop(component, node string) error {
+	if r.o.Stop == nil || r.o.DryRun {
+		return nil
+	}
+
+	err := r.o.Stop()
+	if err == nil {
+		return nil
+	}
+
+	return &K8sStoppedError{From: r.u.From, To: r.u.To, Component: component, Node: node, Moved: slices.Clone(r.moved), Err: err}
+}
+
 func (r *k8sUpgrade) step(ctx context.Context, s plan.KubernetesStep) error {
+	if s.Component == plan.K8sPreflight || s.Component == plan.K8sPrePull || s.Component == plan.K8sManifests {
+		if err := r.stop(s.Component, ""); err != nil {
+			return err
+		}
+	}
+
 	switch s.Component {
 	case plan.K8sPreflight:
 		return r.preflight(ctx)
@@ -202,9 +258,15 @@ func (r *k8sUpgrade) step(ctx context.Context, s plan.KubernetesStep) error {
 	}
 
 	for _, name := range s.Nodes {
+		if err := r.stop(s.Component, name); err != nil {
+			return err
+		}
+
 		if err := r.component(ctx, s.Component, name); err != nil {
 			return &K8sStepError{Component: s.Component, Node: name, Err: err}
 		}
+
+		r.moved = append(r.moved, s.Component+" on "+name)
 	}
 
 	return nil

@@ -121,7 +121,9 @@ type Options struct {
 	ResetVM func(ctx context.Context, node string) error
 	// Stop, when set, is asked before each node that changes starts: an error stops the
 	// rollout there (the apply lock was lost), the nodes left not attempted and the report
-	// saying why.
+	// saying why. It is asked again at the safe points inside a node's step (after its
+	// drain, before anything reaches it; after an upgrade, before the config): there the
+	// node fails, its detail saying what was done and where it stopped.
 	Stop func() error
 	// Health, read by HealthReader, must pass before each node that changes and after the
 	// last one: a check that does not pass within its timeout stops the rollout there.
@@ -307,10 +309,8 @@ func (o Options) mayStart(ctx context.Context, s Step) error {
 		return nil
 	}
 
-	if o.Stop != nil {
-		if err := o.Stop(); err != nil {
-			return err
-		}
+	if err := o.stop(); err != nil {
+		return err
 	}
 
 	if !o.DryRun {
@@ -318,6 +318,15 @@ func (o Options) mayStart(ctx context.Context, s Step) error {
 	}
 
 	return nil
+}
+
+// stop is Stop's answer (nil without Stop).
+func (o Options) stop() error {
+	if o.Stop == nil {
+		return nil
+	}
+
+	return o.Stop()
 }
 
 // membersAfter is the control planes in etcd once s, run alone, ended as res: a new control

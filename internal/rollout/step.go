@@ -84,37 +84,53 @@ func (st *stepper) run() NodeResult {
 		}
 	}
 
+	// A safe point, the last before the node changes: the gates and the drain took time,
+	// in which the apply lock may have been lost.
+	if err := st.o.stop(); err != nil {
+		return st.halt("", "before anything reached the node", err)
+	}
+
 	if st.s.Upgrade != nil {
-		if st.o.DryRun {
-			detail := "talops would " + upgradePlan(st.s)
-			if st.s.Node.ConfigChanged {
-				detail += ", then apply its config"
-			}
+		return st.upgradeThenApply(before)
+	}
 
-			return st.outcome(DryRun, detail+st.wouldDrain())
+	return st.apply(before)
+}
+
+// upgradeThenApply upgrades the node first, then applies its config when that changes too.
+func (st *stepper) upgradeThenApply(before health) NodeResult {
+	if st.o.DryRun {
+		detail := "talops would " + upgradePlan(st.s)
+		if st.s.Node.ConfigChanged {
+			detail += ", then apply its config"
 		}
 
-		st.say("upgrading to " + st.s.Upgrade.describe())
+		return st.outcome(DryRun, detail+st.wouldDrain())
+	}
 
-		var reset bool
+	st.say("upgrading to " + st.s.Upgrade.describe())
 
-		before, reset, err = upgrade(st.ctx, st.d, st.s, st.o, before, st.say)
-		st.res.ProxmoxReset = reset
+	before, reset, err := upgrade(st.ctx, st.d, st.s, st.o, before, st.say)
+	st.res.ProxmoxReset = reset
 
-		if err != nil {
-			return st.fail("upgrade", err)
-		}
+	if err != nil {
+		return st.fail("upgrade", err)
+	}
 
-		st.res.Rebooted = true
-		st.upgraded = "upgraded to " + st.s.Upgrade.describe() + ", rebooted"
-		if reset {
-			st.upgraded += " (its VM was reset through Proxmox once, as it did not come back)"
-		}
-		st.s.Version = st.s.Upgrade.Version
+	st.res.Rebooted = true
+	st.upgraded = "upgraded to " + st.s.Upgrade.describe() + ", rebooted"
+	if reset {
+		st.upgraded += " (its VM was reset through Proxmox once, as it did not come back)"
+	}
+	st.s.Version = st.s.Upgrade.Version
 
-		if !st.s.Node.ConfigChanged {
-			return st.finish(notReady(st.upgraded+", healthy", before), "upgraded ("+st.upgraded+"), then")
-		}
+	if !st.s.Node.ConfigChanged {
+		return st.finish(notReady(st.upgraded+", healthy", before), "upgraded ("+st.upgraded+"), then")
+	}
+
+	// A safe point between the upgrade, done and gated, and the config.
+	if err := st.o.stop(); err != nil {
+		return st.halt(st.upgraded+", healthy; ", "before its config", err)
 	}
 
 	return st.apply(before)
@@ -312,6 +328,26 @@ func (st *stepper) outcome(o Outcome, detail string) NodeResult {
 	st.res.Outcome, st.res.Detail = o, detail
 
 	return st.res
+}
+
+// halt ends the step at a safe point (where) because Stop said so: the node is left as
+// it is, and the detail says what was done and why it stopped. A node drained for a
+// disruption that will not come now is uncordoned back, as after a failed drain.
+func (st *stepper) halt(done, where string, err error) NodeResult {
+	detail := done + "stopped " + where + ": " + talos.OneLine(err)
+
+	if st.drained {
+		st.drained = false
+
+		if uerr := st.uncordon(); uerr != nil {
+			st.res.Cordoned = true
+			detail += "; drained, and it stays cordoned, the uncordon failed: " + talos.OneLine(uerr)
+		} else {
+			detail += "; drained, then uncordoned back"
+		}
+	}
+
+	return st.outcome(Failed, detail)
 }
 
 func (st *stepper) fail(what string, err error) NodeResult {
