@@ -92,7 +92,7 @@ func nodeSchematics(t *testing.T, res *talhelper.Result) map[string]string {
 
 	out := map[string]string{}
 	for _, n := range c.Spec.Nodes {
-		out[n.Name] = n.Schematic + " " + c.Spec.Schematics[n.Schematic]
+		out[n.Name] = n.Schematic + " " + c.Spec.Schematics[n.Schematic].File
 	}
 
 	return out
