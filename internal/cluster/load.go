@@ -384,11 +384,7 @@ func (k *checker) platform(field, p string) {
 // the factory's platform-less name or a platform's, without the SecureBoot suffix, which
 // each node's secureBoot adds.
 func (k *checker) installer(field, name string) {
-	if name == "" || name == schematic.LegacyInstaller {
-		return
-	}
-
-	if p, ok := strings.CutSuffix(name, "-installer"); ok && slices.Contains(Platforms, p) {
+	if name == "" || KnownInstaller(name) {
 		return
 	}
 
@@ -399,6 +395,19 @@ func (k *checker) installer(field, name string) {
 	}
 
 	k.bad(field, "unknown installer %q: %s, or <platform>-installer (metal-installer, nocloud-installer...)", name, schematic.LegacyInstaller)
+}
+
+// KnownInstaller says whether talops.yaml's installer may name the repository: the
+// factory's platform-less name, or a platform's ("metal-installer"), without the
+// SecureBoot suffix.
+func KnownInstaller(name string) bool {
+	if name == schematic.LegacyInstaller {
+		return true
+	}
+
+	p, ok := strings.CutSuffix(name, "-installer")
+
+	return ok && slices.Contains(Platforms, p)
 }
 
 // secretboxKeyNames checks the etcd encryption key's names: distinct DNS-1123 labels, on

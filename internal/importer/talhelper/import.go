@@ -20,7 +20,9 @@ type mapping struct {
 	// schematics maps a schematic's encoding to its name.
 	schematics map[string]string
 	// images are the schematic files of the talosImageURL installers.
-	images       *imageURLs
+	images *imageURLs
+	// installers are the installer repositories talops.yaml names, chosen before the nodes.
+	installers   installerNames
 	talosVersion string
 	// factory is talops.yaml's imageFactory ("" for the public one).
 	factory string
@@ -155,6 +157,8 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 		return nil, err
 	}
 
+	im.chooseInstallerNames(nodes, roles)
+
 	for i, n := range nodes.Content {
 		node, err := im.node(deref(n), i, roles, rolePatches, shared, global)
 		if err != nil {
@@ -165,6 +169,7 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 	}
 
 	im.imageDrift()
+	im.writeInstallerNames(&spec)
 
 	clusterPlatform(&spec)
 
