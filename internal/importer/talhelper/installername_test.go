@@ -69,8 +69,8 @@ func TestImport_TalosImageURLKeepsItsInstallerName(t *testing.T) {
 			files: map[string]string{"schematic.yaml": gpuSchematic}, schematics: map[string]string{"schematic": "installer"},
 		},
 		{
-			name:  "installer/ of the vanilla image beside such a node: no schematic to name it, the patch keeps it",
-			nodes: urlNode("n1", "10.0.0.11", "", false, "factory.talos.dev/installer/"+vanillaID) + urlNode("n2", "10.0.0.12", "", false, ""),
+			name:    "installer/ of the vanilla image beside such a node: no schematic to name it, the patch keeps it",
+			nodes:   urlNode("n1", "10.0.0.11", "", false, "factory.talos.dev/installer/"+vanillaID) + urlNode("n2", "10.0.0.12", "", false, ""),
 			patched: []string{"n1"},
 		},
 		{

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/talops/talops/internal/cluster"
-	)
+)
 
 // platformNode is a talconfig node named name whose machineSpec.mode is mode ("": none).
 func platformNode(name, ip, mode string) string {
