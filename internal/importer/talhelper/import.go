@@ -85,10 +85,20 @@ func (im *mapping) spec(root *yaml.Node) (cluster.Spec, *coreconfig.VersionContr
 		Secrets:           im.in.Secrets,
 	}
 
-	if scalar(get(root, "talosVersion")) == "" {
+	given := scaffold.VersionTag(im.in.TalosVersion)
+
+	switch {
+	case spec.TalosVersion == "" && given != "":
+		spec.TalosVersion = given
+		im.repo.Mapped(finding.Info, lineOf(root, "talosVersion"), "", "talosVersion",
+			"not set: talops.yaml takes "+given+", given with --talos-version")
+	case spec.TalosVersion == "":
 		spec.TalosVersion = defaultTalosVersion
 		im.repo.Mapped(finding.Warning, lineOf(root, "talosVersion"), "", "talosVersion",
-			"not set: talhelper v3.1.16 (the release the import reproduces) takes the Talos release it was built with, "+defaultTalosVersion+", and so does talops.yaml: check it is the one your nodes run")
+			"not set: talhelper v3.1.16 (the release the import reproduces) takes the Talos release it was built with, "+defaultTalosVersion+", and so does talops.yaml: check it is the one your nodes run, or give it with --talos-version")
+	case given != "" && given != spec.TalosVersion:
+		im.repo.Mapped(finding.Warning, lineOf(root, "talosVersion"), "", "talosVersion",
+			"talops.yaml takes "+spec.TalosVersion+", as the talconfig names it: --talos-version "+given+" is for a talconfig that names none")
 	}
 
 	for _, req := range []struct{ key, value string }{
