@@ -77,8 +77,8 @@ func TestImport_TalosVersionFlagStandsForAnUnsetTalosVersion(t *testing.T) {
 
 	for _, tc := range []struct {
 		name, talconfig, flag, want string
-		severity                   finding.Severity
-		says                       string
+		severity                    finding.Severity
+		says                        string
 	}{
 		{name: "unset, no flag: talhelper's default, pointing at the flag", talconfig: unset, want: "v1.13.8", severity: finding.Warning, says: "or give it with --talos-version"},
 		{name: "unset: the flag's release", talconfig: unset, flag: "1.14.1", want: "v1.14.1", severity: finding.Info, says: "not set: talops.yaml takes v1.14.1, given with --talos-version"},
