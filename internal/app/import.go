@@ -30,6 +30,9 @@ type ImportOptions struct {
 	// Offline never asks the Image Factory for the schematic of an installer ID no file
 	// has (talhelper and topf).
 	Offline bool
+	// TalosVersion is the Talos release the nodes run, for a source that names none
+	// (talhelper and topf).
+	TalosVersion string
 }
 
 // ImportResult says what an import wrote and what it could not carry over.
@@ -87,7 +90,7 @@ func ImportTalhelper(ctx context.Context, d *Deps, opts ImportOptions) (*ImportR
 
 	in := talhelper.Input{
 		File: file, Data: data, Lookup: env, Secrets: bundleName, HasAESCBC: src.hasAESCBC(), Schematics: schematics,
-		Recover:   schematicRecovery(ctx, d, opts.Offline),
+		TalosVersion: opts.TalosVersion, Recover: schematicRecovery(ctx, d, opts.Offline),
 		ReadPatch: func(rel string) ([]byte, error) { return readYAML(d, filepath.Join(dir, filepath.FromSlash(rel))) },
 	}
 

@@ -46,6 +46,7 @@ func ImportTopf(ctx context.Context, d *Deps, opts ImportOptions) (*ImportResult
 
 	res, err := topf.Import(topf.Input{
 		File: file, Data: data, Dir: filepath.ToSlash(dir), Secrets: bundleName, Recover: schematicRecovery(ctx, d, opts.Offline),
+		TalosVersion: opts.TalosVersion,
 		Lookup: func(name string) (string, bool) {
 			v := d.Getenv(name)
 

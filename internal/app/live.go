@@ -203,8 +203,8 @@ func liveAliases(r *Repo, read []talos.Result) []string {
 
 // runningInstaller is the installer image of what a node runs, named as talops names the
 // desired one so that equal images compare equal. The node reports its schematic and
-// version, not the installer's flavour: that is taken from talops.yaml (its platform and
-// secureBoot).
+// version, not the installer's flavour: that is taken from talops.yaml (the installer
+// repository it names for the node, and its secureBoot).
 func runningInstaller(r *Repo, n cluster.Node, v talos.Running) string {
 	id := v.SchematicID
 	if id == "" {
@@ -214,7 +214,7 @@ func runningInstaller(r *Repo, n cluster.Node, v talos.Running) string {
 		id = schematic.VanillaID
 	}
 
-	return schematic.InstallerImage(r.Cluster.ImageFactory(), r.Cluster.NodePlatform(n), id, v.Version, n.SecureBoot)
+	return schematic.Installer(r.Cluster.ImageFactory(), r.Cluster.NodeInstaller(n), id, v.Version, n.SecureBoot)
 }
 
 // runningSchematic names what a node runs for the plan's reasons: as talops.yaml names it,

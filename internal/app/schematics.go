@@ -80,7 +80,7 @@ func RegisterSchematics(ctx context.Context, d *Deps, c *cluster.Cluster) error 
 		}
 
 		if _, err := client.RegisterVerified(ctx, s); err != nil {
-			err = fmt.Errorf("register schematic %s (%s) with %s: %w", name, c.Path(c.Spec.Schematics[name]), client.BaseURL(), err)
+			err = fmt.Errorf("register schematic %s (%s) with %s: %w", name, c.Path(c.Spec.Schematics[name].File), client.BaseURL(), err)
 
 			var down *factory.UnavailableError
 			if errors.As(err, &down) || ctx.Err() != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/talops/talops/internal/app"
+	"github.com/talops/talops/internal/catalog"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/plan"
@@ -42,9 +43,9 @@ const (
 // importSynopses are the usage lines of each source.
 var importSynopses = map[string]string{
 	"import":           importSynopsis,
-	"import talhelper": "import talhelper --from PATH " + importFlagsSyn + " [--schematic FILE ...] [--offline]",
+	"import talhelper": "import talhelper --from PATH " + importFlagsSyn + " [--schematic FILE ...] [--offline] [--talos-version V]",
 	"import talosctl":  "import talosctl --from DIR " + importFlagsSyn + " [CONFIG...]",
-	"import topf":      "import topf --from PATH " + importFlagsSyn + " [--offline]",
+	"import topf":      "import topf --from PATH " + importFlagsSyn + " [--offline] [--talos-version V]",
 }
 
 func importFlags(d *Deps, args []string) (*ImportOptions, error) {
@@ -88,6 +89,12 @@ func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 		return nil, &app.UsageError{Msg: "--age-recipient: " + err.Error()}
 	}
 
+	if opts.TalosVersion != "" {
+		if _, err := catalog.NormalizeTag(opts.TalosVersion); err != nil {
+			return nil, &app.UsageError{Msg: "--talos-version: " + err.Error()}
+		}
+	}
+
 	return opts, nil
 }
 
@@ -101,6 +108,7 @@ func importFlagSet(d *Deps, opts *ImportOptions, name string) *flag.FlagSet {
 	fs.BoolVar(&opts.Plaintext, "plaintext-secrets", false, "write the secrets bundle in clear ("+scaffold.PlaintextBundle+", mode 0600) instead of encrypting it")
 
 	if name == "import talhelper" || name == "import topf" {
+		fs.StringVar(&opts.TalosVersion, "talos-version", "", "the Talos release the nodes run (v1.13.8), when the source names none")
 		fs.BoolVar(&opts.Offline, "offline", false, "never ask the Image Factory for the schematic of an installer ID no file has (GET /schematics/{id}): such an ID becomes an opaque schematic file holding only the ID, and a finding says how to fill it in")
 	}
 

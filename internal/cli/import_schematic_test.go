@@ -121,7 +121,8 @@ func TestImportTalhelper_SchematicFlagRefusals(t *testing.T) {
 }
 
 // TestImportTalhelper_TalosImageURLInstallerFollowsTalosVersion: the nodes of a talosImageURL
-// whose schematic is known install talops' installer of it, so a bump of talosVersion moves
+// whose schematic is known install talops' installer of it under the URL's name
+// (installer-secureboot, kept by talops.yaml's installer), so a bump of talosVersion moves
 // them with it and validate finds no installer.mismatch.
 func TestImportTalhelper_TalosImageURLInstallerFollowsTalosVersion(t *testing.T) {
 	tc := talhelperCaseOf("lukeevans-talos-cluster")
@@ -151,7 +152,7 @@ func TestImportTalhelper_TalosImageURLInstallerFollowsTalosVersion(t *testing.T)
 		t.Fatalf("render: %v\n%s", err, h.stderr.String())
 	}
 
-	want := "image: factory.talos.dev/metal-installer-secureboot/44186a005dfca322f81df634a457384455475fbfa518777f3ee58d35f173d73b:v1.13.9\n"
+	want := "image: factory.talos.dev/installer-secureboot/44186a005dfca322f81df634a457384455475fbfa518777f3ee58d35f173d73b:v1.13.9\n"
 
 	for node := range tc.outputs {
 		cfg, err := os.ReadFile(filepath.Join(rendered, node+".yaml"))

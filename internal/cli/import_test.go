@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"testing"
 
@@ -150,12 +149,6 @@ func importAndRender(t *testing.T, h *diskHarness, src string, extra ...string) 
 	return repo, rendered, out
 }
 
-// metalInstaller is the factory's legacy name of its metal installers, which talhelper
-// writes (every legacy name in the test repositories here is on a metal node). The import names the same image
-// as talops does, <factory>/metal-installer[-secureboot]/<id>, so that it follows
-// talosVersion: the comparison reads the two names as one image, as validate does.
-var metalInstaller = regexp.MustCompile(`(factory\.talos\.dev/)(installer(?:-secureboot)?/[0-9a-f]{64}:)`)
-
 // compareNodes holds every node's render to talhelper's output for it: the differences
 // are exactly the known ones.
 func compareNodes(t *testing.T, rendered, talhelperDir string, tc talhelperCase) {
@@ -173,8 +166,6 @@ func compareNodes(t *testing.T, rendered, talhelperDir string, tc talhelperCase)
 		if err != nil {
 			t.Fatal(err)
 		}
-
-		want = metalInstaller.ReplaceAll(want, []byte("${1}metal-${2}"))
 
 		var diffs []string
 		if tc.bySettings {

@@ -140,3 +140,46 @@ func TestImportFlags_SchematicIsRepeatableForTalhelperOnly(t *testing.T) {
 		t.Error("import topf accepted --schematic")
 	}
 }
+
+// TestImportFlags_TalosVersionIsBoundForTalhelperAndTopf: --talos-version V lands in
+// app.ImportOptions as given, for the two sources that may name no release; talosctl has
+// no such flag, and a value that is no Talos release is a usage error.
+func TestImportFlags_TalosVersionIsBoundForTalhelperAndTopf(t *testing.T) {
+	t.Parallel()
+
+	d := &Deps{Outside: app.Outside{Getenv: func(string) string { return "" }}, Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		// want is the option bound; err a part of the usage error ("": none).
+		want, err string
+	}{
+		{name: "talhelper", args: []string{"talhelper", "--from", "talos", "--out", "cluster", "--talos-version", "v1.13.8"}, want: "v1.13.8"},
+		{name: "topf, without the v", args: []string{"topf", "--from", "topf.yaml", "--out", "cluster", "--talos-version", "1.14.1"}, want: "1.14.1"},
+		{name: "topf, not given", args: []string{"topf", "--from", "topf.yaml", "--out", "cluster"}},
+		{name: "not a release", args: []string{"topf", "--from", "topf.yaml", "--out", "cluster", "--talos-version", "latest"}, err: "--talos-version: "},
+		{name: "talosctl has none", args: []string{"talosctl", "--from", "dir", "--out", "cluster", "--talos-version", "v1.13.8"}, err: "talos-version"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts, err := importFlags(d, tc.args)
+
+			if tc.err != "" {
+				var usage *app.UsageError
+				if !errors.As(err, &usage) || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("want a usage error with %q, got %v", tc.err, err)
+				}
+
+				return
+			}
+
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			if opts.TalosVersion != tc.want {
+				t.Errorf("TalosVersion = %q, want %q", opts.TalosVersion, tc.want)
+			}
+		})
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/catalog"
+	"github.com/talops/talops/internal/schematic"
 	"github.com/talops/talops/internal/suggest"
 	"github.com/talops/talops/internal/yamlpos"
 )
@@ -216,6 +217,21 @@ func (c *Cluster) NodePlatform(n Node) string {
 	return c.Platform()
 }
 
+// NodeInstaller is the Image Factory repository node n's installer is named from, without
+// the SecureBoot suffix: its schematic's installer, else the cluster's, else its
+// platform's ("nocloud-installer").
+func (c *Cluster) NodeInstaller(n Node) string {
+	if i := c.Spec.Schematics[n.Schematic].Installer; n.Schematic != "" && i != "" {
+		return i
+	}
+
+	if c.Spec.Installer != "" {
+		return c.Spec.Installer
+	}
+
+	return schematic.InstallerRepository(c.NodePlatform(n))
+}
+
 // ImageFactory is the Image Factory base URL, defaulted.
 func (c *Cluster) ImageFactory() string {
 	if c.Spec.ImageFactory == "" {
@@ -349,6 +365,7 @@ func (k *checker) cluster() {
 	k.secretboxKeyNames()
 
 	k.platform("platform", s.Platform)
+	k.installer("installer", s.Installer)
 
 	if s.ImageFactory != "" && !secureURL(s.ImageFactory) {
 		// Schematics are registered and installer images pulled from there.
@@ -361,6 +378,36 @@ func (k *checker) platform(field, p string) {
 	if p != "" && !slices.Contains(Platforms, p) {
 		k.bad(field, "unknown platform %q (one of %s)", p, strings.Join(Platforms, ", "))
 	}
+}
+
+// installer checks an installer repository talops.yaml names at field ("" is the default):
+// the factory's platform-less name or a platform's, without the SecureBoot suffix, which
+// each node's secureBoot adds.
+func (k *checker) installer(field, name string) {
+	if name == "" || KnownInstaller(name) {
+		return
+	}
+
+	if base, ok := strings.CutSuffix(name, "-secureboot"); ok {
+		k.bad(field, "%q: name it without -secureboot (%s): a node's secureBoot adds the suffix", name, base)
+
+		return
+	}
+
+	k.bad(field, "unknown installer %q: %s, or <platform>-installer (metal-installer, nocloud-installer...)", name, schematic.LegacyInstaller)
+}
+
+// KnownInstaller says whether talops.yaml's installer may name the repository: the
+// factory's platform-less name, or a platform's ("metal-installer"), without the
+// SecureBoot suffix.
+func KnownInstaller(name string) bool {
+	if name == schematic.LegacyInstaller {
+		return true
+	}
+
+	p, ok := strings.CutSuffix(name, "-installer")
+
+	return ok && slices.Contains(Platforms, p)
 }
 
 // secretboxKeyNames checks the etcd encryption key's names: distinct DNS-1123 labels, on
@@ -466,7 +513,13 @@ func (k *checker) files() {
 			k.bad("schematics."+name, "schematic names are lower-case letters, digits, dots and dashes")
 		}
 
-		k.path("schematics."+name, s.Schematics[name])
+		if s.Schematics[name].File == "" {
+			k.bad("schematics."+name, "names no file (file: is required)")
+		} else {
+			k.path("schematics."+name, s.Schematics[name].File)
+		}
+
+		k.installer("schematics."+name+".installer", s.Schematics[name].Installer)
 	}
 
 	for field, list := range map[string][]string{"patches.all": s.Patches.All, "patches.controlplane": s.Patches.ControlPlane, "patches.worker": s.Patches.Worker} {
@@ -621,7 +674,9 @@ func (c *Cluster) referenced() [][2]string {
 	}
 
 	for _, name := range slices.Sorted(maps.Keys(s.Schematics)) {
-		out = append(out, [2]string{"schematics." + name, s.Schematics[name]})
+		if f := s.Schematics[name].File; f != "" {
+			out = append(out, [2]string{"schematics." + name, f})
+		}
 	}
 
 	if s.ProxmoxAPI != nil && s.ProxmoxAPI.CAFile != "" {
@@ -694,7 +749,7 @@ func (c *Cluster) readError(rel string, line int, field string, err error) error
 	return inputErrorf(c.Path(FileName), line, field, "%s: %s", rel, msg)
 }
 
-func knownList(m map[string]string) string {
+func knownList(m map[string]Schematic) string {
 	if len(m) == 0 {
 		return "none; add a schematics: section"
 	}

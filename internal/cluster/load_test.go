@@ -233,6 +233,41 @@ func TestLoad_BadInputIsPlacedAtFileLineAndField(t *testing.T) {
 			want: []string{"lab/talops.yaml:19: nodes[1].installDisk: a node with config: uses that file as it is; set the install disk in it"},
 		},
 		{
+			name: "an installer that is no factory repository",
+			edit: func(s string) string {
+				return strings.Replace(s, "kubernetesVersion: v1.36.4\n", "kubernetesVersion: v1.36.4\ninstaller: proxmox-installer\n", 1)
+			},
+			want: []string{`lab/talops.yaml:6: installer: unknown installer "proxmox-installer": installer, or <platform>-installer`},
+		},
+		{
+			name: "an installer with the secure boot suffix",
+			edit: func(s string) string {
+				return strings.Replace(s, "kubernetesVersion: v1.36.4\n", "kubernetesVersion: v1.36.4\ninstaller: installer-secureboot\n", 1)
+			},
+			want: []string{`lab/talops.yaml:6: installer: "installer-secureboot": name it without -secureboot (installer): a node's secureBoot adds the suffix`},
+		},
+		{
+			name: "a schematic's installer that is no factory repository",
+			edit: func(s string) string {
+				return strings.Replace(s, "  base: schematics/base.yaml\n", "  base: {file: schematics/base.yaml, installer: ghcr.io/me/installer}\n", 1)
+			},
+			want: []string{`lab/talops.yaml:7: schematics.base.installer: unknown installer "ghcr.io/me/installer"`},
+		},
+		{
+			name: "a schematic mapping without its file",
+			edit: func(s string) string {
+				return strings.Replace(s, "  base: schematics/base.yaml\n", "  base: {installer: installer}\n", 1)
+			},
+			want: []string{`lab/talops.yaml:7: schematics.base: names no file (file: is required)`},
+		},
+		{
+			name: "an unknown key in a schematic mapping",
+			edit: func(s string) string {
+				return strings.Replace(s, "  base: schematics/base.yaml\n", "  base: {file: schematics/base.yaml, installr: installer}\n", 1)
+			},
+			want: []string{`lab/talops.yaml:7: schematics.base.installr: unknown field`},
+		},
+		{
 			name: "a second document is refused at its line",
 			edit: func(s string) string { return s + "---\nnodes: []\n" },
 			want: []string{"lab/talops.yaml:20: expected one YAML document, found another"},
@@ -271,6 +306,40 @@ func TestNodePlatform_IsTheNodesOwnElseTheClustersElseMetal(t *testing.T) {
 			c := &cluster.Cluster{Spec: cluster.Spec{Platform: tc.cluster}}
 			if got := c.NodePlatform(cluster.Node{Name: "w1", Platform: tc.node}); got != tc.want {
 				t.Errorf("NodePlatform = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A node's installer repository: its schematic's installer, else the cluster's, else its
+// platform's; a schematic is written as a path or as a mapping with its installer.
+func TestNodeInstaller_IsTheSchematicsElseTheClustersElseThePlatforms(t *testing.T) {
+	for _, tc := range []struct {
+		name, edit, node, want string
+	}{
+		{name: "no setting: the platform's", node: "cp1", want: "metal-installer"},
+		{name: "the cluster's", edit: "installer: installer\nschematics:\n  base: schematics/base.yaml\n", node: "cp1", want: "installer"},
+		{name: "the schematic's", edit: "schematics:\n  base: {file: schematics/base.yaml, installer: installer}\n", node: "cp1", want: "installer"},
+		{name: "the schematic's over the cluster's", edit: "installer: nocloud-installer\nschematics:\n  base:\n    file: schematics/base.yaml\n    installer: installer\n", node: "cp1", want: "installer"},
+		{name: "a node without a schematic takes the cluster's", edit: "installer: installer\nschematics:\n  base: {file: schematics/base.yaml, installer: metal-installer}\n", node: "w1", want: "installer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			talops := minimal
+			if tc.edit != "" {
+				talops = strings.Replace(minimal, "schematics:\n  base: schematics/base.yaml\n", tc.edit, 1)
+			}
+
+			c, err := cluster.Load("lab", files(talops))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			if got := c.Spec.Schematics["base"].File; got != "schematics/base.yaml" {
+				t.Errorf("schematics.base file = %q", got)
+			}
+
+			if got := c.NodeInstaller(c.Spec.Nodes[c.NodeIndex(tc.node)]); got != tc.want {
+				t.Errorf("NodeInstaller(%s) = %q, want %q", tc.node, got, tc.want)
 			}
 		})
 	}

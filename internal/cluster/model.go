@@ -1,7 +1,11 @@
 // Package cluster is the repository model: talops.yaml, the files it names, and the nodes.
 package cluster
 
-import "slices"
+import (
+	"slices"
+
+	"go.yaml.in/yaml/v4"
+)
 
 // FileName is the cluster file at the root of a repository directory.
 const FileName = "talops.yaml"
@@ -23,13 +27,17 @@ type Spec struct {
 	// ConfigVersion is the Talos version whose config contract the configs are generated
 	// for (default: talosVersion). A cluster keeps the contract it was created with across
 	// upgrades, as Talos does; set it to that version to bump talosVersion alone.
-	ConfigVersion string            `yaml:"configVersion,omitempty"`
-	Secrets       string            `yaml:"secrets,omitempty"`
-	ImageFactory  string            `yaml:"imageFactory,omitempty"`
-	Platform      string            `yaml:"platform,omitempty"`
-	NVIDIA        *NVIDIA           `yaml:"nvidia,omitempty"`
-	Schematics    map[string]string `yaml:"schematics,omitempty"`
-	Patches       Patches           `yaml:"patches,omitempty"`
+	ConfigVersion string `yaml:"configVersion,omitempty"`
+	Secrets       string `yaml:"secrets,omitempty"`
+	ImageFactory  string `yaml:"imageFactory,omitempty"`
+	Platform      string `yaml:"platform,omitempty"`
+	// Installer is the Image Factory repository every node's installer is named from
+	// ("installer", "metal-installer"; default: the node's platform's), so that nodes
+	// keep the name they were installed with. A schematic's own wins.
+	Installer  string               `yaml:"installer,omitempty"`
+	NVIDIA     *NVIDIA              `yaml:"nvidia,omitempty"`
+	Schematics map[string]Schematic `yaml:"schematics,omitempty"`
+	Patches    Patches              `yaml:"patches,omitempty"`
 	// ProxmoxAPI is the Proxmox VE API the nodes' VMs live behind; only the proxmox
 	// commands use it. Credentials never come from this file.
 	ProxmoxAPI *ProxmoxAPI `yaml:"proxmox,omitempty"`
@@ -39,6 +47,38 @@ type Spec struct {
 	// nodes and at the end.
 	HealthChecks []HealthCheck `yaml:"healthChecks,omitempty"`
 	Nodes        []Node        `yaml:"nodes"`
+}
+
+// Schematic is one entry of schematics: its file, written as a plain path, or a mapping
+// with the installer repository of the schematic's nodes.
+type Schematic struct {
+	// File is the Image Factory schematic (or an opaque one holding only the ID).
+	File string `yaml:"file"`
+	// Installer names the repository of the nodes' installers, as Spec.Installer does,
+	// for the nodes of this schematic.
+	Installer string `yaml:"installer,omitempty"`
+}
+
+// UnmarshalYAML reads the plain path or the mapping.
+func (s *Schematic) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		return n.Decode(&s.File)
+	}
+
+	type plain Schematic
+
+	return n.Decode((*plain)(s))
+}
+
+// MarshalYAML writes the plain path when there is nothing else to say.
+func (s Schematic) MarshalYAML() (any, error) {
+	if s.Installer == "" {
+		return s.File, nil
+	}
+
+	type plain Schematic
+
+	return plain(s), nil
 }
 
 // HealthCheck is one entry of healthChecks: a CEL expression over Kubernetes objects of

@@ -83,7 +83,7 @@ func Of(c *cluster.Cluster, ids map[string]string) (*Schematics, error) {
 	for _, name := range slices.Sorted(maps.Keys(c.Spec.Schematics)) {
 		if render.OpaqueSchematic(c, name) {
 			out.Schematics = append(out.Schematics, Schematic{
-				Name: name, File: c.Path(c.Spec.Schematics[name]), ID: ids[name], Extensions: []string{}, Opaque: true,
+				Name: name, File: c.Path(c.Spec.Schematics[name].File), ID: ids[name], Extensions: []string{}, Opaque: true,
 			})
 
 			continue
@@ -100,7 +100,7 @@ func Of(c *cluster.Cluster, ids map[string]string) (*Schematics, error) {
 		}
 
 		out.Schematics = append(out.Schematics, Schematic{
-			Name: name, File: c.Path(c.Spec.Schematics[name]), ID: ids[name], Extensions: exts,
+			Name: name, File: c.Path(c.Spec.Schematics[name].File), ID: ids[name], Extensions: exts,
 		})
 	}
 
@@ -139,7 +139,7 @@ func Of(c *cluster.Cluster, ids map[string]string) (*Schematics, error) {
 
 // LoadSchematic loads the schematic talops.yaml names name, with errors placed in its file.
 func LoadSchematic(c *cluster.Cluster, name string) (*schematic.Schematic, error) {
-	rel := c.Spec.Schematics[name]
+	rel := c.Spec.Schematics[name].File
 	data, _ := c.File(rel)
 
 	s, err := schematic.Load(data)

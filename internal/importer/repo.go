@@ -109,17 +109,20 @@ func (r *Repo) Mapped(sev finding.Severity, line int, node, path, msg string) {
 	r.Report(finding.Finding{Severity: sev, Code: CodeMapped, File: r.Source, Line: line, Node: node, Path: path, Message: msg})
 }
 
-// WithSchematics is the spec with the schematics added named in it.
+// WithSchematics is the spec with the schematics added named in it; an installer the
+// spec already gives one of them is kept.
 func (r *Repo) WithSchematics(spec cluster.Spec) cluster.Spec {
 	if len(r.schematics) > 0 {
 		spec.Schematics = maps.Clone(spec.Schematics)
 		if spec.Schematics == nil {
-			spec.Schematics = map[string]string{}
+			spec.Schematics = map[string]cluster.Schematic{}
 		}
 	}
 
 	for _, name := range r.schematics {
-		spec.Schematics[name] = SchematicPath(name)
+		s := spec.Schematics[name]
+		s.File = SchematicPath(name)
+		spec.Schematics[name] = s
 	}
 
 	return spec

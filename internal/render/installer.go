@@ -21,7 +21,7 @@ func SchematicIDs(c *cluster.Cluster) (map[string]string, error) {
 
 	// Sorted, so that several broken schematics are reported in a stable order.
 	for _, name := range slices.Sorted(maps.Keys(c.Spec.Schematics)) {
-		rel := c.Spec.Schematics[name]
+		rel := c.Spec.Schematics[name].File
 		data, _ := c.File(rel)
 
 		if id, ok := schematic.Opaque(data); ok {
@@ -53,12 +53,12 @@ func SchematicIDs(c *cluster.Cluster) (map[string]string, error) {
 // OpaqueSchematic says whether the schematic talops.yaml names name is an opaque file: it
 // holds only the ID, so talops knows the node's images but not what they carry.
 func OpaqueSchematic(c *cluster.Cluster, name string) bool {
-	rel, ok := c.Spec.Schematics[name]
+	s, ok := c.Spec.Schematics[name]
 	if !ok {
 		return false
 	}
 
-	data, _ := c.File(rel)
+	data, _ := c.File(s.File)
 	_, opaque := schematic.Opaque(data)
 
 	return opaque
@@ -93,7 +93,9 @@ func SchematicError(file string, data []byte, err error) error {
 }
 
 // FactoryInstaller returns the installer of each node's schematic from the Image Factory
-// (the vanilla schematic for nodes that name none).
+// (the vanilla schematic for nodes that name none), in the repository talops.yaml names
+// for the node (cluster.NodeInstaller): one contract writes it into machine.install.image,
+// the other into the UnattendedInstallConfig, from this one name.
 func FactoryInstaller(ids map[string]string) Installer {
 	return func(c *cluster.Cluster, n cluster.Node) (string, error) {
 		id := schematic.VanillaID
@@ -105,6 +107,6 @@ func FactoryInstaller(ids map[string]string) Installer {
 			}
 		}
 
-		return schematic.InstallerImage(c.ImageFactory(), c.NodePlatform(n), id, c.Spec.TalosVersion, n.SecureBoot), nil
+		return schematic.Installer(c.ImageFactory(), c.NodeInstaller(n), id, c.Spec.TalosVersion, n.SecureBoot), nil
 	}
 }

@@ -76,7 +76,7 @@ func extensionsAdvice(c *cluster.Cluster, n *render.Machine, images []string) st
 
 	target := "a schematic file, list it under schematics: in talops.yaml and set schematic: on node " + n.Node.Name
 	if n.Node.Schematic != "" {
-		target = fmt.Sprintf("schematic %s (%s)", n.Node.Schematic, c.Path(c.Spec.Schematics[n.Node.Schematic]))
+		target = fmt.Sprintf("schematic %s (%s)", n.Node.Schematic, c.Path(c.Spec.Schematics[n.Node.Schematic].File))
 
 		if render.OpaqueSchematic(c, n.Node.Schematic) {
 			// What it already carries is unknown: every official image reads as one to add.
@@ -134,7 +134,7 @@ func schematicExtensionsOf(c *cluster.Cluster, name string) []string {
 		return nil
 	}
 
-	data, _ := c.File(rel)
+	data, _ := c.File(rel.File)
 
 	s, err := schematic.Load(data)
 	if err != nil {

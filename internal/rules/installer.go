@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -147,12 +148,13 @@ func installerMismatch(in *Input) []finding.Finding {
 }
 
 // acceptedInstaller: the same image as wanted (a digest pin does not make it another, nor
-// the factory's legacy name of a metal installer), the stock installer standing for the
-// vanilla schematic where Talos still publishes it, or a stock installer that
-// installer.ghcr-removed already reports.
+// the factory's legacy name of a metal installer for its platform-prefixed one, either
+// way round: talops.yaml's installer may name the legacy one), the stock installer
+// standing for the vanilla schematic where Talos still publishes it, or a stock installer
+// that installer.ghcr-removed already reports.
 func acceptedInstaller(c *cluster.Cluster, node cluster.Node, got, want schematic.InstallerRef) bool {
 	if got.Registry == want.Registry && got.ID == want.ID && got.Tag == want.Tag &&
-		(got.Repository == want.Repository || metalRepository(c.NodePlatform(node), got.Repository) == want.Repository) {
+		sameMetalRepository(c.NodePlatform(node), got.Repository, want.Repository) {
 		return true
 	}
 
@@ -185,6 +187,12 @@ func metalRepository(platform, repo string) string {
 	}
 }
 
+// sameMetalRepository: a and b are one repository, once a metal node's legacy names are
+// read as the platform-prefixed ones.
+func sameMetalRepository(platform, a, b string) bool {
+	return a == b || cmp.Or(metalRepository(platform, a), a) == cmp.Or(metalRepository(platform, b), b)
+}
+
 func mismatchMessage(c *cluster.Cluster, n *render.Machine, known map[string]knownSchematic, got, want schematic.InstallerRef) string {
 	var reasons []string
 
@@ -203,7 +211,7 @@ func mismatchMessage(c *cluster.Cluster, n *render.Machine, known map[string]kno
 		}
 
 		if got.Repository != want.Repository {
-			reasons = append(reasons, fmt.Sprintf("repository %s (not %s: platform %s%s)", got.Repository, want.Repository, c.NodePlatform(n.Node), secureBootNote(n)))
+			reasons = append(reasons, fmt.Sprintf("repository %s (not %s: %s%s)", got.Repository, want.Repository, flavourOf(c, n.Node), secureBootNote(n)))
 		}
 	}
 
@@ -260,6 +268,16 @@ func lostExtensions(known map[string]knownSchematic, got, want schematic.Install
 	return lost
 }
 
+// flavourOf says where the node's installer repository comes from: talops.yaml's installer
+// setting, or the node's platform.
+func flavourOf(c *cluster.Cluster, n cluster.Node) string {
+	if r := c.NodeInstaller(n); r != schematic.InstallerRepository(c.NodePlatform(n)) {
+		return "installer " + r
+	}
+
+	return "platform " + c.NodePlatform(n)
+}
+
 func secureBootNote(n *render.Machine) string {
 	if n.Node.SecureBoot {
 		return ", secureBoot: true"
@@ -303,7 +321,7 @@ func knownSchematics(in *Input) map[string]knownSchematic {
 			continue
 		}
 
-		data, _ := in.Cluster.File(rel)
+		data, _ := in.Cluster.File(rel.File)
 
 		var exts []string
 
@@ -342,7 +360,7 @@ func installerGHCRRemoved(in *Input) []finding.Finding {
 
 			want, ok := wantInstaller(in, n)
 			if !ok {
-				want = schematic.InstallerImage(in.Cluster.ImageFactory(), in.Cluster.NodePlatform(n.Node), schematic.VanillaID, in.Cluster.Spec.TalosVersion, n.Node.SecureBoot)
+				want = schematic.Installer(in.Cluster.ImageFactory(), in.Cluster.NodeInstaller(n.Node), schematic.VanillaID, in.Cluster.Spec.TalosVersion, n.Node.SecureBoot)
 			}
 
 			out = append(out, finding.Finding{

@@ -60,7 +60,8 @@ type SchematicFile struct {
 func LoadSchematicFiles(c *cluster.Cluster) map[string]*SchematicFile {
 	out := map[string]*SchematicFile{}
 
-	for name, rel := range c.Spec.Schematics {
+	for name, entry := range c.Spec.Schematics {
+		rel := entry.File
 		data, _ := c.File(rel)
 
 		if _, ok := schematic.Opaque(data); ok {

@@ -22,7 +22,7 @@ func schematicExtensions(in *Input) []finding.Finding {
 	var out []finding.Finding
 
 	for _, name := range slices.Sorted(maps.Keys(c.Spec.Schematics)) {
-		rel := c.Spec.Schematics[name]
+		rel := c.Spec.Schematics[name].File
 		data, _ := c.File(rel)
 
 		s, pos, err := schematic.LoadWithPositions(data)
@@ -90,7 +90,7 @@ func opaqueSchematic(c *cluster.Cluster, name string, o *schematic.OpaqueError) 
 	}
 
 	return finding.Finding{
-		Severity: finding.Info, Code: CodeSchematicOpaque, File: c.Path(c.Spec.Schematics[name]), Line: o.Line, Path: "id",
+		Severity: finding.Info, Code: CodeSchematicOpaque, File: c.Path(c.Spec.Schematics[name].File), Line: o.Line, Path: "id",
 		Message: fmt.Sprintf("schematic %s is opaque: the file holds only the ID %s, so talops names its installer but does not know its extensions, and the extension and NVIDIA checks skip what it carries (%s); to fill it in, run the import online, or ask the factory (GET %s/schematics/%s) and replace the file with the schematic it gives",
 			name, o.ID, using, c.ImageFactory(), o.ID),
 	}

@@ -32,6 +32,8 @@ func ImportedSpec(spec cluster.Spec, from string) ([]byte, error) {
 		switch doc.Content[i].Value {
 		case "configVersion":
 			doc.Content[i].HeadComment = configVersionComment
+		case "installer":
+			doc.Content[i].HeadComment = installerComment
 		case "cluster":
 			c := doc.Content[i+1]
 			for j := 0; j+1 < len(c.Content); j += 2 {
@@ -67,5 +69,9 @@ func VersionTag(v string) string {
 }
 
 // secretboxKeyNamesComment heads an imported cluster.secretboxKeyNames.
+const installerComment = "The Image Factory's name of the installer the nodes were installed from, as the source\n" +
+	"named it: each node keeps it (another name would change every node's config), and it\n" +
+	"follows talosVersion."
+
 const secretboxKeyNamesComment = "The names the source's configs gave the etcd encryption key, first, then Talos' own:\n" +
 	"kube-apiserver reads a Secret only under the name it was written with (docs/import.md)."

@@ -17,19 +17,35 @@ const DefaultFactory = "https://factory.talos.dev"
 //
 // factory is the factory's base URL; the scheme and trailing slashes are
 // dropped, a custom factory's host (and port) is kept. An empty platform gives
-// the platform-less "installer" repository, which serves Talos up to 1.13 only.
+// the platform-less "installer" repository (InstallerRepository).
 // A version without its leading "v" gets one: the factory tags carry it.
 func InstallerImage(factory, platform, id, talosVersion string, secureBoot bool) string {
-	repo := "installer"
-	if platform != "" {
-		repo = platform + "-installer"
-	}
+	return Installer(factory, InstallerRepository(platform), id, talosVersion, secureBoot)
+}
 
+// Installer is InstallerImage of a repository named outright ("installer",
+// "metal-installer"), as talops.yaml's installer setting names it: the
+// "-secureboot" suffix is still the node's.
+func Installer(factory, repository, id, talosVersion string, secureBoot bool) string {
 	if secureBoot {
-		repo += "-secureboot"
+		repository += "-secureboot"
 	}
 
-	return registryHost(factory) + "/" + repo + "/" + id + ":" + VersionTag(talosVersion)
+	return registryHost(factory) + "/" + repository + "/" + id + ":" + VersionTag(talosVersion)
+}
+
+// LegacyInstaller is the factory's platform-less name of its metal installer, from
+// before the platform-prefixed ones; talhelper's default template still writes it.
+const LegacyInstaller = "installer"
+
+// InstallerRepository is the factory's repository of a platform's installer without
+// the SecureBoot suffix: "nocloud-installer"; LegacyInstaller for no platform.
+func InstallerRepository(platform string) string {
+	if platform == "" {
+		return LegacyInstaller
+	}
+
+	return platform + "-installer"
 }
 
 // BootImageURL returns the download URL of one boot asset:

@@ -252,13 +252,13 @@ func (im *mapping) imageURLSchematic(n *yaml.Node, node string, flavour cluster.
 	installer, own := im.talopsInstaller(ref, flavour)
 
 	if ref.ID == schematic.VanillaID {
-		msg := "the image has no extensions (the vanilla schematic): the node needs no schematic; its patch keeps talhelper's installer URL"
-		if own {
-			msg = "the image has no extensions (the vanilla schematic): the node needs no schematic, and talops names its installer, " + installer + followsNote(ref)
+		if !own {
+			im.repo.Mapped(finding.Info, line, node, field("talosImageURL"),
+				"the image has no extensions (the vanilla schematic): the node needs no schematic; its patch keeps talhelper's installer URL")
 		}
 
-		im.repo.Mapped(finding.Info, line, node, field("talosImageURL"), msg)
-
+		// Otherwise nothing changes form: talops names the URL's installer, which follows
+		// talosVersion.
 		return "", own
 	}
 
@@ -287,8 +287,8 @@ func (im *mapping) imageURLSchematic(n *yaml.Node, node string, flavour cluster.
 	msg := fmt.Sprintf("%s has this image's schematic ID: the node's schematic is %s; its patch keeps talhelper's installer URL, so the render is talhelper's",
 		is.file.File, is.name)
 	if own {
-		msg = fmt.Sprintf("%s has this image's schematic ID: the node's schematic is %s, and talops names its installer, %s%s",
-			is.file.File, is.name, installer, followsNote(ref))
+		msg = fmt.Sprintf("%s has this image's schematic ID: the node's schematic is %s, and talops names its installer, %s: it follows talosVersion",
+			is.file.File, is.name, installer)
 	}
 
 	im.repo.Mapped(finding.Info, line, node, field("talosImageURL"), msg)
@@ -323,7 +323,7 @@ func (im *mapping) opaqueSchematic(ref schematic.InstallerRef, line int, node, f
 
 	then := "its patch keeps talhelper's installer URL, so the render is talhelper's"
 	if own {
-		then = "talops names its installer, " + installer + followsNote(ref)
+		then = "talops names its installer, " + installer + ": it follows talosVersion"
 	}
 
 	im.repo.Mapped(finding.Warning, line, node, field, fmt.Sprintf(
@@ -334,40 +334,16 @@ func (im *mapping) opaqueSchematic(ref schematic.InstallerRef, line int, node, f
 }
 
 // talopsInstaller is the installer talops names for the URL's schematic on this node (of
-// flavour's platform and secureBoot), and whether it is the URL's image: the same factory
-// and flavour (the factory's legacy names of the metal installers included), no tag or
-// digest of the URL's own. Then talops.yaml carries the installer (talosVersion, the
-// schematic, the platform), and a bump of talosVersion moves it as it moves every other
-// node's.
+// flavour's platform and secureBoot, in the repository talops.yaml names for it:
+// chooseInstallerNames), and whether it is the URL's image under the URL's name. Then
+// talops.yaml carries the installer (talosVersion, the schematic, the installer's
+// repository), and a bump of talosVersion moves it as it moves every other node's.
 func (im *mapping) talopsInstaller(ref schematic.InstallerRef, flavour cluster.Node) (string, bool) {
-	secureBoot := flavour.SecureBoot
-	installer := schematic.InstallerImage(cmp.Or(im.factory, cluster.DefaultImageFactory), flavour.Platform, ref.ID, im.talosVersion, secureBoot)
+	repo := im.installerRepository(ref.ID, flavour)
+	installer := schematic.Installer(cmp.Or(im.factory, cluster.DefaultImageFactory), repo, ref.ID, im.talosVersion, flavour.SecureBoot)
+	kept, ok := im.keptRepository(ref, flavour.Platform, flavour.SecureBoot)
 
-	want, err := schematic.ParseInstallerImage(installer)
-	if err != nil || ref.Tag != "" || ref.Digest != "" || ref.Registry != want.Registry {
-		return installer, false
-	}
-
-	return installer, ref.Repository == want.Repository || flavour.Platform == cluster.DefaultPlatform && ref.Repository == legacyRepository(secureBoot)
-}
-
-// legacyRepository is the factory's name, from before the platform-prefixed ones, of its
-// metal installer: the name talhelper's default template writes.
-func legacyRepository(secureBoot bool) string {
-	if secureBoot {
-		return "installer-secureboot"
-	}
-
-	return "installer"
-}
-
-// followsNote ends the note of an installer talops names.
-func followsNote(ref schematic.InstallerRef) string {
-	if ref.Repository == legacyRepository(false) || ref.Repository == legacyRepository(true) {
-		return " (the factory's current name of talhelper's " + ref.Repository + " image): it follows talosVersion"
-	}
-
-	return ": it follows talosVersion"
+	return installer, ok && kept == repo
 }
 
 // schematicName names a schematic after its file, as talops names allow, and apart from

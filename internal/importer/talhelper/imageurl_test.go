@@ -92,7 +92,7 @@ func nodeSchematics(t *testing.T, res *talhelper.Result) map[string]string {
 
 	out := map[string]string{}
 	for _, n := range c.Spec.Nodes {
-		out[n.Name] = n.Schematic + " " + c.Spec.Schematics[n.Schematic]
+		out[n.Name] = n.Schematic + " " + c.Spec.Schematics[n.Schematic].File
 	}
 
 	return out
@@ -158,8 +158,8 @@ func TestImport_TalosImageURLGetsTheSchematicFileOfItsID(t *testing.T) {
 				t.Errorf("schematics/%s.yaml = %q, want the file with its ID in a header", tc.schematic, data)
 			}
 
-			// talops names the installer (the same image, under the factory's current name), so
-			// it follows talosVersion: no patch pins it.
+			// talops names the installer (under the URL's name, talops.yaml's installer), so it
+			// follows talosVersion: no patch pins it.
 			if patch, ok := fileOf(res, "nodes/cp1-talhelper.yaml"); ok && strings.Contains(patch, "/machine/install/image") {
 				t.Errorf("cp1's patch pins the installer:\n%s", patch)
 			}
@@ -169,7 +169,11 @@ func TestImport_TalosImageURLGetsTheSchematicFileOfItsID(t *testing.T) {
 				t.Errorf("import.mapped findings = %q, want %q", got, want2)
 			}
 
-			installers := map[string]string{"cp1": "metal-installer-secureboot", "w1": "metal-installer"}
+			if talops := written(t, res, "talops.yaml"); !strings.Contains(talops, "\ninstaller: installer\n") {
+				t.Errorf("talops.yaml does not keep the installer's name:\n%s", talops)
+			}
+
+			installers := map[string]string{"cp1": "installer-secureboot", "w1": "installer"}
 			for _, f := range res.Findings {
 				if f.Code == talhelper.CodeMapped && !strings.Contains(f.Message, tc.from+" has this image's schematic ID") {
 					t.Errorf("the note does not name %s: %s", tc.from, f.Message)
@@ -409,7 +413,7 @@ func TestImport_OfflineTalosImageURLOfAnUnknownIDBecomesAnOpaqueSchematic(t *tes
 
 	if f := res.Findings[i]; f.Severity != finding.Warning || f.Message != "talops has no schematic file for this image (no file beside the talconfig, nor one given with --schematic, has its ID; "+
 		"import ran --offline, so the Image Factory was not asked for it): schematics/factory-44186a005dfc.yaml holds only the ID (an opaque schematic) and is the node's schematic, "+
-		"talops names its installer, factory.talos.dev/metal-installer/"+gpuID+":v1.13.8 (the factory's current name of talhelper's installer image): it follows talosVersion; "+
+		"talops names its installer, factory.talos.dev/installer/"+gpuID+":v1.13.8: it follows talosVersion; "+
 		"talops cannot check its extensions until the file is filled in with what the factory gives for GET https://factory.talos.dev/schematics/"+gpuID+" (or the import runs online)" {
 		t.Errorf("w1's finding = %+v", f)
 	}

@@ -20,7 +20,9 @@ type mapping struct {
 	// schematics maps a schematic's encoding to its name.
 	schematics map[string]string
 	// images are the schematic files of the talosImageURL installers.
-	images       *imageURLs
+	images *imageURLs
+	// installers are the installer repositories talops.yaml names, chosen before the nodes.
+	installers   installerNames
 	talosVersion string
 	// factory is talops.yaml's imageFactory ("" for the public one).
 	factory string
@@ -83,10 +85,20 @@ func (im *mapping) spec(root *yaml.Node) (cluster.Spec, *coreconfig.VersionContr
 		Secrets:           im.in.Secrets,
 	}
 
-	if scalar(get(root, "talosVersion")) == "" {
+	given := scaffold.VersionTag(im.in.TalosVersion)
+
+	switch {
+	case spec.TalosVersion == "" && given != "":
+		spec.TalosVersion = given
+		im.repo.Mapped(finding.Info, lineOf(root, "talosVersion"), "", "talosVersion",
+			"not set: talops.yaml takes "+given+", given with --talos-version")
+	case spec.TalosVersion == "":
 		spec.TalosVersion = defaultTalosVersion
 		im.repo.Mapped(finding.Warning, lineOf(root, "talosVersion"), "", "talosVersion",
-			"not set: talhelper v3.1.16 (the release the import reproduces) takes the Talos release it was built with, "+defaultTalosVersion+", and so does talops.yaml: check it is the one your nodes run")
+			"not set: talhelper v3.1.16 (the release the import reproduces) takes the Talos release it was built with, "+defaultTalosVersion+", and so does talops.yaml: check it is the one your nodes run, or give it with --talos-version")
+	case given != "" && given != spec.TalosVersion:
+		im.repo.Mapped(finding.Warning, lineOf(root, "talosVersion"), "", "talosVersion",
+			"talops.yaml takes "+spec.TalosVersion+", as the talconfig names it: --talos-version "+given+" is for a talconfig that names none")
 	}
 
 	for _, req := range []struct{ key, value string }{
@@ -155,6 +167,8 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 		return nil, err
 	}
 
+	im.chooseInstallerNames(nodes, roles)
+
 	for i, n := range nodes.Content {
 		node, err := im.node(deref(n), i, roles, rolePatches, shared, global)
 		if err != nil {
@@ -165,6 +179,7 @@ func (im *mapping) run(root *yaml.Node) (*Result, error) {
 	}
 
 	im.imageDrift()
+	im.writeInstallerNames(&spec)
 
 	clusterPlatform(&spec)
 

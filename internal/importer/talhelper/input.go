@@ -21,6 +21,9 @@ type Input struct {
 	ListDir func() ([]string, error)
 	// Secrets is the name the imported repository's bundle gets ("" for none).
 	Secrets string
+	// TalosVersion is the Talos release the nodes run, given on the command line
+	// (--talos-version): the cluster's when the source names none.
+	TalosVersion string
 	// Recover gives the schematic of a talosImageURL's ID that no file has, from the Image
 	// Factory (nil: the import runs offline).
 	Recover importer.Recover

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/talops/talops/internal/cluster"
-	"github.com/talops/talops/internal/finding"
 )
 
 // platformNode is a talconfig node named name whose machineSpec.mode is mode ("": none).
@@ -61,34 +60,5 @@ func TestImport_AMachineSpecModeOtherThanTheClustersBecomesTheNodesPlatform(t *t
 				}
 			}
 		})
-	}
-}
-
-// A nocloud node's talosImageURL naming its platform's installer is the installer talops
-// names for it, though the other nodes are on metal: it follows talosVersion.
-func TestImport_TalosImageURLOfANodesOwnPlatformIsTheInstallerTalopsNames(t *testing.T) {
-	talconfig := head + "nodes:\n" + platformNode("n1", "10.0.0.11", "") +
-		platformNode("n2", "10.0.0.12", "nocloud") + "    talosImageURL: factory.talos.dev/nocloud-installer/" + vanillaID + "\n"
-
-	res := importText(t, talconfig, nil, nil)
-
-	want := "talops names its installer, factory.talos.dev/nocloud-installer/" + vanillaID + ":v1.12.4: it follows talosVersion"
-
-	var got []string
-
-	for _, f := range res.Findings {
-		if f.Node == "n2" && f.Severity == finding.Info && strings.HasSuffix(f.Path, "talosImageURL") {
-			got = append(got, f.Message)
-		}
-	}
-
-	if len(got) != 1 || !strings.HasSuffix(got[0], want) {
-		t.Errorf("talosImageURL findings %q, want one ending %q", got, want)
-	}
-
-	for _, f := range res.Files {
-		if strings.Contains(string(f.Data), "installer/"+vanillaID) {
-			t.Errorf("%s keeps the installer URL, which talops names instead:\n%s", f.Path, f.Data)
-		}
 	}
 }

@@ -69,3 +69,35 @@ func TestImport_ATalconfigAt114KeepsTalhelpersEtcdKeyName(t *testing.T) {
 		t.Errorf("a talconfig before 1.14 names the key:\n%s", talops)
 	}
 }
+
+// --talos-version is the release of a talconfig that names none, in place of talhelper's
+// default; a talconfig's own release wins over it, with a warning.
+func TestImport_TalosVersionFlagStandsForAnUnsetTalosVersion(t *testing.T) {
+	const unset = "clusterName: lab\nendpoint: https://10.0.0.10:6443\nkubernetesVersion: v1.35.0\nnodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n"
+
+	for _, tc := range []struct {
+		name, talconfig, flag, want string
+		severity                    finding.Severity
+		says                        string
+	}{
+		{name: "unset, no flag: talhelper's default, pointing at the flag", talconfig: unset, want: "v1.13.8", severity: finding.Warning, says: "or give it with --talos-version"},
+		{name: "unset: the flag's release", talconfig: unset, flag: "1.14.1", want: "v1.14.1", severity: finding.Info, says: "not set: talops.yaml takes v1.14.1, given with --talos-version"},
+		{name: "set: the talconfig's release wins over another flag", talconfig: head + "nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n", flag: "v1.14.1", want: "v1.12.4", severity: finding.Warning, says: "--talos-version v1.14.1 is for a talconfig that names none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := talhelper.Import(talhelper.Input{File: "talconfig.yaml", Data: []byte(tc.talconfig), TalosVersion: tc.flag, Lookup: func(string) (string, bool) { return "", false }})
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			if res.TalosVersion != tc.want {
+				t.Errorf("talosVersion = %q, want %q", res.TalosVersion, tc.want)
+			}
+
+			i := slices.IndexFunc(res.Findings, func(f finding.Finding) bool { return f.Path == "talosVersion" })
+			if i < 0 || res.Findings[i].Severity != tc.severity || !strings.Contains(res.Findings[i].Message, tc.says) {
+				t.Errorf("want a %s saying %q on talosVersion, got %+v", tc.severity, tc.says, res.Findings)
+			}
+		})
+	}
+}

@@ -80,10 +80,13 @@ func (im *mapping) spec(c *config) (*cluster.Spec, error) {
 		Secrets:           im.in.Secrets,
 	}
 
+	im.talosVersion(c, spec)
+
 	for _, req := range []struct{ key, value, why string }{
 		{"clusterName", c.ClusterName, "required"}, {"clusterEndpoint", c.ClusterEndpoint, "required"},
 		{"kubernetesVersion", c.KubernetesVersion, "required"},
-		{"talosVersion", c.TalosVersion, "required: topf falls back to the Talos version it was built with, talops needs it written"},
+		{"talosVersion", spec.TalosVersion, "not set, and topf then uses the Talos release it was built with, which talops cannot know: " +
+			"give the release the nodes run with --talos-version (reading it from the nodes with --talosconfig is not supported yet)"},
 	} {
 		if req.value == "" {
 			return nil, &cluster.InputError{File: im.in.File, Line: cmp.Or(c.lines[req.key], 1), Field: req.key, Msg: req.why}
@@ -136,6 +139,27 @@ func (im *mapping) spec(c *config) (*cluster.Spec, error) {
 	}
 
 	return spec, nil
+}
+
+// talosVersion takes --talos-version where topf.yaml names no release, with a note; where
+// it names one, a different --talos-version is a warning and not used.
+func (im *mapping) talosVersion(c *config, spec *cluster.Spec) {
+	given := scaffold.VersionTag(im.in.TalosVersion)
+
+	switch {
+	case given == "":
+	case spec.TalosVersion == "":
+		spec.TalosVersion = given
+		im.repo.Report(finding.Finding{
+			Severity: finding.Info, Code: CodeMapped, File: im.in.File, Line: cmp.Or(c.lines["talosVersion"], 1), Path: "talosVersion",
+			Message: "not set: talops.yaml takes " + given + ", given with --talos-version",
+		})
+	case given != spec.TalosVersion:
+		im.repo.Report(finding.Finding{
+			Severity: finding.Warning, Code: CodeMapped, File: im.in.File, Line: c.lines["talosVersion"], Path: "talosVersion",
+			Message: "talops.yaml takes " + spec.TalosVersion + ", as topf.yaml names it: --talos-version " + given + " is for a topf.yaml that names none",
+		})
+	}
 }
 
 // templateContext is what topf's templates see when rendering node n.

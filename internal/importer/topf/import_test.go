@@ -148,7 +148,7 @@ func TestImport_RefusesWhatTopfRefusesWithItsLine(t *testing.T) {
 		name, topfYAML, want string
 	}{
 		{"no YAML", "a: [", "topf.yaml: not YAML"},
-		{"no talos version", "clusterName: a\nclusterEndpoint: https://a:6443\nkubernetesVersion: 1.35.0\nnodes: [{host: a, role: worker}]\n", "topf.yaml:1: talosVersion: required"},
+		{"no talos version", "clusterName: a\nclusterEndpoint: https://a:6443\nkubernetesVersion: 1.35.0\nnodes: [{host: a, role: worker}]\n", "topf.yaml:1: talosVersion: not set"},
 		{"no nodes", head, "topf.yaml:1: nodes: no nodes"},
 		{"a node without host", head + "nodes:\n  - role: worker\n", "topf.yaml:6: nodes[0].host: required"},
 		{"an unknown role", head + "nodes:\n  - host: a\n    role: master\n", "topf.yaml:7: nodes[0].role: is \"master\""},

@@ -23,6 +23,9 @@ type Input struct {
 	Recover importer.Recover
 	// Secrets is the name the imported repository's bundle gets ("" for none).
 	Secrets string
+	// TalosVersion is the Talos release the nodes run, given on the command line
+	// (--talos-version): the cluster's when the source names none.
+	TalosVersion string
 }
 
 // Result is the imported repository.

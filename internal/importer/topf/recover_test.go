@@ -72,7 +72,7 @@ func TestImport_RawSchematicIDGetsTheFactorysSchematic(t *testing.T) {
 		}
 	}
 
-	data, _ := c.File(c.Spec.Schematics["factory-d5d1a460585c"])
+	data, _ := c.File(c.Spec.Schematics["factory-d5d1a460585c"].File)
 	if s, err := schematic.Load(data); err != nil {
 		t.Errorf("the recovered schematic does not load: %v", err)
 	} else if id, _ := s.ID(); id != rawID {
@@ -109,7 +109,7 @@ func TestImport_RawSchematicIDOfflineBecomesAnOpaqueSchematicAndSaysSo(t *testin
 		}
 	}
 
-	data, _ := c.File(c.Spec.Schematics["factory-d5d1a460585c"])
+	data, _ := c.File(c.Spec.Schematics["factory-d5d1a460585c"].File)
 	if id, ok := schematic.Opaque(data); !ok || id != rawID {
 		t.Errorf("schematic factory-d5d1a460585c is not the opaque schematic of %s:\n%s", rawID, data)
 	}
