@@ -141,6 +141,23 @@ func install(c config.Config, put func(string, any)) {
 	put("install.wipe", i.Zero()) // Zero is machine.install.wipe
 }
 
+// certSANs are the API server certificate's extra names as a set, with the control-plane
+// endpoint's host: Talos adds that one itself (what an older contract's generator wrote
+// into the list, a newer one leaves to it), so it is there either way.
+func certSANs(c config.Config, extra []string) []string {
+	out := slices.Clone(extra)
+
+	if k := c.K8sClusterConfig(); k != nil {
+		if u := k.ClusterEndpoint(); u != nil {
+			out = append(out, u.Hostname())
+		}
+	}
+
+	slices.Sort(out)
+
+	return slices.Compact(out)
+}
+
 // controlPlane reads what only a control plane runs: the API server, who may sign in and
 // what they may do, the audit policy and the keys etcd data is encrypted with.
 func controlPlane(c config.Config, put func(string, any)) {
@@ -176,7 +193,7 @@ func controlPlane(c config.Config, put func(string, any)) {
 	put("apiServer.image", api.Image())
 	put("apiServer.extraArgs", args)
 	put("apiServer.env", api.Env())
-	put("apiServer.certSANs", api.CertSANs())
+	put("apiServer.certSANs", certSANs(c, api.CertSANs()))
 
 	var authorizers []string
 

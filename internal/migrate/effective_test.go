@@ -96,3 +96,42 @@ func TestCompare_AnInstallSelectorWinsOverTheDiskBesideIt(t *testing.T) {
 		t.Errorf("the disk as a document: %+v, want install.disk to differ", d)
 	}
 }
+
+// Talos adds the control-plane endpoint's host to the API server's certificate by itself:
+// an older contract's generator wrote it into certSANs, a newer one leaves it out, and the
+// node serves the same certificate.
+func TestCompare_TheEndpointHostInCertSANsIsNoDifference(t *testing.T) {
+	t.Parallel()
+
+	controlPlane := func(apiServer, docs string) coreconfig.Provider {
+		data := "version: v1alpha1\nmachine:\n  type: controlplane\n  token: abcdef.0123456789abcdef\n" +
+			"cluster:\n  controlPlane:\n    endpoint: https://10.0.0.10:6443\n" + apiServer + docs
+
+		c, err := configloader.NewFromBytes([]byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		return c
+	}
+
+	before := controlPlane("  apiServer:\n    certSANs: [10.0.0.10, lab.example.org]\n", "")
+
+	for _, tc := range []struct {
+		name, apiServer string
+		differs         bool
+	}{
+		{name: "the endpoint host left to Talos", apiServer: "  apiServer:\n    certSANs: [lab.example.org]\n"},
+		{name: "the names in another order", apiServer: "  apiServer:\n    certSANs: [lab.example.org, 10.0.0.10]\n"},
+		{name: "a name dropped", apiServer: "  apiServer:\n    certSANs: [10.0.0.10]\n", differs: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			d := migrate.Compare(before, controlPlane(tc.apiServer, ""))
+			if got := len(d) > 0; got != tc.differs {
+				t.Errorf("differences %+v, want differing %v", d, tc.differs)
+			}
+		})
+	}
+}

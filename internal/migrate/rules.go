@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/siderolabs/talos/pkg/machinery/config/types/k8s"
@@ -40,7 +41,12 @@ func (f *file) install() {
 	}
 
 	if extra := unknownKeys(v, "disk", "diskSelector", "image", "wipe"); len(extra) > 0 || v.Kind != yaml.MappingNode {
-		f.left("machine.install", fmt.Sprintf("%s has no place in UnattendedInstallConfig this migration writes: move it by hand", strings.Join(extra, ", ")))
+		why := fmt.Sprintf("%s has no place in UnattendedInstallConfig this migration writes: move it by hand", strings.Join(extra, ", "))
+		if slices.Contains(extra, "extraKernelArgs") {
+			why = "extraKernelArgs has no document from 1.14: put the arguments in the node's schematic (customization.extraKernelArgs), whose installer carries them, and remove them here"
+		}
+
+		f.left("machine.install", why)
 
 		return
 	}
