@@ -214,7 +214,7 @@ func runningInstaller(r *Repo, n cluster.Node, v talos.Running) string {
 		id = schematic.VanillaID
 	}
 
-	return schematic.Installer(r.Cluster.ImageFactory(), r.Cluster.NodeInstaller(n), id, v.Version, n.SecureBoot)
+	return schematic.Installer(r.Cluster.ImageFactory(), r.Cluster.NodeInstaller(n, v.Version), id, v.Version, n.SecureBoot)
 }
 
 // runningSchematic names what a node runs for the plan's reasons: as talops.yaml names it,

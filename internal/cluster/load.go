@@ -217,19 +217,30 @@ func (c *Cluster) NodePlatform(n Node) string {
 	return c.Platform()
 }
 
-// NodeInstaller is the Image Factory repository node n's installer is named from, without
-// the SecureBoot suffix: its schematic's installer, else the cluster's, else its
-// platform's ("nocloud-installer").
-func (c *Cluster) NodeInstaller(n Node) string {
+// NodeInstaller is the Image Factory repository node n's installer of Talos talosVersion is
+// named from, without the SecureBoot suffix: its schematic's installer, else the cluster's,
+// else its platform's ("nocloud-installer"). The factory's legacy "installer" (its metal
+// installer's old name) serves Talos up to 1.13: from 1.14 a node named so installs from
+// "metal-installer", the Talos upgrade renaming it as it changes its image anyway.
+func (c *Cluster) NodeInstaller(n Node, talosVersion string) string {
+	named := c.Spec.Installer
 	if i := c.Spec.Schematics[n.Schematic].Installer; n.Schematic != "" && i != "" {
-		return i
+		named = i
 	}
 
-	if c.Spec.Installer != "" {
-		return c.Spec.Installer
+	platform := c.NodePlatform(n)
+
+	if named == schematic.LegacyInstaller {
+		if newer, err := catalog.CompareMinor(talosVersion, "1.14"); err == nil && newer >= 0 {
+			return schematic.InstallerRepository("metal")
+		}
 	}
 
-	return schematic.InstallerRepository(c.NodePlatform(n))
+	if named != "" {
+		return named
+	}
+
+	return schematic.InstallerRepository(platform)
 }
 
 // ImageFactory is the Image Factory base URL, defaulted.

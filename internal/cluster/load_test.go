@@ -338,8 +338,18 @@ func TestNodeInstaller_IsTheSchematicsElseTheClustersElseThePlatforms(t *testing
 				t.Errorf("schematics.base file = %q", got)
 			}
 
-			if got := c.NodeInstaller(c.Spec.Nodes[c.NodeIndex(tc.node)]); got != tc.want {
+			if got := c.NodeInstaller(c.Spec.Nodes[c.NodeIndex(tc.node)], "v1.13.9"); got != tc.want {
 				t.Errorf("NodeInstaller(%s) = %q, want %q", tc.node, got, tc.want)
+			}
+
+			// The platform-less installer serves Talos up to 1.13: from 1.14 the platform's.
+			want114 := tc.want
+			if want114 == "installer" {
+				want114 = "metal-installer"
+			}
+
+			if got := c.NodeInstaller(c.Spec.Nodes[c.NodeIndex(tc.node)], "v1.14.7"); got != want114 {
+				t.Errorf("NodeInstaller(%s) at v1.14.7 = %q, want %q", tc.node, got, want114)
 			}
 		})
 	}

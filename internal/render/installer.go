@@ -107,6 +107,6 @@ func FactoryInstaller(ids map[string]string) Installer {
 			}
 		}
 
-		return schematic.Installer(c.ImageFactory(), c.NodeInstaller(n), id, c.Spec.TalosVersion, n.SecureBoot), nil
+		return schematic.Installer(c.ImageFactory(), c.NodeInstaller(n, c.Spec.TalosVersion), id, c.Spec.TalosVersion, n.SecureBoot), nil
 	}
 }

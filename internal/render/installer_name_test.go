@@ -35,14 +35,21 @@ func TestFactoryInstaller_TheInstallerSettingKeepsTheRepositoryAndFollowsTalosVe
 			node: 0, want: "factory.talos.dev/nocloud-installer/" + ids["base"] + ":" + testlab.Talos,
 		},
 		{
-			name: "the cluster's installer: the factory's platform-less name",
-			edit: clusterInstaller("installer"),
-			node: 0, want: "factory.talos.dev/installer/" + ids["base"] + ":" + testlab.Talos,
+			name: "the cluster's installer: the factory's platform-less name, up to 1.13",
+			edit: clusterInstaller("installer"), talos: "v1.13.9",
+			node: 0, want: "factory.talos.dev/installer/" + ids["base"] + ":v1.13.9",
 		},
 		{
 			name: "the cluster's installer after a talosVersion bump",
+			edit: clusterInstaller("installer"), talos: "v1.13.13",
+			node: 0, want: "factory.talos.dev/installer/" + ids["base"] + ":v1.13.13",
+		},
+		{
+			// The factory serves the platform-less name up to 1.13: the upgrade to 1.14
+			// changes the image anyway, and names the metal installer it was.
+			name: "the cluster's platform-less installer from 1.14: the metal installer",
 			edit: clusterInstaller("installer"), talos: "v1.14.9",
-			node: 0, want: "factory.talos.dev/installer/" + ids["base"] + ":v1.14.9",
+			node: 0, want: "factory.talos.dev/metal-installer/" + ids["base"] + ":v1.14.9",
 		},
 		{
 			name: "the cluster's installer on a secure boot node gets the suffix",
@@ -50,7 +57,8 @@ func TestFactoryInstaller_TheInstallerSettingKeepsTheRepositoryAndFollowsTalosVe
 				clusterInstaller("installer")(t, files)
 				testlab.Edit(t, files, "talops.yaml", labNode4Line, labNode4Line+"\n    secureBoot: true")
 			},
-			node: 4, want: "factory.talos.dev/installer-secureboot/" + ids["base"] + ":" + testlab.Talos,
+			talos: "v1.13.9",
+			node:  4, want: "factory.talos.dev/installer-secureboot/" + ids["base"] + ":v1.13.9",
 		},
 		{
 			name: "the cluster's installer names another platform's repository",
@@ -63,17 +71,18 @@ func TestFactoryInstaller_TheInstallerSettingKeepsTheRepositoryAndFollowsTalosVe
 				clusterInstaller("installer")(t, files)
 				testlab.Edit(t, files, "talops.yaml", labNode4Line, "    installDisk: /dev/sda\n    patches: [nodes/k8s-node4.yaml]")
 			},
-			node: 4, want: "factory.talos.dev/installer/" + schematic.VanillaID + ":" + testlab.Talos,
+			talos: "v1.13.9",
+			node:  4, want: "factory.talos.dev/installer/" + schematic.VanillaID + ":v1.13.9",
 		},
 		{
 			name: "a schematic's installer names its nodes' repository",
-			edit: gpuInstaller("installer"),
-			node: 1, want: "factory.talos.dev/installer/" + ids["gpu"] + ":" + testlab.Talos,
+			edit: gpuInstaller("installer"), talos: "v1.13.9",
+			node: 1, want: "factory.talos.dev/installer/" + ids["gpu"] + ":v1.13.9",
 		},
 		{
 			name: "a schematic's installer after a talosVersion bump",
-			edit: gpuInstaller("installer"), talos: "v1.14.9",
-			node: 1, want: "factory.talos.dev/installer/" + ids["gpu"] + ":v1.14.9",
+			edit: gpuInstaller("nocloud-installer"), talos: "v1.14.9",
+			node: 1, want: "factory.talos.dev/nocloud-installer/" + ids["gpu"] + ":v1.14.9",
 		},
 		{
 			name: "a schematic's installer leaves the other schematics' nodes alone",
@@ -86,7 +95,8 @@ func TestFactoryInstaller_TheInstallerSettingKeepsTheRepositoryAndFollowsTalosVe
 				clusterInstaller("metal-installer")(t, files)
 				gpuInstaller("installer")(t, files)
 			},
-			node: 1, want: "factory.talos.dev/installer/" + ids["gpu"] + ":" + testlab.Talos,
+			talos: "v1.13.9",
+			node:  1, want: "factory.talos.dev/installer/" + ids["gpu"] + ":v1.13.9",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,10 +140,10 @@ func TestRender_TheInstallerSettingReachesBothContracts(t *testing.T) {
 				testlab.Unpin(t, files)
 			}
 
-			clusterInstaller("installer")(t, files)
+			clusterInstaller("metal-installer")(t, files)
 
 			n := node(t, renderLab(t, files), "k8s-master")
-			want := "factory.talos.dev/installer/" + labIDs(t)["base"] + ":" + testlab.Talos
+			want := "factory.talos.dev/metal-installer/" + labIDs(t)["base"] + ":" + testlab.Talos
 
 			got := n.Config.Machine().Install().Image()
 			if tc.unattended {

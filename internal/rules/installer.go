@@ -271,7 +271,7 @@ func lostExtensions(known map[string]knownSchematic, got, want schematic.Install
 // flavourOf says where the node's installer repository comes from: talops.yaml's installer
 // setting, or the node's platform.
 func flavourOf(c *cluster.Cluster, n cluster.Node) string {
-	if r := c.NodeInstaller(n); r != schematic.InstallerRepository(c.NodePlatform(n)) {
+	if r := c.NodeInstaller(n, c.Spec.TalosVersion); r != schematic.InstallerRepository(c.NodePlatform(n)) {
 		return "installer " + r
 	}
 
@@ -360,7 +360,7 @@ func installerGHCRRemoved(in *Input) []finding.Finding {
 
 			want, ok := wantInstaller(in, n)
 			if !ok {
-				want = schematic.Installer(in.Cluster.ImageFactory(), in.Cluster.NodeInstaller(n.Node), schematic.VanillaID, in.Cluster.Spec.TalosVersion, n.Node.SecureBoot)
+				want = schematic.Installer(in.Cluster.ImageFactory(), in.Cluster.NodeInstaller(n.Node, in.Cluster.Spec.TalosVersion), schematic.VanillaID, in.Cluster.Spec.TalosVersion, n.Node.SecureBoot)
 			}
 
 			out = append(out, finding.Finding{

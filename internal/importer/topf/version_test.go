@@ -118,7 +118,7 @@ func TestImport_TopfsInstallerNamesAreKept(t *testing.T) {
 			c := &cluster.Cluster{Spec: spec}
 			n := spec.Nodes[0]
 
-			if got := schematic.Installer(c.ImageFactory(), c.NodeInstaller(n), vanilla, spec.TalosVersion, n.SecureBoot); got != tc.topf {
+			if got := schematic.Installer(c.ImageFactory(), c.NodeInstaller(n, spec.TalosVersion), vanilla, spec.TalosVersion, n.SecureBoot); got != tc.topf {
 				t.Errorf("talops names %s, topf %s", got, tc.topf)
 			}
 		})
