@@ -80,8 +80,8 @@ type Result struct {
 	// control planes', written into the patch every control plane uses once every file
 	// was read.
 	controlPlaneCNI []cniMove
-	Moved []Move
-	Left  []Left
+	Moved           []Move
+	Left            []Left
 }
 
 // Changed says whether anything would be written.
