@@ -141,24 +141,24 @@ func Rewrite(in Input) (*Result, error) {
 		keepDefaults(in, from, files, res)
 	}
 
-	// A file the migration adds is named in talops.yaml, after the role's own files.
-	patches := slices.Clone(in.Patches)
-
-	for _, path := range slices.Sorted(maps.Keys(files)) {
-		if f := files[path]; f.role != "" && f.changed {
-			if talops, err = addPatch(talops, f.role, path); err != nil {
-				return nil, err
-			}
-
-			patches = append(patches, f.patch)
-			res.Added = append(res.Added, path)
-		}
+	talops, added, err := nameAdded(talops, files, res)
+	if err != nil {
+		return nil, err
 	}
 
 	if !bytes.Equal(talops, in.Talops) {
 		res.Files = append(res.Files, File{Path: "talops.yaml", Data: talops})
 	}
 
+	if err := encodeChanged(slices.Concat(in.Patches, added), files, res); err != nil {
+		return nil, err
+	}
+
+	return res, nil
+}
+
+// encodeChanged writes the patches whose bytes the migration changes into res, in order.
+func encodeChanged(patches []Patch, files map[string]*file, res *Result) error {
 	for _, p := range patches {
 		f := files[p.Path]
 		if f == nil || !f.changed {
@@ -167,7 +167,7 @@ func Rewrite(in Input) (*Result, error) {
 
 		data, err := f.encode()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.Path, err)
+			return fmt.Errorf("%s: %w", p.Path, err)
 		}
 
 		if !bytes.Equal(data, p.Data) {
@@ -175,7 +175,27 @@ func Rewrite(in Input) (*Result, error) {
 		}
 	}
 
-	return res, nil
+	return nil
+}
+
+// nameAdded names each file the migration adds in talops.yaml, after its role's own files,
+// and returns the patches they are.
+func nameAdded(talops []byte, files map[string]*file, res *Result) ([]byte, []Patch, error) {
+	var added []Patch
+
+	for _, path := range slices.Sorted(maps.Keys(files)) {
+		if f := files[path]; f.role != "" && f.changed {
+			var err error
+			if talops, err = addPatch(talops, f.role, path); err != nil {
+				return nil, nil, err
+			}
+
+			added = append(added, f.patch)
+			res.Added = append(res.Added, path)
+		}
+	}
+
+	return talops, added, nil
 }
 
 // isJSONPatch is an RFC 6902 patch: one document, a list.

@@ -98,19 +98,12 @@ func addPatch(data []byte, role, file string) ([]byte, error) {
 	case list.Kind != yaml.SequenceNode:
 		return nil, fmt.Errorf("talops.yaml:%d: patches.%s: not a list", rk.Line, role)
 	case list.Style&yaml.FlowStyle != 0:
-		line := lines[list.Line-1]
-		end := bytes.LastIndexByte(line, ']')
-
-		if end < 0 || len(list.Content) == 0 && bytes.Count(line, []byte("[")) != 1 || list.Content != nil && list.Content[len(list.Content)-1].Line != list.Line {
+		line, ok := appendToFlowList(lines[list.Line-1], list, file)
+		if !ok {
 			return nil, fmt.Errorf("talops.yaml:%d: patches.%s: write it on one line or as a block list to let migrate add %s to it", rk.Line, role, file)
 		}
 
-		sep := ", "
-		if len(list.Content) == 0 {
-			sep = ""
-		}
-
-		lines[list.Line-1] = slices.Concat(line[:end], []byte(sep+file), line[end:])
+		lines[list.Line-1] = line
 
 		return bytes.Join(lines, nil), nil
 	case len(list.Content) == 0:
@@ -126,4 +119,20 @@ func addPatch(data []byte, role, file string) ([]byte, error) {
 	prefix := lines[last.Line-1][:last.Column-1]
 
 	return insert(last.Line, string(prefix)+file+"\n"), nil
+}
+
+// appendToFlowList adds file at the end of the one-line flow list on line; false when the
+// list takes more than that line.
+func appendToFlowList(line []byte, list *yaml.Node, file string) ([]byte, bool) {
+	end := bytes.LastIndexByte(line, ']')
+	if end < 0 || len(list.Content) > 0 && list.Content[len(list.Content)-1].Line != list.Line {
+		return nil, false
+	}
+
+	sep := ", "
+	if len(list.Content) == 0 {
+		sep = ""
+	}
+
+	return slices.Concat(line[:end], []byte(sep+file), line[end:]), true
 }
