@@ -203,6 +203,30 @@ func TestNormalizeTag_AddsTheVPrefixAndRefusesPartialVersions(t *testing.T) {
 	}
 }
 
+// The release to step through is the newest the build knows of the minor, in the extension
+// data or the release facts: 1.13's extension data stops at v1.13.9, its facts at v1.13.13.
+func TestNewestKnownPatch_IsTheNewestOfTheDataAndTheFacts(t *testing.T) {
+	t.Parallel()
+
+	c := catalog.Embedded()
+
+	for minor, want := range map[string]string{
+		"1.12": "v1.12.11",
+		"1.13": "v1.13.13",
+		"1.14": "v1.14.7",
+	} {
+		if got, ok := c.NewestKnownPatch(minor, catalog.EmbeddedFacts()); !ok || got != want {
+			t.Errorf("NewestKnownPatch(%s) = %s, %v; want %s", minor, got, ok, want)
+		}
+	}
+
+	for _, minor := range []string{"1.5", "x"} {
+		if got, ok := c.NewestKnownPatch(minor, catalog.EmbeddedFacts()); ok {
+			t.Errorf("NewestKnownPatch(%s) = %s, want none", minor, got)
+		}
+	}
+}
+
 func TestLatestPatch_GivesTheReleaseToStepThrough(t *testing.T) {
 	t.Parallel()
 

@@ -99,6 +99,23 @@ func (c *Catalog) Known(facts *Facts) []string {
 	return slices.Compact(sortTags(slices.Values(slices.Concat(c.Releases(), facts.Tags()))))
 }
 
+// NewestKnownPatch returns the newest final release of a minor ("1.13") the extension data
+// or the facts name: the release to upgrade through when a bump skips that minor.
+func (c *Catalog) NewestKnownPatch(minor string, facts *Facts) (string, bool) {
+	m, err := parseTalos(minor)
+	if err != nil {
+		return "", false
+	}
+
+	for _, tag := range slices.Backward(c.Known(facts)) {
+		if v, err := parseTag(tag); err == nil && v.sameMinor(m) && !v.prerelease() {
+			return tag, true
+		}
+	}
+
+	return "", false
+}
+
 // NewestKnownStable returns the newest final release the extension data or the facts name.
 func (c *Catalog) NewestKnownStable(facts *Facts) (string, bool) {
 	known := c.Known(facts)

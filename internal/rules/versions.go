@@ -231,8 +231,8 @@ func talosMove(head *Input, t Change) (*Upgrade, []finding.Finding) {
 	u := &Upgrade{Verdict: v.Kind.String(), Message: v.Message(), Floor: v.Floor}
 
 	for _, minor := range v.Skipped {
-		if r, ok := catalogOf(head).LatestPatch(minor); ok {
-			u.StepThrough = append(u.StepThrough, r.Tag())
+		if tag, ok := catalogOf(head).NewestKnownPatch(minor, catalog.EmbeddedFacts()); ok {
+			u.StepThrough = append(u.StepThrough, tag)
 		}
 	}
 

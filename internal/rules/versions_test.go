@@ -338,3 +338,18 @@ func TestCompareVersions_KubernetesDowngradeSaysHowFarBack(t *testing.T) {
 		}
 	}
 }
+
+// A bump over a minor steps through the newest release the build knows of it: 1.13's is
+// v1.13.13 in the release facts, past the extension data's v1.13.9.
+func TestCompareVersions_StepsThroughTheNewestKnownPatchOfASkippedMinor(t *testing.T) {
+	t.Parallel()
+
+	base := gpuRepo{talos: "v1.12.11", k8s: "v1.35.5", flavour: "lts", extensions: []string{openLTS, toolkitLTS}, patches: []string{modulesPatch, sysctlPatch}}
+	head := base
+	head.talos = "v1.14.7"
+
+	b := bump(t, base, head)
+	if b.Upgrade == nil || !slices.Equal(b.Upgrade.StepThrough, []string{"v1.13.13"}) {
+		t.Errorf("upgrade = %+v, want a step through v1.13.13", b.Upgrade)
+	}
+}
