@@ -390,3 +390,24 @@ func FuzzLoad(f *testing.F) {
 		}
 	})
 }
+
+func TestBeyondKnown_NamesAReleaseNewerThanEveryOneOfItsMinor(t *testing.T) {
+	t.Parallel()
+
+	c := catalog.Embedded()
+
+	for _, tc := range []struct {
+		tag, newest string
+		beyond      bool
+	}{
+		{tag: "v1.14.8", newest: "v1.14.7", beyond: true},
+		{tag: "v1.14.7", newest: "v1.14.7"},
+		{tag: "v1.13.10", newest: "v1.13.13"},
+		{tag: "v1.99.0", beyond: true},
+		{tag: "v1.15.0-beta.9"},
+	} {
+		if newest, beyond := c.BeyondKnown(tc.tag, catalog.EmbeddedFacts()); newest != tc.newest || beyond != tc.beyond {
+			t.Errorf("BeyondKnown(%s) = %q, %v; want %q, %v", tc.tag, newest, beyond, tc.newest, tc.beyond)
+		}
+	}
+}

@@ -116,6 +116,25 @@ func (c *Catalog) NewestKnownPatch(minor string, facts *Facts) (string, bool) {
 	return "", false
 }
 
+// BeyondKnown says whether tag is a final release newer than every release of its minor the
+// extension data or the facts name (a release made after this build, or one that does not
+// exist), and the newest known one of that minor ("" when the minor has none).
+func (c *Catalog) BeyondKnown(tag string, facts *Facts) (newest string, beyond bool) {
+	v, err := parseTag(tag)
+	if err != nil || v.prerelease() {
+		return "", false
+	}
+
+	newest, ok := c.NewestKnownPatch(v.minorLabel(), facts)
+	if !ok {
+		return "", true
+	}
+
+	n, err := parseTag(newest)
+
+	return newest, err == nil && v.compare(n) > 0
+}
+
 // NewestKnownStable returns the newest final release the extension data or the facts name.
 func (c *Catalog) NewestKnownStable(facts *Facts) (string, bool) {
 	known := c.Known(facts)

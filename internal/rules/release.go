@@ -126,6 +126,17 @@ func releaseData(in *Input) []finding.Finding {
 		msg = fmt.Sprintf("Talos %s is not in this build's extension data: its extensions come from the release cache, as the Image Factory %s listed them on %s", talos, lk.Factory, day)
 	case SourceDerived:
 		msg = fmt.Sprintf("Talos %s is not in this build's extension data (checked %s): derived from %s; image tags the derivation does not give are not checked", talos, catalog.EmbeddedFacts().Checked.Format(time.DateOnly), lk.Derived)
+
+		// A guess about a release nobody told this build of comes after saying so (the
+		// catalog in use holds the guess itself).
+		if newest, beyond := catalog.Embedded().BeyondKnown(talos, catalog.EmbeddedFacts()); beyond {
+			known := "no release of " + minorOf(talos) + " is known"
+			if newest != "" {
+				known = "newest known " + newest
+			}
+
+			msg = fmt.Sprintf("%s is not a release this talops knows (%s): ", talos, known) + msg
+		}
 		if lk.Skipped != "" {
 			msg += fmt.Sprintf(" (the Image Factory was not asked: %s)", lk.Skipped)
 		}
