@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -81,7 +82,9 @@ func lookUpRelease(ctx context.Context, d *Deps, c *cluster.Cluster, cat *catalo
 	learnt := d.readLearnt()
 
 	if lr, ok := learnt.Get(tag, shown); ok {
-		return cat.With(lr.Release), rules.ReleaseLookup{Source: rules.SourceCache, Factory: shown, At: lr.At}
+		r, contradictions := lr.Release.Against(catalog.EmbeddedFacts())
+
+		return cat.With(r), rules.ReleaseLookup{Source: rules.SourceCache, Factory: shown, At: lr.At, Contradictions: contradictions}
 	}
 
 	var skipped string
@@ -95,7 +98,10 @@ func lookUpRelease(ctx context.Context, d *Deps, c *cluster.Cluster, cat *catalo
 		r, lookup, ok := fetchRelease(ctx, d, factoryURL, cat, tag)
 		if ok {
 			lookup.Factory = shown
+			// The cache keeps what the factory said, as it said it; each use holds it to
+			// the verified facts.
 			d.keepLearnt(learnt, catalog.LearntRelease{Release: r, Factory: shown, At: lookup.At})
+			r, lookup.Contradictions = r.Against(catalog.EmbeddedFacts())
 
 			return cat.With(r), lookup
 		}
@@ -132,7 +138,9 @@ func fetchRelease(ctx context.Context, d *Deps, factoryURL string, cat *catalog.
 
 	updated, added, err := catalog.Update(ctx, cat, []string{tag}, FactoryFetcher(client))
 	if err != nil {
-		return catalog.Release{}, rules.ReleaseLookup{Skipped: err.Error()}, false
+		var rejected *catalog.RejectedListingError
+
+		return catalog.Release{}, rules.ReleaseLookup{Skipped: err.Error(), Rejected: errors.As(err, &rejected)}, false
 	}
 
 	if len(added) == 0 {

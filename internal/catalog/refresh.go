@@ -61,7 +61,7 @@ func Update(ctx context.Context, c *Catalog, versions []string, fetch Fetcher) (
 
 		r, err := ReleaseFromFactory(v.tag(), list)
 		if err != nil {
-			return nil, nil, fmt.Errorf("update catalog: %w", err)
+			return nil, nil, fmt.Errorf("update catalog: %w", &RejectedListingError{Err: err})
 		}
 
 		releases[v.tag()] = r
@@ -111,3 +111,11 @@ func ReleaseFromFactory(tag string, list []OfficialExtension) (Release, error) {
 func isImageRef(s string) bool {
 	return strings.HasPrefix(s, imagePrefix)
 }
+
+// RejectedListingError is an Image Factory listing that was received and refused: what it
+// said is not data talops takes.
+type RejectedListingError struct{ Err error }
+
+func (e *RejectedListingError) Error() string { return e.Err.Error() }
+
+func (e *RejectedListingError) Unwrap() error { return e.Err }

@@ -86,6 +86,9 @@ const (
 	// CodeReleaseData says where the facts about a release the embedded data lacks came
 	// from: the Image Factory, the release cache, or a derivation.
 	CodeReleaseData = "versions.release-data"
+	// CodeFactoryContradicts is an Image Factory listing of a release whose NVIDIA driver
+	// contradicts the release facts this build verified: the facts are used.
+	CodeFactoryContradicts = "versions.factory-contradicts"
 
 	// CodeUpgradeSkipsMinor is a Talos bump that jumps over a minor release.
 	CodeUpgradeSkipsMinor = "versions.upgrade-skips-minor"

@@ -294,7 +294,7 @@ func extensionDataMissing(in *Input, asked bool) []finding.Finding {
 	why := "this talops build has no extension data for it"
 
 	if in.Release.Skipped != "" {
-		why += " and the Image Factory was not asked (" + in.Release.Skipped + ")"
+		why += " and " + in.Release.factorySaid() + " (" + in.Release.Skipped + ")"
 	}
 
 	if catalog.CompatibilitySource(c.Spec.TalosVersion) == "hand-kept" {

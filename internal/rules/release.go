@@ -28,6 +28,11 @@ type ReleaseLookup struct {
 	Unlisted bool
 	// Skipped says why the factory was not asked, or what went wrong asking it.
 	Skipped string
+	// Rejected says what of the factory's answer was refused (Skipped says the rest).
+	Rejected bool
+	// Contradictions are NVIDIA drivers the factory listed against the release facts this
+	// build verified: the facts were used.
+	Contradictions []catalog.Contradiction
 }
 
 // ReleaseSource is where the data of a release the embedded extension data lacks came from.
@@ -138,7 +143,7 @@ func releaseData(in *Input) []finding.Finding {
 			msg = fmt.Sprintf("%s is not a release this talops knows (%s): ", talos, known) + msg
 		}
 		if lk.Skipped != "" {
-			msg += fmt.Sprintf(" (the Image Factory was not asked: %s)", lk.Skipped)
+			msg += fmt.Sprintf(" (%s: %s)", lk.factorySaid(), lk.Skipped)
 		}
 
 		msg += "; run online or `talops catalog update` for the release's own listing"
@@ -150,10 +155,30 @@ func releaseData(in *Input) []finding.Finding {
 		msg += fmt.Sprintf("; the upgrade floor and Kubernetes range of %s are hand-kept until Talos machinery carries them", minorOf(talos))
 	}
 
-	return []finding.Finding{{
+	out := []finding.Finding{{
 		Severity: finding.Info, Code: CodeReleaseData,
 		File: c.Path(cluster.FileName), Line: c.Line("talosVersion"), Path: "talosVersion", Message: msg,
 	}}
+
+	for _, x := range lk.Contradictions {
+		out = append(out, finding.Finding{
+			Severity: finding.Warning, Code: CodeFactoryContradicts,
+			File: c.Path(cluster.FileName), Line: c.Line("talosVersion"), Path: "talosVersion",
+			Message: fmt.Sprintf("the Image Factory %s lists the NVIDIA %s driver %s for Talos %s, where the release notes give %s: talops uses %s, the verified one", lk.Factory, x.Flavour, x.Listed, talos, x.Facts, x.Facts),
+		})
+	}
+
+	return out
+}
+
+// factorySaid says whether the Image Factory was not asked or its answer was refused (why
+// is Skipped).
+func (lk ReleaseLookup) factorySaid() string {
+	if lk.Rejected {
+		return "the Image Factory's answer was rejected"
+	}
+
+	return "the Image Factory was not asked"
 }
 
 // minorOf is the minor of a Talos version ("v1.15.0" → "1.15"), or the version as given.
