@@ -53,6 +53,8 @@ type planned struct {
 	current plan.State
 	// window is what an apply outside the maintenance windows records ("" inside one).
 	window string
+	// choices are an apply's options, given and declared.
+	choices choices
 }
 
 // Plan renders both states, validates the desired one and computes the plan.
