@@ -138,8 +138,9 @@ func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 	opts := &door.ApplyOptions{
 		Deps: a.d,
 		ApplyOptions: app.ApplyOptions{
-			Dir:             a.dir(),
-			Mode:            orDefault(a.gha.GetInput(InputMode), "auto"),
+			Dir: a.dir(),
+			// "": talops.yaml's apply: mode, else auto.
+			Mode:            a.gha.GetInput(InputMode),
 			ReviewedAgainst: a.gha.GetInput(InputReviewedAgainst),
 			Parallel:        1,
 			Talosconfig:     a.talosconfig(),

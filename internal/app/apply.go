@@ -46,8 +46,9 @@ type ApplyOptions struct {
 	// touched; without a proxmox: section there is nothing to do.
 	ProxmoxImages bool
 	Parallel      int
-	Mode          string
-	DryRun        bool
+	// Mode is the apply mode ("": talops.yaml's apply: mode, else auto).
+	Mode   string
+	DryRun bool
 	// InstallTimeout bounds the pull and install of an upgrade's image (0: the gate's
 	// timeout, 10 minutes by default).
 	InstallTimeout time.Duration
@@ -204,6 +205,7 @@ func (r *applyRun) preflight(ctx context.Context) error {
 	pre := rollout.Preflight{
 		Mode: rollout.Mode(opts.Mode), PlanHash: opts.PlanHash, ReviewedHash: r.res.Plan.Hash,
 		ReviewedAgainst: opts.ReviewedBase + opts.ReviewedAgainst,
+		Given:           r.st.choices.given, Declared: r.st.choices.declared,
 	}
 
 	if r.reviewed != nil {
@@ -213,7 +215,7 @@ func (r *applyRun) preflight(ctx context.Context) error {
 	if opts.ProxmoxVMs {
 		// Boot images are downloaded and VMs created (with the host devices their spec
 		// names) before the nodes are judged: only for the plan that was reviewed.
-		if reasons := rollout.HashRefusals(pre); len(reasons) > 0 {
+		if reasons := append(rollout.HashRefusals(pre), rollout.OptionRefusals(pre)...); len(reasons) > 0 {
 			return &RefusedError{Reasons: reasons}
 		}
 
@@ -223,10 +225,15 @@ func (r *applyRun) preflight(ctx context.Context) error {
 			return err
 		}
 
+		ch := r.st.choices
+
 		var err error
 		if r.res, r.st, err = provisionVMs(ctx, r.d, opts, r.res, r.st); err != nil {
 			return err
 		}
+
+		// The plans after the VMs are made from the options as merged, not as given.
+		r.st.choices = ch
 
 		if r.reviewed == nil {
 			pre.ReviewedHash = r.res.Plan.Hash
@@ -392,6 +399,7 @@ func (r *applyRun) rollout(ctx context.Context) *ApplyResult {
 	out.Report.NoLock = r.lockless
 	out.Report.Window = r.st.window
 	out.Report.Resumed = resumed
+	out.Report.Options = rollout.Record(r.st.choices.given, r.st.choices.declared)
 
 	record(ctx, d, r.k, opts.PlanHash, prev, out.Report, nowOrSystem(d)())
 
@@ -503,7 +511,13 @@ func livePlan(ctx context.Context, d *Deps, opts *ApplyOptions) (*PlanResult, *p
 		return nil, nil, nil, &RefusedError{Reasons: []string{"apply needs the cluster's real secrets bundle, and only a throwaway one is available (" + head.Bundle.Why + ")"}}
 	}
 
-	// Before any node is read: outside its windows a cluster is left alone.
+	// Before any node is read: the options the review did not declare, and outside its
+	// windows a cluster is left alone.
+	ch, err := applyChoices(opts, head.Cluster)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+
 	outside, err := maintenanceWindow(d, head.Cluster, opts.IgnoreWindow, opts.DryRun)
 	if err != nil {
 		return nil, nil, nil, err
@@ -518,7 +532,7 @@ func livePlan(ctx context.Context, d *Deps, opts *ApplyOptions) (*PlanResult, *p
 		return nil, nil, nil, err
 	}
 
-	st.window = outside
+	st.window, st.choices = outside, ch
 
 	return res, st, dialer, nil
 }

@@ -337,6 +337,12 @@ func TestApply_ANewClusterOfThreeControlPlanesAndTwoWorkersIsBootstrappedOnceAnd
 // topLevel finds a line that starts a top-level key or comment of talops.yaml.
 var topLevel = regexp.MustCompile(`\n[^ \n]`)
 
+// declareApply appends an apply: section to the lab's talops.yaml: the options its
+// reviewed plans declare.
+func declareApply(files cluster.MapFiles, section string) {
+	files["talops.yaml"] = append(files["talops.yaml"], []byte("apply:\n"+section)...)
+}
+
 func removeNodes(t *testing.T, files cluster.MapFiles, names ...string) {
 	t.Helper()
 
@@ -402,6 +408,9 @@ func TestApply_RemovingNodesIsRefusedUnlessAllowedAndWithinQuorumThenDrainsReset
 	}
 
 	untouched("a removal without --allow-remove")
+
+	// The helper applies without an etcd snapshot, as the reviewed talops.yaml says.
+	declareApply(l.files, "  allowRemove: true\n  etcdBackup: false\n")
 
 	p, err := app.Plan(context.Background(), l.d, app.PlanOptions{Dir: "lab", Live: true})
 	if err != nil {
@@ -481,6 +490,7 @@ func TestApply_DeadNodesAreRemovedWithoutADrainOrAResetDeadControlPlaneFirst(t *
 	l.kill("k8s-node3")
 	l.kill("k8s-node4")
 	removeNodes(t, l.files, "k8s-node3", "k8s-node4")
+	declareApply(l.files, "  allowRemove: true\n  etcdBackup: false\n")
 
 	p, err := app.Plan(context.Background(), l.d, app.PlanOptions{Dir: "lab", Live: true})
 	if err != nil {

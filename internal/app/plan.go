@@ -53,6 +53,8 @@ type planned struct {
 	current plan.State
 	// window is what an apply outside the maintenance windows records ("" inside one).
 	window string
+	// choices are an apply's options, given and declared.
+	choices choices
 }
 
 // Plan renders both states, validates the desired one and computes the plan.
@@ -217,7 +219,7 @@ func stateOf(r *Repo) plan.State {
 		TalosVersion: r.Cluster.Spec.TalosVersion, KubernetesVersion: r.Cluster.Spec.KubernetesVersion,
 		SecretsFingerprint: fingerprint(r.Bundle), Settings: plan.ClusterSettings(r.Cluster),
 		HealthChecks: plan.HealthChecks(r.Cluster), Maintenance: plan.MaintenanceOf(r.Cluster),
-		Inputs: r.Cluster.Inputs(),
+		ApplyOptions: plan.ApplyOptionsOf(r.Cluster), Inputs: r.Cluster.Inputs(),
 	}
 }
 

@@ -103,6 +103,16 @@ func TestPlanHash_BindsTheExactInputs(t *testing.T) {
 			b:    appendTo("talops.yaml", strings.Replace(berlin, "duration: 4h", "duration: 168h", 1)),
 		},
 		{
+			name: "drains turned off in the apply: section",
+			a:    func(testing.TB, cluster.MapFiles) {},
+			b:    appendTo("talops.yaml", "apply:\n  drain: false\n"),
+		},
+		{
+			name: "removals allowed in the apply: section",
+			a:    appendTo("talops.yaml", "apply:\n  drain: true\n"),
+			b:    appendTo("talops.yaml", "apply:\n  allowRemove: true\n"),
+		},
+		{
 			name: "two machine tokens set by a patch",
 			a:    tokenPatch(tokens[0]),
 			b:    tokenPatch(tokens[1]),

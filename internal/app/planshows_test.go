@@ -46,3 +46,31 @@ func TestPlan_ASecretValueSetInAPatchIsNamedNotShown(t *testing.T) {
 		t.Errorf("an unchanged patch is said to change a secret: %q", same.SecretValuesChanged)
 	}
 }
+
+// The apply options talops.yaml declares that widen what apply does are in every plan,
+// changed or not: apply acts on them without a flag, so a reviewer reads them each time.
+func TestPlan_ShowsTheApplyOptionsTalopsYAMLDeclares(t *testing.T) {
+	t.Parallel()
+
+	p := planned(t, func(_ testing.TB, files cluster.MapFiles) {
+		files["talops.yaml"] = append(files["talops.yaml"], []byte("apply:\n  drain: false\n  mode: no-reboot\n  lock: true\n")...)
+	})
+
+	want := []string{"drain: false: nodes reboot and upgrade without a drain", "mode: no-reboot: configs are applied in mode no-reboot"}
+	if !slices.Equal(p.ApplyOptions, want) {
+		t.Errorf("apply options %q, want %q", p.ApplyOptions, want)
+	}
+
+	var buf bytes.Buffer
+	if err := report.WritePlan(&buf, report.FormatText, p, nil, 5, report.PlanView{}); err != nil {
+		t.Fatal(err)
+	}
+
+	if !strings.Contains(buf.String(), "    drain: false: nodes reboot and upgrade without a drain\n") {
+		t.Errorf("the text plan does not show the declared option:\n%s", buf.String())
+	}
+
+	if none := planned(t, func(testing.TB, cluster.MapFiles) {}); none.ApplyOptions != nil {
+		t.Errorf("a talops.yaml without apply: shows options %q", none.ApplyOptions)
+	}
+}

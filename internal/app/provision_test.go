@@ -75,6 +75,7 @@ func TestApply_ProxmoxVMsCreatesNothingForAPlanOtherThanTheReviewedOne(t *testin
 	t.Parallel()
 
 	l, srv, _ := provisionLab(t)
+	declareApply(l.files, "  proxmoxVMs: true\n  etcdBackup: false\n")
 
 	_, err := l.apply(t, app.ApplyOptions{ProxmoxVMs: true, ProxmoxImages: true, PlanHash: strings.Repeat("0", 64)})
 

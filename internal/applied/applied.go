@@ -68,6 +68,23 @@ type Report struct {
 	Unhealthy string `json:"unhealthy,omitempty"`
 	// Resumed says that the rollout continued one of the same plan that had stopped.
 	Resumed string `json:"resumed,omitempty"`
+	// Options are the options the apply ran with that change what it does.
+	Options []Option `json:"options,omitempty"`
+}
+
+// Option is one option an apply ran with that changes what it does, and where it came
+// from: talops.yaml's apply: section (reviewed with the plan), the command line or the
+// action's inputs, or both.
+type Option struct {
+	// Flag is the option as apply's flags name it ("--no-drain", "--nodes a,b"); the
+	// action's input has the same name.
+	Flag string `json:"flag"`
+	// Key is the option as the apply: section writes it ("drain: false"; "": none).
+	Key string `json:"key,omitempty"`
+	// Given is true when the command line or an action input gave it; Declared when
+	// talops.yaml declares it.
+	Given    bool `json:"given"`
+	Declared bool `json:"declared"`
 }
 
 // Failed reports whether a node failed.

@@ -28,7 +28,7 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	fs.BoolVar(&opts.Register, "register", false, "first post every schematic to the Image Factory and refuse if it gives another ID")
 	fs.BoolVar(&opts.ProxmoxImages, "proxmox-images", false, "first make sure the boot ISOs are in Proxmox storage (skipped without a proxmox: section)")
 	fs.IntVar(&opts.Parallel, "parallel", 1, "how many workers change at once (control planes: one at a time)")
-	fs.StringVar(&opts.Mode, "mode", string(talos.ModeAuto), "apply mode: auto, no-reboot, staged or try")
+	fs.StringVar(&opts.Mode, "mode", "", "apply mode: auto, no-reboot, staged or try (default: talops.yaml's apply.mode, else auto)")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "ask each node whether it accepts its config, change nothing")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text or json")
 	fs.DurationVar(&opts.InstallTimeout, "install-timeout", 10*time.Minute, "how long an upgrade's pull and install may take on a node")
@@ -92,8 +92,10 @@ func checkApplyFlags(opts *ApplyOptions) error {
 		return err
 	}
 
-	if err := oneOf("mode", opts.Mode, talos.Modes); err != nil {
-		return err
+	if opts.Mode != "" {
+		if err := oneOf("mode", opts.Mode, talos.Modes); err != nil {
+			return err
+		}
 	}
 
 	if opts.Parallel < 1 {

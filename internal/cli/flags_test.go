@@ -68,19 +68,19 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 		{
 			name:  "apply defaults",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
-			want:  &ApplyOptions{Format: "text", ApplyOptions: app.ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", InstallTimeout: 10 * time.Minute, DrainTimeout: 5 * time.Minute}},
+			want:  &ApplyOptions{Format: "text", ApplyOptions: app.ApplyOptions{Dir: ".", Parallel: 1, InstallTimeout: 10 * time.Minute, DrainTimeout: 5 * time.Minute}},
 		},
 		{
 			name:  "apply with a kubeconfig and a longer drain",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
 			args:  []string{"--kubeconfig", "kc", "--drain-timeout", "12m"},
-			want:  &ApplyOptions{Format: "text", ApplyOptions: app.ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", InstallTimeout: 10 * time.Minute, Kubeconfig: "kc", DrainTimeout: 12 * time.Minute}},
+			want:  &ApplyOptions{Format: "text", ApplyOptions: app.ApplyOptions{Dir: ".", Parallel: 1, InstallTimeout: 10 * time.Minute, Kubeconfig: "kc", DrainTimeout: 12 * time.Minute}},
 		},
 		{
 			name:  "apply without a drain",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
 			args:  []string{"--no-drain"},
-			want:  &ApplyOptions{Format: "text", ApplyOptions: app.ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", InstallTimeout: 10 * time.Minute, NoDrain: true, DrainTimeout: 5 * time.Minute}},
+			want:  &ApplyOptions{Format: "text", ApplyOptions: app.ApplyOptions{Dir: ".", Parallel: 1, InstallTimeout: 10 * time.Minute, NoDrain: true, DrainTimeout: 5 * time.Minute}},
 		},
 		{
 			name:  "apply a reviewed plan",
@@ -94,13 +94,24 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 			name:  "apply removing nodes",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
 			args:  []string{"--allow-remove"},
-			want:  &ApplyOptions{Format: "text", ApplyOptions: app.ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", InstallTimeout: 10 * time.Minute, DrainTimeout: 5 * time.Minute, AllowRemove: true}},
+			want:  &ApplyOptions{Format: "text", ApplyOptions: app.ApplyOptions{Dir: ".", Parallel: 1, InstallTimeout: 10 * time.Minute, DrainTimeout: 5 * time.Minute, AllowRemove: true}},
 		},
 		{
 			name:  "apply without the lock when the Kubernetes API does not answer",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
 			args:  []string{"--no-lock"},
-			want:  &ApplyOptions{Format: "text", ApplyOptions: app.ApplyOptions{Dir: ".", Parallel: 1, Mode: "auto", InstallTimeout: 10 * time.Minute, DrainTimeout: 5 * time.Minute, NoLock: true}},
+			want:  &ApplyOptions{Format: "text", ApplyOptions: app.ApplyOptions{Dir: ".", Parallel: 1, InstallTimeout: 10 * time.Minute, DrainTimeout: 5 * time.Minute, NoLock: true}},
+		},
+		{
+			name:  "apply with every option that widens what it does, and one that narrows it",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) },
+			args: []string{"--allow-remove", "--no-drain", "--no-lock", "--ignore-window", "--no-etcd-backup", "--proxmox-vms", "--proxmox-reset",
+				"--mode", "auto", "--nodes", "k8s-node1, k8s-node2"},
+			want: &ApplyOptions{Format: "text", ApplyOptions: app.ApplyOptions{
+				Dir: ".", Parallel: 1, Mode: "auto", InstallTimeout: 10 * time.Minute, DrainTimeout: 5 * time.Minute,
+				AllowRemove: true, NoDrain: true, NoLock: true, IgnoreWindow: true, NoEtcdBackup: true, ProxmoxVMs: true, ProxmoxReset: true,
+				Nodes: []string{"k8s-node1", "k8s-node2"},
+			}},
 		},
 		{
 			name:  "kubeconfig to a file",

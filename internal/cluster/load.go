@@ -323,6 +323,7 @@ func (c *Cluster) check() []error {
 	k.proxmox()
 	k.maintenance()
 	k.healthChecks()
+	k.applyOptions()
 	k.nodes()
 
 	return k.errs

@@ -46,7 +46,9 @@ type Spec struct {
 	// HealthChecks gate a rollout on Kubernetes objects: before the first node, between
 	// nodes and at the end.
 	HealthChecks []HealthCheck `yaml:"healthChecks,omitempty"`
-	Nodes        []Node        `yaml:"nodes"`
+	// Apply declares the options of apply that change what it does (nil: none).
+	Apply *ApplyOptions `yaml:"apply,omitempty"`
+	Nodes []Node        `yaml:"nodes"`
 }
 
 // Schematic is one entry of schematics: its file, written as a plain path, or a mapping

@@ -102,6 +102,9 @@ type State struct {
 	HealthChecks []string
 	// Maintenance describes the maintenance windows (MaintenanceOf).
 	Maintenance string
+	// ApplyOptions are the options of the apply: section that widen what apply does
+	// (ApplyOptionsOf).
+	ApplyOptions []string
 	// Inputs are the files the state is made from, as read (Cluster.Inputs; nil: none,
 	// as for the running nodes): the hash binds the desired state's bytes.
 	Inputs []cluster.Input
@@ -178,6 +181,9 @@ type Plan struct {
 	HealthChecks []string `json:"healthChecks,omitempty"`
 	// Maintenance is the change of the maintenance windows, when they change.
 	Maintenance *MaintenanceChange `json:"maintenance,omitempty"`
+	// ApplyOptions are the options talops.yaml declares that widen what apply does, as
+	// the desired state says them, changed or not.
+	ApplyOptions []string `json:"applyOptions,omitempty"`
 	// SecretValuesChanged are the patch files (and node configs) that set a secret value
 	// other than before: the diffs show such a value only as Redacted.
 	SecretValuesChanged []string `json:"secretValuesChanged,omitempty"`
@@ -307,6 +313,7 @@ func (c *Computation) Plan() *Plan {
 
 	p.Settings = settingChanges(c.current.Settings, c.desired.Settings, known)
 	p.HealthChecks = c.desired.HealthChecks
+	p.ApplyOptions = c.desired.ApplyOptions
 	p.Maintenance = maintenanceChange(c.current.Maintenance, c.desired.Maintenance, known)
 
 	if known {
@@ -718,7 +725,8 @@ func hash(p *Plan, desired State) string {
 		HealthChecks []string           `json:",omitempty"`
 		Maintenance  *MaintenanceChange `json:",omitempty"`
 		Secrets      []string           `json:",omitempty"`
-	}{p.Cluster, p.Nodes, p.Kubernetes, p.Settings, desired.Settings, bound, p.HealthChecks, p.Maintenance, p.SecretValuesChanged}
+		ApplyOptions []string           `json:",omitempty"`
+	}{p.Cluster, p.Nodes, p.Kubernetes, p.Settings, desired.Settings, bound, p.HealthChecks, p.Maintenance, p.SecretValuesChanged, p.ApplyOptions}
 
 	data, _ := json.Marshal(content) //nolint:errchkjson // plain structs always encode
 

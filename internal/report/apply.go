@@ -114,11 +114,15 @@ func ApplyJSON(w io.Writer, r *applied.Report) error {
 		Unhealthy string `json:"unhealthy,omitempty"`
 		// Resumed says the rollout continued one of the same plan that had stopped.
 		Resumed string `json:"resumed,omitempty"`
-	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes, r.Stopped, r.NoLock, r.Window, r.Unhealthy, r.Resumed})
+		// Options are the options the apply ran with that change what it does, and
+		// where each came from.
+		Options []applied.Option `json:"options,omitempty"`
+	}{summary, r.Cluster, r.PlanHash, string(r.Mode), r.DryRun, r.EtcdSnapshot, nodes, r.Stopped, r.NoLock, r.Window, r.Unhealthy, r.Resumed, r.Options})
 }
 
 // lockLines say what the report records of how the apply was let run: without the apply lock,
-// stopped because the lock was lost, or outside every maintenance window.
+// stopped because the lock was lost, outside every maintenance window, and with which
+// options.
 func lockLines(r *applied.Report) []string {
 	var out []string
 
@@ -142,7 +146,27 @@ func lockLines(r *applied.Report) []string {
 		out = append(out, oneLine(r.Resumed))
 	}
 
+	for _, o := range r.Options {
+		out = append(out, optionLine(o))
+	}
+
 	return out
+}
+
+// optionLine says an option the apply ran with and where it came from.
+func optionLine(o applied.Option) string {
+	line := "option " + oneLine(o.Flag) + ": "
+
+	switch {
+	case o.Declared && o.Given:
+		return line + "given, and declared in talops.yaml (apply." + o.Key + ")"
+	case o.Declared:
+		return line + "declared in talops.yaml (apply." + o.Key + ")"
+	case o.Key != "":
+		return line + "given, not declared in talops.yaml (no reviewed plan was enforced)"
+	}
+
+	return line + "given"
 }
 
 type applySummary struct {

@@ -9,7 +9,8 @@ import (
 
 // What a plan binds besides the nodes' diffs, shown so that a reviewer reads what the hash
 // holds: the maintenance windows when they change, the files that set a secret value
-// other than before (named, the value never shown), and health checks as written.
+// other than before (named, the value never shown), the apply options talops.yaml declares,
+// and health checks as written.
 
 // anyTime is how a plan names the absence of a maintenance: section.
 const anyTime = "none: apply may run at any time"
@@ -35,6 +36,16 @@ func boundText(p *plan.Plan, c palette) string {
 
 	if m := p.Maintenance; m != nil {
 		fmt.Fprintf(&b, "%s maintenance windows: %s → %s\n\n", c.wrap("33", "~"), windows(m.From), windows(m.To))
+	}
+
+	if len(p.ApplyOptions) > 0 {
+		b.WriteString(c.wrap("33", "!") + " apply options talops.yaml declares (apply:), which widen what apply does:\n")
+
+		for _, o := range p.ApplyOptions {
+			fmt.Fprintf(&b, "    %s\n", o)
+		}
+
+		b.WriteString("\n")
 	}
 
 	if len(p.SecretValuesChanged) > 0 {

@@ -9,8 +9,8 @@ import (
 	"github.com/talops/talops/internal/testlab"
 )
 
-// boundPlan widens the maintenance windows, sets another machine token in a patch, and
-// holds a health check whose expression ends a line in a CEL comment.
+// boundPlan widens the maintenance windows, sets another machine token in a patch, declares
+// apply options, and holds a health check whose expression ends a line in a CEL comment.
 func boundPlan() *plan.Plan {
 	return &plan.Plan{
 		Cluster: "homelab", Hash: strings.Repeat("ef", 32),
@@ -19,6 +19,7 @@ func boundPlan() *plan.Plan {
 		},
 		Maintenance:         &plan.MaintenanceChange{From: "mon-fri 22:00 for 4h (Europe/Berlin)", To: "every day 00:00 for 168h (UTC)"},
 		SecretValuesChanged: []string{"patches/common.yaml"},
+		ApplyOptions:        []string{"allowRemove: true: apply removes the nodes a plan removes (drain, reset, delete their Kubernetes Node)", "drain: false: nodes reboot and upgrade without a drain"},
 		HealthChecks: []string{
 			`nodes: Node (v1), object.status.conditions.exists(c, c.type == "Ready"), within 5m0s`,
 			"ceph: CephCluster rook-ceph/rook-ceph (ceph.rook.io/v1), within 5m0s, expression:\nobject.status.ceph.health == \"HEALTH_OK\"  // strict\n  || true",

@@ -112,10 +112,12 @@ func PlanJSON(w io.Writer, p *plan.Plan, fs []finding.Finding) error {
 		// Maintenance is the change of the maintenance windows.
 		Maintenance *plan.MaintenanceChange `json:"maintenance,omitempty"`
 		// SecretValuesChanged are the files that set a secret value other than before.
-		SecretValuesChanged []string          `json:"secretValuesChanged,omitempty"`
-		Hash                string            `json:"hash"`
-		Findings            []finding.Finding `json:"findings"`
-	}{summary, nodes, p.Bootstrap, p.Kubernetes, p.Settings, p.HealthChecks, p.Maintenance, p.SecretValuesChanged, p.Hash, fs})
+		SecretValuesChanged []string `json:"secretValuesChanged,omitempty"`
+		// ApplyOptions are the options talops.yaml declares that widen what apply does.
+		ApplyOptions []string          `json:"applyOptions,omitempty"`
+		Hash         string            `json:"hash"`
+		Findings     []finding.Finding `json:"findings"`
+	}{summary, nodes, p.Bootstrap, p.Kubernetes, p.Settings, p.HealthChecks, p.Maintenance, p.SecretValuesChanged, p.ApplyOptions, p.Hash, fs})
 }
 
 // PlanText is the plan for a terminal.

@@ -64,8 +64,12 @@ type Preflight struct {
 	// Only, when set, names the nodes to apply (--nodes): the others are neither judged
 	// nor touched. The hash still covers the whole plan.
 	Only map[string]bool
-	// AllowRemove lets apply remove the nodes the plan removes (--allow-remove).
+	// AllowRemove lets apply remove the nodes the plan removes (--allow-remove, or
+	// declared).
 	AllowRemove bool
+	// Given are the options of the command line or the action's inputs; Declared, those
+	// of talops.yaml's apply: section, reviewed with the plan (OptionRefusals).
+	Given, Declared Choices
 	// EtcdMembers are the hostnames etcd lists now (nil: unknown; the running control
 	// planes are counted instead).
 	EtcdMembers []string
@@ -119,6 +123,8 @@ func Refusals(p Preflight) []string {
 		out = append(out, removeRefusals(p, live)...)
 	}
 
+	out = append(out, OptionRefusals(p)...)
+
 	return append(out, BeyondReview(live, p.Reviewed)...)
 }
 
@@ -135,6 +141,34 @@ func HashRefusals(p Preflight) []string {
 	}
 
 	return []string{fmt.Sprintf("the plan differs from the one reviewed: its hash against %s is %s, --plan-hash is %s", against, p.ReviewedHash, p.PlanHash)}
+}
+
+// OptionRefusals refuse the options given (not declared in the reviewed talops.yaml) that
+// widen what the reviewed plan said, when a reviewed plan is enforced (a plan hash): the
+// review covered talops.yaml's apply: section, not the command line. A mode other than the
+// declared one (default auto) widens it, but no-reboot, which only refuses more. Options
+// that narrow the rollout (--nodes, --dry-run) pass. Without a reviewed plan nothing is
+// refused here: the options are only recorded.
+func OptionRefusals(p Preflight) []string {
+	if p.PlanHash == "" {
+		return nil
+	}
+
+	given, declared := p.Given, p.Declared
+
+	var out []string
+
+	for _, w := range widenings {
+		if *w.field(&given) && !*w.field(&declared) {
+			out = append(out, fmt.Sprintf("%s: the reviewed plan did not allow %s: declare apply.%s in talops.yaml and have it reviewed", w.flag, w.does, w.key))
+		}
+	}
+
+	if want := modeOf(Choices{}, declared); given.Mode != "" && given.Mode != want && given.Mode != ModeNoReboot {
+		out = append(out, fmt.Sprintf("--mode %s: the reviewed plan applies in mode %s: declare apply.mode: %s in talops.yaml and have it reviewed", given.Mode, want, given.Mode))
+	}
+
+	return out
 }
 
 // runningRefusals refuse what no apply can do to what a node runs: what each node runs must

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/rollout"
 	"github.com/talops/talops/internal/talos"
@@ -388,5 +389,70 @@ func TestRefusals_OnlyTheSelectedNodesAreJudged(t *testing.T) {
 	p.PlanHash = "other"
 	if got := rollout.Refusals(p); len(got) != 1 || !strings.HasPrefix(got[0], "the plan differs from the one reviewed") {
 		t.Errorf("the hash must still cover the whole plan: %q", got)
+	}
+}
+
+// Each option that widens what apply does is allowed when the reviewed talops.yaml
+// declares it and refused when only the command line gives it; options that narrow pass.
+func TestRefusals_OptionsTheReviewedPlanDidNotDeclare(t *testing.T) {
+	t.Parallel()
+
+	hash := strings.Repeat("ab", 32)
+	no := false
+	update := plan.Node{Name: "n1", Role: "worker", Action: plan.Update}
+
+	for _, tc := range []struct {
+		name     string
+		given    rollout.Choices
+		declared *cluster.ApplyOptions
+		want     string
+	}{
+		{"allow-remove declared", rollout.Choices{AllowRemove: true}, &cluster.ApplyOptions{AllowRemove: true}, ""},
+		{"allow-remove not declared", rollout.Choices{AllowRemove: true}, nil, "--allow-remove: the reviewed plan did not allow removing nodes: declare apply.allowRemove: true in talops.yaml and have it reviewed"},
+		{"no-drain declared", rollout.Choices{NoDrain: true}, &cluster.ApplyOptions{Drain: &no}, ""},
+		{"no-drain not declared", rollout.Choices{NoDrain: true}, &cluster.ApplyOptions{}, "--no-drain: the reviewed plan did not allow rebooting and upgrading nodes without a drain: declare apply.drain: false in talops.yaml and have it reviewed"},
+		{"no-lock declared", rollout.Choices{NoLock: true}, &cluster.ApplyOptions{Lock: &no}, ""},
+		{"no-lock not declared", rollout.Choices{NoLock: true}, nil, "--no-lock: the reviewed plan did not allow applying without the apply lock: declare apply.lock: false in talops.yaml and have it reviewed"},
+		{"ignore-window declared", rollout.Choices{IgnoreWindow: true}, &cluster.ApplyOptions{IgnoreWindow: true}, ""},
+		{"ignore-window not declared", rollout.Choices{IgnoreWindow: true}, nil, "--ignore-window: the reviewed plan did not allow applying outside the maintenance windows: declare apply.ignoreWindow: true in talops.yaml and have it reviewed"},
+		{"no-etcd-backup declared", rollout.Choices{NoEtcdBackup: true}, &cluster.ApplyOptions{EtcdBackup: &no}, ""},
+		{"no-etcd-backup not declared", rollout.Choices{NoEtcdBackup: true}, nil, "--no-etcd-backup: the reviewed plan did not allow changing control planes without an etcd snapshot: declare apply.etcdBackup: false in talops.yaml and have it reviewed"},
+		{"proxmox-vms declared", rollout.Choices{ProxmoxVMs: true}, &cluster.ApplyOptions{ProxmoxVMs: true}, ""},
+		{"proxmox-vms not declared", rollout.Choices{ProxmoxVMs: true}, nil, "--proxmox-vms: the reviewed plan did not allow creating and starting Proxmox VMs: declare apply.proxmoxVMs: true in talops.yaml and have it reviewed"},
+		{"proxmox-reset declared", rollout.Choices{ProxmoxReset: true}, &cluster.ApplyOptions{ProxmoxReset: true}, ""},
+		{"proxmox-reset not declared", rollout.Choices{ProxmoxReset: true}, nil, "--proxmox-reset: the reviewed plan did not allow resetting Proxmox VMs: declare apply.proxmoxReset: true in talops.yaml and have it reviewed"},
+		{"mode staged declared", rollout.Choices{Mode: rollout.ModeStaged}, &cluster.ApplyOptions{Mode: "staged"}, ""},
+		{"mode staged not declared", rollout.Choices{Mode: rollout.ModeStaged}, nil, "--mode staged: the reviewed plan applies in mode auto: declare apply.mode: staged in talops.yaml and have it reviewed"},
+		{"mode try not declared", rollout.Choices{Mode: rollout.ModeTry}, nil, "--mode try: the reviewed plan applies in mode auto: declare apply.mode: try in talops.yaml and have it reviewed"},
+		{"mode auto where staged is declared", rollout.Choices{Mode: rollout.ModeAuto}, &cluster.ApplyOptions{Mode: "staged"}, "--mode auto: the reviewed plan applies in mode staged: declare apply.mode: auto in talops.yaml and have it reviewed"},
+		{"mode auto, the default", rollout.Choices{Mode: rollout.ModeAuto}, nil, ""},
+		{"mode no-reboot narrows", rollout.Choices{Mode: rollout.ModeNoReboot}, nil, ""},
+		{"nodes narrow", rollout.Choices{Nodes: []string{"n1"}}, nil, ""},
+		{"declared, not given", rollout.Choices{}, &cluster.ApplyOptions{Drain: &no, IgnoreWindow: true}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			p := rollout.Preflight{
+				Live: livePlan(update), PlanHash: hash, ReviewedHash: hash,
+				Given: tc.given, Declared: rollout.DeclaredChoices(tc.declared),
+			}
+			p.Mode = tc.given.Merged(p.Declared).Mode
+
+			var want []string
+			if tc.want != "" {
+				want = []string{tc.want}
+			}
+
+			if got := rollout.Refusals(p); !slices.Equal(got, want) {
+				t.Errorf("refusals\n got %q\nwant %q", got, want)
+			}
+
+			// Without a reviewed plan nothing was reviewed to widen: the options pass.
+			p.PlanHash = ""
+			if got := rollout.OptionRefusals(p); got != nil {
+				t.Errorf("without a plan hash: refusals %q", got)
+			}
+		})
 	}
 }
