@@ -2,8 +2,8 @@ package talhelper
 
 import (
 	"bytes"
+	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	template "github.com/DataDog/datadog-agent/pkg/template/text"
@@ -18,10 +18,12 @@ import (
 	"github.com/talops/talops/internal/secrets"
 )
 
-// templated is a node label or annotation whose value is a talhelper template.
+// templated is a node label or annotation whose value is a talhelper template: key of
+// the map at path, whose plain values (the talhelper patch sets them) are plain.
 type templated struct {
-	node, path, text, field string
-	line                    int
+	node, path, key, text, field string
+	plain                        map[string]string
+	line                         int
 }
 
 // renderTemplates renders the templated node labels and annotations as talhelper does: a
@@ -54,7 +56,11 @@ func (im *mapping) renderTemplates(spec *cluster.Spec) {
 		return
 	}
 
+	// Each map is added whole, its plain values with the rendered ones: an empty map is
+	// not encoded, so after a talhelper patch setting none but templated values there is
+	// no map for an add of one key to apply to (RFC 6902: "doc is missing path").
 	ops := map[string][]op{}
+	whole := map[string]map[string]string{}
 
 	for _, t := range im.templates {
 		var values []string
@@ -75,7 +81,14 @@ func (im *mapping) renderTemplates(spec *cluster.Spec) {
 		case values[0] != values[1]:
 			im.repo.Unsupported(t.line, t.node, t.field, "a talhelper template whose value reads a secret (or the clock, or chance): talops writes no secret into a patch, so it is not imported")
 		default:
-			ops[t.node] = append(ops[t.node], op{Op: "add", Path: t.path, Value: values[0]})
+			m, ok := whole[t.node+t.path]
+			if !ok {
+				m = maps.Clone(t.plain)
+				whole[t.node+t.path] = m
+				ops[t.node] = append(ops[t.node], op{Op: "add", Path: t.path, Value: m})
+			}
+
+			m[t.key] = values[0]
 		}
 	}
 
@@ -197,11 +210,6 @@ func executeTemplate(text string, cfg *v1alpha1.Config) (string, error) {
 	}
 
 	return b.String(), nil
-}
-
-// pointerEscape escapes a key for a JSON pointer (RFC 6901).
-func pointerEscape(key string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
 }
 
 // addTemplated writes a node's rendered labels and annotations: operations on the v1alpha1
