@@ -103,7 +103,7 @@ func ImportTalhelper(ctx context.Context, d *Deps, opts ImportOptions) (*ImportR
 		return nil, err
 	}
 
-	return writeImport(d, opts, file, res.Files, res.Findings, src, res.Cluster, res.TalosVersion)
+	return writeImport(ctx, d, opts, file, res.Files, res.Findings, src, res.Cluster, res.TalosVersion)
 }
 
 // readSchematicFiles reads the schematic files named on the command line.
@@ -148,7 +148,7 @@ func readSource(d *Deps, from string, names []string) (string, []byte, error) {
 
 // writeImport writes the imported files and the bundle into opts.Out, refusing to write
 // over anything; the bundle goes first, so no talops.yaml names a missing one.
-func writeImport(d *Deps, opts ImportOptions, source string, files []scaffold.File, findings []finding.Finding, src *bundleSource, name, talosVersion string) (*ImportResult, error) {
+func writeImport(ctx context.Context, d *Deps, opts ImportOptions, source string, files []scaffold.File, findings []finding.Finding, src *bundleSource, name, talosVersion string) (*ImportResult, error) {
 	recipients := opts.Recipients
 	if len(recipients) == 0 && !opts.Plaintext {
 		recipients = src.recipients
@@ -173,7 +173,7 @@ func writeImport(d *Deps, opts ImportOptions, source string, files []scaffold.Fi
 
 	spec := scaffold.Spec{Name: name, TalosVersion: talosVersion, Recipients: recipients, Plaintext: opts.Plaintext}
 
-	bundle, generated, err := importBundle(d, spec, src, parsed)
+	bundle, plain, generated, err := importBundle(d, spec, src, parsed)
 	if err != nil {
 		return nil, err
 	}
@@ -185,6 +185,10 @@ func writeImport(d *Deps, opts ImportOptions, source string, files []scaffold.Fi
 		if err := refuseExisting(d, filepath.Join(opts.Out, filepath.FromSlash(f.Path))); err != nil {
 			return nil, err
 		}
+	}
+
+	if err := checkImport(ctx, d, opts, spec.BundleFile(), plain, files); err != nil {
+		return nil, err
 	}
 
 	res := &ImportResult{

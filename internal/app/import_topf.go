@@ -70,5 +70,5 @@ func ImportTopf(ctx context.Context, d *Deps, opts ImportOptions) (*ImportResult
 		return nil, err
 	}
 
-	return writeImport(d, opts, file, res.Files, res.Findings, src, res.Cluster, res.TalosVersion)
+	return writeImport(ctx, d, opts, file, res.Files, res.Findings, src, res.Cluster, res.TalosVersion)
 }

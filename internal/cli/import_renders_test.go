@@ -53,3 +53,31 @@ func TestImportTalhelper_TemplatedNodeMapsRenderWhetherOrNotTheMapExists(t *test
 		})
 	}
 }
+
+// TestImportTalhelper_RepositoryThatDoesNotRenderIsRefusedAndNothingWritten: a patch
+// the import copies as it is, and Talos refuses, fails the import at the file's line,
+// before any file is written.
+func TestImportTalhelper_RepositoryThatDoesNotRenderIsRefusedAndNothingWritten(t *testing.T) {
+	src := writeTree(t, t.TempDir(), map[string]string{
+		"talconfig.yaml": "clusterName: lab\nendpoint: https://10.0.0.10:6443\ntalosVersion: v1.12.4\nkubernetesVersion: v1.35.0\n" +
+			"nodes:\n  - hostname: cp1\n    ipAddress: 10.0.0.11\n    controlPlane: true\n    installDisk: /dev/sda\n" +
+			"patches:\n  - \"@patches/bad.yaml\"\n",
+		"patches/bad.yaml": "- op: replace\n  path: /machine/no/such/path\n  value: 1\n",
+	})
+
+	h := newDiskHarness(t)
+	repo := filepath.Join(t.TempDir(), "repo")
+
+	err := h.run("import", "talhelper", "--from", src, "--out", repo, "--plaintext-secrets")
+	if err == nil {
+		t.Fatalf("the import succeeded:\n%s", h.stdout.String())
+	}
+
+	if want := filepath.Join(repo, "patches", "bad.yaml") + ":2: "; !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "nothing was written") {
+		t.Errorf("want the refusal placed at %s, got: %v", want, err)
+	}
+
+	if _, statErr := os.Stat(repo); !os.IsNotExist(statErr) {
+		t.Errorf("the import wrote %s: %v", repo, statErr)
+	}
+}
