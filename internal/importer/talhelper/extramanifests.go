@@ -8,7 +8,6 @@ import (
 	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/finding"
-	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/secrets/sops"
 )
 
@@ -39,16 +38,22 @@ func (im *mapping) extraManifests(n, role *yaml.Node, name string, field func(st
 	var out []string
 
 	for _, e := range list {
-		rel, err := importer.CleanRel(strings.TrimPrefix(scalar(e.item), "@"), talconfigDir)
-		if err != nil || rel == "." {
-			im.repo.Unsupported(e.item.Line, name, e.at, "the manifest file is not a path inside the talconfig's directory; not imported")
+		read, rel, ok := im.locate(strings.TrimPrefix(scalar(e.item), "@"), e.item.Line, name, e.at)
+		if !ok {
+			continue
+		}
+
+		if rel == "." {
+			im.repo.Unsupported(e.item.Line, name, e.at, "the manifest file is the talconfig's directory; not imported")
 
 			continue
 		}
 
-		data, err := im.manifestFile(rel)
+		data, err := im.manifestFile(read)
 		if err != nil {
-			im.repo.Unsupported(e.item.Line, name, e.at, err.Error()+"; not imported")
+			if !im.outside(err, e.item.Line, e.at) {
+				im.repo.Unsupported(e.item.Line, name, e.at, err.Error()+"; not imported")
+			}
 
 			continue
 		}
