@@ -88,10 +88,15 @@ func ImportTalhelper(ctx context.Context, d *Deps, opts ImportOptions) (*ImportR
 		return nil, err
 	}
 
+	tree, err := openSourceTree(d, dir)
+	if err != nil {
+		return nil, err
+	}
+
 	in := talhelper.Input{
 		File: file, Data: data, Lookup: env, Secrets: bundleName, HasAESCBC: src.hasAESCBC(), Schematics: schematics,
 		TalosVersion: opts.TalosVersion, Recover: schematicRecovery(ctx, d, opts.Offline),
-		ReadPatch: func(rel string) ([]byte, error) { return readYAML(d, filepath.Join(dir, filepath.FromSlash(rel))) },
+		ReadPatch: tree.read, Within: tree.within,
 	}
 
 	if d.ListFiles != nil {
@@ -196,8 +201,21 @@ func writeImport(ctx context.Context, d *Deps, opts ImportOptions, source string
 		Encrypted: !opts.Plaintext, Generated: generated, Recipients: len(parsed), Cluster: name,
 	}
 
+	res.Written, err = writeFiles(d, opts.Out, all)
+	if err != nil {
+		return nil, err
+	}
+
+	return res, nil
+}
+
+// writeFiles writes new files into out (the plaintext bundle readable by its owner only)
+// and returns their paths; an existing one is an *ExistsError.
+func writeFiles(d *Deps, out string, all []scaffold.File) ([]string, error) {
+	var written []string
+
 	for _, f := range all {
-		path := filepath.Join(opts.Out, filepath.FromSlash(f.Path))
+		path := filepath.Join(out, filepath.FromSlash(f.Path))
 
 		if err := d.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
@@ -216,8 +234,8 @@ func writeImport(ctx context.Context, d *Deps, opts ImportOptions, source string
 			return nil, fmt.Errorf("write %s: %w", path, err)
 		}
 
-		res.Written = append(res.Written, path)
+		written = append(written, path)
 	}
 
-	return res, nil
+	return written, nil
 }

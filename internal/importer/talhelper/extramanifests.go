@@ -2,12 +2,14 @@ package talhelper
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 
 	"go.yaml.in/yaml/v4"
 
 	"github.com/talops/talops/internal/finding"
+	"github.com/talops/talops/internal/importer"
 	"github.com/talops/talops/internal/secrets/sops"
 )
 
@@ -90,7 +92,9 @@ func (im *mapping) manifestFile(rel string) ([]byte, error) {
 	}
 
 	data, err := im.in.ReadPatch(rel)
-	if err != nil {
+	if out := (*importer.OutsideError)(nil); errors.As(err, &out) {
+		return nil, out
+	} else if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
 
