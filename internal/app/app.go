@@ -40,6 +40,13 @@ type Outside struct {
 	// for links in the etcd snapshot's directory, and no Git work tree is looked for
 	// around a credential written).
 	Lstat func(name string) (os.FileInfo, error)
+	// Getwd is the working directory: with Lstat, it finds the Git work tree a
+	// credential would be written into, or the one an import's source lies in (nil: none
+	// is looked for).
+	Getwd func() (string, error)
+	// EvalSymlinks resolves a path's symbolic links (nil: an import does not look where
+	// its source's links lead).
+	EvalSymlinks func(path string) (string, error)
 	// Rand is the randomness of the secrets bundle's encryption (nil: crypto/rand).
 	Rand io.Reader
 	// OpenDir opens a repository directory.

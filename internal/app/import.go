@@ -88,10 +88,15 @@ func ImportTalhelper(ctx context.Context, d *Deps, opts ImportOptions) (*ImportR
 		return nil, err
 	}
 
+	tree, err := openSourceTree(d, dir)
+	if err != nil {
+		return nil, err
+	}
+
 	in := talhelper.Input{
 		File: file, Data: data, Lookup: env, Secrets: bundleName, HasAESCBC: src.hasAESCBC(), Schematics: schematics,
 		TalosVersion: opts.TalosVersion, Recover: schematicRecovery(ctx, d, opts.Offline),
-		ReadPatch: func(rel string) ([]byte, error) { return readYAML(d, filepath.Join(dir, filepath.FromSlash(rel))) },
+		ReadPatch: tree.read, Within: tree.within,
 	}
 
 	if d.ListFiles != nil {
@@ -103,7 +108,7 @@ func ImportTalhelper(ctx context.Context, d *Deps, opts ImportOptions) (*ImportR
 		return nil, err
 	}
 
-	return writeImport(d, opts, file, res.Files, res.Findings, src, res.Cluster, res.TalosVersion)
+	return writeImport(ctx, d, opts, file, res.Files, res.Findings, src, res.Cluster, res.TalosVersion)
 }
 
 // readSchematicFiles reads the schematic files named on the command line.
@@ -148,7 +153,7 @@ func readSource(d *Deps, from string, names []string) (string, []byte, error) {
 
 // writeImport writes the imported files and the bundle into opts.Out, refusing to write
 // over anything; the bundle goes first, so no talops.yaml names a missing one.
-func writeImport(d *Deps, opts ImportOptions, source string, files []scaffold.File, findings []finding.Finding, src *bundleSource, name, talosVersion string) (*ImportResult, error) {
+func writeImport(ctx context.Context, d *Deps, opts ImportOptions, source string, files []scaffold.File, findings []finding.Finding, src *bundleSource, name, talosVersion string) (*ImportResult, error) {
 	recipients := opts.Recipients
 	if len(recipients) == 0 && !opts.Plaintext {
 		recipients = src.recipients
@@ -173,7 +178,7 @@ func writeImport(d *Deps, opts ImportOptions, source string, files []scaffold.Fi
 
 	spec := scaffold.Spec{Name: name, TalosVersion: talosVersion, Recipients: recipients, Plaintext: opts.Plaintext}
 
-	bundle, generated, err := importBundle(d, spec, src, parsed)
+	bundle, plain, generated, err := importBundle(d, spec, src, parsed)
 	if err != nil {
 		return nil, err
 	}
@@ -187,13 +192,30 @@ func writeImport(d *Deps, opts ImportOptions, source string, files []scaffold.Fi
 		}
 	}
 
+	if err := checkImport(ctx, d, opts, spec.BundleFile(), plain, files); err != nil {
+		return nil, err
+	}
+
 	res := &ImportResult{
 		Source: source, Findings: findings, Bundle: filepath.Join(opts.Out, spec.BundleFile()),
 		Encrypted: !opts.Plaintext, Generated: generated, Recipients: len(parsed), Cluster: name,
 	}
 
+	res.Written, err = writeFiles(d, opts.Out, all)
+	if err != nil {
+		return nil, err
+	}
+
+	return res, nil
+}
+
+// writeFiles writes new files into out (the plaintext bundle readable by its owner only)
+// and returns their paths; an existing one is an *ExistsError.
+func writeFiles(d *Deps, out string, all []scaffold.File) ([]string, error) {
+	var written []string
+
 	for _, f := range all {
-		path := filepath.Join(opts.Out, filepath.FromSlash(f.Path))
+		path := filepath.Join(out, filepath.FromSlash(f.Path))
 
 		if err := d.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
@@ -212,8 +234,8 @@ func writeImport(d *Deps, opts ImportOptions, source string, files []scaffold.Fi
 			return nil, fmt.Errorf("write %s: %w", path, err)
 		}
 
-		res.Written = append(res.Written, path)
+		written = append(written, path)
 	}
 
-	return res, nil
+	return written, nil
 }

@@ -143,35 +143,34 @@ func talhelperEnv(d *Deps, dir string) (func(string) (string, bool), error) {
 }
 
 // importBundle is the new repository's bundle: the source's, re-encoded (encrypted unless
-// plaintext), or a new one when the source has none (generated says so).
-func importBundle(d *Deps, spec scaffold.Spec, src *bundleSource, recipients []*age.X25519Recipient) ([]byte, bool, error) {
+// plaintext), or a new one when the source has none (generated says so); plain is it in
+// clear, for the import's own render.
+func importBundle(d *Deps, spec scaffold.Spec, src *bundleSource, recipients []*age.X25519Recipient) (out, plain []byte, generated bool, err error) {
 	contract, err := config.ParseContractFromVersion(spec.TalosVersion)
 	if err != nil {
-		return nil, false, fmt.Errorf("version contract of Talos %s: %w", spec.TalosVersion, err)
+		return nil, nil, false, fmt.Errorf("version contract of Talos %s: %w", spec.TalosVersion, err)
 	}
 
 	now, err := clock(d)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 
 	var b *gensecrets.Bundle
 
-	generated := src.plain == nil
+	generated = src.plain == nil
 	if generated {
 		if b, err = gensecrets.NewBundle(gensecrets.NewFixedClock(now), contract); err != nil {
-			return nil, false, fmt.Errorf("generate the secrets bundle: %w", err)
+			return nil, nil, false, fmt.Errorf("generate the secrets bundle: %w", err)
 		}
 	} else if b, err = secrets.Parse(src.plain, contract); err != nil {
-		return nil, false, fmt.Errorf("%s: %w", src.file, err)
+		return nil, nil, false, fmt.Errorf("%s: %w", src.file, err)
 	}
 
 	d.mask((&secrets.Bundle{Bundle: b}).Values()...)
 
-	if spec.Plaintext {
-		out, err := scaffold.PlaintextBundleYAML(b, spec.Name)
-
-		return out, generated, err
+	if plain, err = scaffold.PlaintextBundleYAML(b, spec.Name); err != nil || spec.Plaintext {
+		return plain, plain, generated, err
 	}
 
 	random := rand.Reader
@@ -179,7 +178,7 @@ func importBundle(d *Deps, spec scaffold.Spec, src *bundleSource, recipients []*
 		random = d.Rand
 	}
 
-	out, err := scaffold.EncryptedBundleYAML(b, recipients, now, random)
+	out, err = scaffold.EncryptedBundleYAML(b, recipients, now, random)
 
-	return out, generated, err
+	return out, plain, generated, err
 }

@@ -18,7 +18,7 @@ var talosctlNames = []string{"controlplane.yaml", "worker.yaml"}
 // ImportTalosctl writes a talops repository from complete machine configs: those talosctl
 // gen config wrote into opts.From and every file of opts.Configs (one config per node).
 // The secrets they share become the bundle, each node's differences its patches.
-func ImportTalosctl(_ context.Context, d *Deps, opts ImportOptions) (*ImportResult, error) {
+func ImportTalosctl(ctx context.Context, d *Deps, opts ImportOptions) (*ImportResult, error) {
 	var srcs []talosctl.Source
 
 	for _, n := range talosctlNames {
@@ -74,5 +74,5 @@ func ImportTalosctl(_ context.Context, d *Deps, opts ImportOptions) (*ImportResu
 
 	src := &bundleSource{file: srcs[0].Name, plain: plain}
 
-	return writeImport(d, opts, srcs[0].Name, res.Files, res.Findings, src, res.Cluster, res.TalosVersion)
+	return writeImport(ctx, d, opts, srcs[0].Name, res.Files, res.Findings, src, res.Cluster, res.TalosVersion)
 }

@@ -44,6 +44,13 @@ func ImportTopf(ctx context.Context, d *Deps, opts ImportOptions) (*ImportResult
 		bundleName = scaffold.PlaintextBundle
 	}
 
+	// topf's files stay in its directory (the importer refuses a path out of it); a
+	// symbolic link there is not followed out of the repository.
+	tree, err := openSourceTree(d, dir)
+	if err != nil {
+		return nil, err
+	}
+
 	res, err := topf.Import(topf.Input{
 		File: file, Data: data, Dir: filepath.ToSlash(dir), Secrets: bundleName, Recover: schematicRecovery(ctx, d, opts.Offline),
 		TalosVersion: opts.TalosVersion,
@@ -52,7 +59,7 @@ func ImportTopf(ctx context.Context, d *Deps, opts ImportOptions) (*ImportResult
 
 			return v, v != ""
 		},
-		ReadFile: func(rel string) ([]byte, error) { return readYAML(d, filepath.Join(dir, filepath.FromSlash(rel))) },
+		ReadFile: tree.read,
 		ListFiles: func(rel string) ([]string, error) {
 			files, err := d.ListFiles(filepath.Join(dir, filepath.FromSlash(rel)))
 			if err != nil {
@@ -70,5 +77,5 @@ func ImportTopf(ctx context.Context, d *Deps, opts ImportOptions) (*ImportResult
 		return nil, err
 	}
 
-	return writeImport(d, opts, file, res.Files, res.Findings, src, res.Cluster, res.TalosVersion)
+	return writeImport(ctx, d, opts, file, res.Files, res.Findings, src, res.Cluster, res.TalosVersion)
 }

@@ -47,8 +47,19 @@ func Validate(ctx context.Context, d *Deps, opts ValidateOptions) (*ValidateResu
 		return nil, err
 	}
 
-	in := rulesInput(ctx, d, r, opts.Offline)
-	in.Strict = opts.Strict
+	findings, err := judgeNodes(ctx, d, r, opts.Offline, opts.Strict)
+	if err != nil {
+		return nil, err
+	}
+
+	return &ValidateResult{Findings: findings, Nodes: len(r.Cluster.Spec.Nodes)}, nil
+}
+
+// judgeNodes renders a loaded repository's nodes a chunk at a time and judges them, as
+// validate does; strict makes every warning an error.
+func judgeNodes(ctx context.Context, d *Deps, r *Repo, offline, strict bool) ([]finding.Finding, error) {
+	in := rulesInput(ctx, d, r, offline)
+	in.Strict = strict
 	judge := rules.NewJudge(in)
 
 	for chunk := range slices.Chunk(r.Cluster.Spec.Nodes, planChunk) {
@@ -59,12 +70,12 @@ func Validate(ctx context.Context, d *Deps, opts ValidateOptions) (*ValidateResu
 
 	findings := judge.Findings()
 
-	if opts.Strict {
+	if strict {
 		// Every warning, talops' own rules' too (a release without extension data).
 		findings = finding.Strict(findings)
 	}
 
-	return &ValidateResult{Findings: findings, Nodes: len(r.Cluster.Spec.Nodes)}, nil
+	return findings, nil
 }
 
 // validateFiles validates complete machine configs, like talosctl validate.

@@ -68,16 +68,18 @@ func OSDeps() *Deps {
 
 				return c, nil
 			},
-			ReadFile:   cluster.ReadFileBounded,
-			WriteFile:  writeFile,
-			MkdirAll:   os.MkdirAll,
-			CreateFile: createFile,
-			Rand:       rand.Reader,
-			Lstat:      os.Lstat,
-			OpenDir:    door.OpenDisk,
-			ListFiles:  door.ListDisk,
-			Now:        time.Now,
-			Git:        gitrev.Exec,
+			ReadFile:     cluster.ReadFileBounded,
+			WriteFile:    writeFile,
+			MkdirAll:     os.MkdirAll,
+			CreateFile:   createFile,
+			Rand:         rand.Reader,
+			Lstat:        os.Lstat,
+			Getwd:        os.Getwd,
+			EvalSymlinks: filepath.EvalSymlinks,
+			OpenDir:      door.OpenDisk,
+			ListFiles:    door.ListDisk,
+			Now:          time.Now,
+			Git:          gitrev.Exec,
 			ImageFactory: func(baseURL string) (*factory.Client, error) {
 				opts := []factory.Option{factory.WithUserAgent("talops/" + version), factory.WithClock(time.Now)}
 
@@ -104,7 +106,6 @@ func OSDeps() *Deps {
 		Stderr:  os.Stderr,
 		Chmod:   os.Chmod,
 		Remove:  os.Remove,
-		Getwd:   os.Getwd,
 		AppendFile: func(name string, data []byte) error {
 			f, err := os.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 			if err != nil {

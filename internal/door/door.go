@@ -40,9 +40,6 @@ type Deps struct {
 	Chmod func(name string, perm os.FileMode) error
 	// Remove deletes a file talops wrote before and no longer writes (render's stale nodes).
 	Remove func(name string) error
-	// Getwd and Lstat find the Git work tree a credential would be written into (nil:
-	// none is looked for; see RefuseExposed).
-	Getwd func() (string, error)
 	// AppendFile appends to a file (the runner's output file).
 	AppendFile func(name string, data []byte) error
 	// HTTPClient reaches GitHub.

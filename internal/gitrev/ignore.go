@@ -58,6 +58,14 @@ func CheckExposed(f Files, abs string, dir bool) error {
 	return &ExposedError{Path: abs, WorkTree: root, IgnoreFile: filepath.Join(root, ".gitignore"), Rule: rule}
 }
 
+// WorkTree is the root of the work tree holding dir (an absolute path), "" when none
+// does: the nearest directory with a .git, a directory or a file.
+func WorkTree(f Files, dir string) (string, error) {
+	root, _, err := workTree(f, dir)
+
+	return root, err
+}
+
 // workTree finds the work tree holding dir: the nearest directory with a .git (a
 // directory, or the file of a linked work tree or submodule naming its git directory).
 func workTree(f Files, dir string) (root, gitDir string, err error) {

@@ -1,6 +1,7 @@
 package importer_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -139,5 +140,38 @@ func TestEncodeDocs_WritesOneStreamUnderTheComment(t *testing.T) {
 
 	if want := "# head\na:\n  b: 1\n---\nc: 2\n"; string(got) != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestLocate_FilesOutsideTheSourceDirectoryComeFromTheRepositoryUnderShared(t *testing.T) {
+	t.Parallel()
+
+	for _, tc := range []struct {
+		name, in, within, read, out, refused string
+	}{
+		{name: "inside the directory keeps its path", in: "./patches/a.yaml", within: "home", read: "patches/a.yaml", out: "patches/a.yaml"},
+		{name: "beside it in the repository goes under shared", in: "../global/kubelet.yaml", within: "home", read: "../global/kubelet.yaml", out: "shared/global/kubelet.yaml"},
+		{name: "deeper directories keep the layout from the root", in: "../../global/x/y.yaml", within: "clusters/home", read: "../../global/x/y.yaml", out: "shared/global/x/y.yaml"},
+		{name: "out of the repository is refused", in: "../../x.yaml", within: "home", refused: "../../x.yaml is outside the Git repository holding the talconfig's directory"},
+		{name: "out of a directory at the root is refused", in: "../x.yaml", within: ".", refused: "../x.yaml is outside the Git repository holding the talconfig's directory"},
+		{name: "without a repository the directory is the boundary", in: "../x.yaml", refused: "../x.yaml is outside the talconfig's directory, and no Git repository holds it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			read, out, err := importer.Locate(tc.in, "the talconfig's directory", tc.within)
+			if tc.refused != "" {
+				var outside *importer.OutsideError
+				if !errors.As(err, &outside) || err.Error() != tc.refused {
+					t.Fatalf("got %q, %q, %v; want refused: %s", read, out, err, tc.refused)
+				}
+
+				return
+			}
+
+			if err != nil || read != tc.read || out != tc.out {
+				t.Fatalf("got %q, %q, %v; want %q, %q", read, out, err, tc.read, tc.out)
+			}
+		})
 	}
 }

@@ -148,7 +148,9 @@ func (im *mapping) inlineManifests(n *yaml.Node) ([]any, bool) {
 		if rel, ok := strings.CutPrefix(contents, "@"); ok {
 			data, err := im.fileContent(rel, boolean(get(m, "skipEnvsubst")))
 			if err != nil {
-				im.repo.Unsupported(lineOf(m, "contents"), "", at+".contents", err.Error()+": inlineManifests not imported")
+				if !im.outside(err, lineOf(m, "contents"), at+".contents") {
+					im.repo.Unsupported(lineOf(m, "contents"), "", at+".contents", err.Error()+": inlineManifests not imported")
+				}
 
 				return nil, false
 			}

@@ -2,6 +2,7 @@ package talhelper
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -39,16 +40,22 @@ func (im *mapping) extraManifests(n, role *yaml.Node, name string, field func(st
 	var out []string
 
 	for _, e := range list {
-		rel, err := importer.CleanRel(strings.TrimPrefix(scalar(e.item), "@"), talconfigDir)
-		if err != nil || rel == "." {
-			im.repo.Unsupported(e.item.Line, name, e.at, "the manifest file is not a path inside the talconfig's directory; not imported")
+		read, rel, ok := im.locate(strings.TrimPrefix(scalar(e.item), "@"), e.item.Line, name, e.at)
+		if !ok {
+			continue
+		}
+
+		if rel == "." {
+			im.repo.Unsupported(e.item.Line, name, e.at, "the manifest file is the talconfig's directory; not imported")
 
 			continue
 		}
 
-		data, err := im.manifestFile(rel)
+		data, err := im.manifestFile(read)
 		if err != nil {
-			im.repo.Unsupported(e.item.Line, name, e.at, err.Error()+"; not imported")
+			if !im.outside(err, e.item.Line, e.at) {
+				im.repo.Unsupported(e.item.Line, name, e.at, err.Error()+"; not imported")
+			}
 
 			continue
 		}
@@ -85,7 +92,9 @@ func (im *mapping) manifestFile(rel string) ([]byte, error) {
 	}
 
 	data, err := im.in.ReadPatch(rel)
-	if err != nil {
+	if out := (*importer.OutsideError)(nil); errors.As(err, &out) {
+		return nil, out
+	} else if err != nil {
 		return nil, fmt.Errorf("read %s: %w", rel, err)
 	}
 

@@ -73,7 +73,7 @@ func TestImport_ExtraManifestsAreAppendedAsTalhelperAppendsThem(t *testing.T) {
 // TestImport_ExtraManifestThatCannotBeReadIsReportedAtItsLine: a missing file is a finding
 // at its entry, and the node keeps its other patches.
 func TestImport_ExtraManifestThatCannotBeReadIsReportedAtItsLine(t *testing.T) {
-	res := importText(t, head+"nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n    extraManifests:\n      - missing.yaml\n      - ../outside.yaml\n", nil, nil)
+	res := importText(t, head+"nodes:\n  - hostname: n1\n    ipAddress: 10.0.0.11\n    extraManifests:\n      - missing.yaml\n      - /etc/absolute.yaml\n", nil, nil)
 
 	want := []string{"9 nodes[0].extraManifests[0]", "10 nodes[0].extraManifests[1]"}
 	if got := findingPlaces(res.Findings, talhelper.CodeUnsupported, "extraManifests"); !slices.Equal(got, want) {

@@ -37,7 +37,9 @@ func (im *mapping) machineFiles(n *yaml.Node, name string, field func(string) st
 		if rel, ok := strings.CutPrefix(content, "@"); ok {
 			data, err := im.fileContent(rel, boolean(get(f, "skipEnvsubst")))
 			if err != nil {
-				im.repo.Unsupported(lineOf(f, "content"), name, at+".content", err.Error()+": machineFiles not imported")
+				if !im.outside(err, lineOf(f, "content"), at+".content") {
+					im.repo.Unsupported(lineOf(f, "content"), name, at+".content", err.Error()+": machineFiles not imported")
+				}
 
 				return nil, false
 			}
@@ -52,11 +54,12 @@ func (im *mapping) machineFiles(n *yaml.Node, name string, field func(string) st
 }
 
 // fileContent reads a machine file's or an inline manifest's contents, substituted as
-// talhelper substitutes them unless skipEnvsubst.
+// talhelper substitutes them unless skipEnvsubst; the file may lie anywhere in the source
+// repository (importer.Locate), as its contents are written inline.
 func (im *mapping) fileContent(rel string, skipEnvsubst bool) (string, error) {
-	clean, err := importer.CleanRel(rel, talconfigDir)
+	clean, _, err := importer.Locate(rel, talconfigDir, im.in.Within)
 	if err != nil {
-		return "", fmt.Errorf("%s is %w", rel, err)
+		return "", err
 	}
 
 	if im.in.ReadPatch == nil {

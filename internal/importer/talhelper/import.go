@@ -1,6 +1,7 @@
 package talhelper
 
 import (
+	"errors"
 	"slices"
 
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
@@ -32,6 +33,9 @@ type mapping struct {
 	// patchSets each node's sets of patches that talhelper templates together.
 	patchTemplates map[string]*patchTemplate
 	patchSets      map[string][][]string
+	// refused is the first file named outside the repository the import may read: the
+	// import is refused with it.
+	refused error
 }
 
 // topKeys are the talconfig keys the import reads; any other is reported.
@@ -72,7 +76,43 @@ func Import(in Input) (*Result, error) {
 		return nil, err
 	}
 
-	return im.run(root)
+	res, err := im.run(root)
+	if err == nil && im.refused != nil {
+		return nil, im.refused
+	}
+
+	return res, err
+}
+
+// locate places a file the talconfig names at line (field at): the path to read it by
+// and its path in the new repository (importer.Locate). One outside the repository the
+// import may read refuses the import (ok false); one otherwise refused is a finding.
+func (im *mapping) locate(p string, line int, node, at string) (read, out string, ok bool) {
+	read, out, err := importer.Locate(p, talconfigDir, im.in.Within)
+	if err != nil {
+		if !im.outside(err, line, at) {
+			im.repo.Unsupported(line, node, at, "the file is "+err.Error()+"; not imported")
+		}
+
+		return "", "", false
+	}
+
+	return read, out, true
+}
+
+// outside says whether err is a file outside the repository the import may read, and
+// then refuses the import with it, placed at line (field at).
+func (im *mapping) outside(err error, line int, at string) bool {
+	var out *importer.OutsideError
+	if !errors.As(err, &out) {
+		return false
+	}
+
+	if im.refused == nil {
+		im.refused = &cluster.InputError{File: im.in.File, Line: line, Field: at, Msg: importer.OneLine(err) + ": the import reads no file outside it"}
+	}
+
+	return true
 }
 
 // spec is the cluster part of talops.yaml from talhelper's fields, the versions required,

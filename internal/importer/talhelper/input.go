@@ -11,8 +11,14 @@ type Input struct {
 	// talenv.yaml.
 	Lookup func(name string) (string, bool)
 	// ReadPatch reads a file a patch names with @, by its path relative to the talconfig's
-	// directory.
+	// directory (one outside it climbs out with ".."); an
+	// *importer.OutsideError (a symbolic link out of the repository) refuses the import.
 	ReadPatch func(rel string) ([]byte, error)
+	// Within is the talconfig's directory below the root of the Git repository holding it,
+	// a slash path ("." the root; "" none holds it): a file named outside the directory
+	// but inside that repository is imported under importer.SharedDir, one outside it
+	// refuses the import (importer.Locate).
+	Within string
 	// Schematics are the schematic files named on the command line (--schematic): the
 	// import ties each talosImageURL installer to the one of its schematic ID.
 	Schematics []SchematicFile

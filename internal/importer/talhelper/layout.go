@@ -2,7 +2,6 @@ package talhelper
 
 import (
 	"maps"
-	"strings"
 
 	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
 
@@ -58,14 +57,6 @@ func (im *mapping) documentLayout(ops []op, controlPlane bool, name string) (res
 		case kubeNodeFields[o.Path] != "":
 			node = orNew(node)
 			node[kubeNodeFields[o.Path]] = replaced(o.Value, controlPlane && o.Path == "/machine/nodeLabels")
-		case strings.HasPrefix(o.Path, "/machine/nodeLabels/") || strings.HasPrefix(o.Path, "/machine/nodeAnnotations/"):
-			// A templated label or annotation, rendered (renderTemplates).
-			field, key, _ := strings.Cut(strings.TrimPrefix(o.Path, "/machine/"), "/")
-			node = orNew(node)
-			m, _ := node[kubeNodeFields["/machine/"+field]].(map[string]any)
-			m = orNew(m)
-			m[pointerUnescape(key)] = o.Value
-			node[kubeNodeFields["/machine/"+field]] = m
 		default:
 			rest = append(rest, o)
 		}
@@ -134,11 +125,6 @@ func orNew(m map[string]any) map[string]any {
 	}
 
 	return m
-}
-
-// pointerUnescape undoes pointerEscape (RFC 6901).
-func pointerUnescape(key string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(key, "~1", "/"), "~0", "~")
 }
 
 // alpha2View is the v1alpha1 document talhelper's templates read on the 1.14 contract:

@@ -132,10 +132,12 @@ func (o *nodeFields) labels(key, path string) {
 
 	m := map[string]string{}
 
+	var tmpl []templated
+
 	for _, p := range pairs(v) {
 		if strings.Contains(scalar(p.value), "{{") || strings.Contains(scalar(p.value), "}}") {
-			o.im.templates = append(o.im.templates, templated{
-				node: o.name, path: path + "/" + pointerEscape(p.key), text: scalar(p.value), line: p.line, field: o.field(key + "." + p.key),
+			tmpl = append(tmpl, templated{
+				node: o.name, path: path, key: p.key, text: scalar(p.value), line: p.line, field: o.field(key + "." + p.key),
 			})
 
 			continue
@@ -144,6 +146,11 @@ func (o *nodeFields) labels(key, path string) {
 		m[p.key] = scalar(p.value)
 	}
 
+	for i := range tmpl {
+		tmpl[i].plain = m
+	}
+
+	o.im.templates = append(o.im.templates, tmpl...)
 	o.add(path, m)
 }
 

@@ -62,16 +62,16 @@ func (im *mapping) inlinePatch(s, rel, kind string, line int, at string) (string
 // filePatch brings an @file patch into the new repository under its own path and says
 // whether the node takes it: an unreadable or empty file is reported and left out.
 func (im *mapping) filePatch(path, kind string, line int, at string) (string, bool) {
-	rel, err := importer.CleanRel(path, talconfigDir)
-	if err != nil {
-		im.repo.Unsupported(line, "", at, "the patch file is "+err.Error()+"; not imported")
-
+	read, rel, ok := im.locate(path, line, "", at)
+	if !ok {
 		return "", false
 	}
 
-	raw, err := im.manifestFile(rel)
+	raw, err := im.manifestFile(read)
 	if err != nil {
-		im.repo.Unsupported(line, "", at, err.Error()+"; not imported")
+		if !im.outside(err, line, at) {
+			im.repo.Unsupported(line, "", at, err.Error()+"; not imported")
+		}
 
 		return "", false
 	}
@@ -81,7 +81,7 @@ func (im *mapping) filePatch(path, kind string, line int, at string) (string, bo
 		return im.deferTemplate(rel, string(raw), true, line, at), true
 	}
 
-	data, err := im.substitutePatch(rel, raw)
+	data, err := im.substitutePatch(read, raw)
 	if err != nil {
 		im.repo.Unsupported(line, "", at, err.Error()+"; not imported")
 

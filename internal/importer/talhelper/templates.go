@@ -2,8 +2,8 @@ package talhelper
 
 import (
 	"bytes"
+	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	template "github.com/DataDog/datadog-agent/pkg/template/text"
@@ -18,10 +18,12 @@ import (
 	"github.com/talops/talops/internal/secrets"
 )
 
-// templated is a node label or annotation whose value is a talhelper template.
+// templated is a node label or annotation whose value is a talhelper template: key of
+// the map at path, whose plain values (the talhelper patch sets them) are plain.
 type templated struct {
-	node, path, text, field string
-	line                    int
+	node, path, key, text, field string
+	plain                        map[string]string
+	line                         int
 }
 
 // renderTemplates renders the templated node labels and annotations as talhelper does: a
@@ -54,29 +56,26 @@ func (im *mapping) renderTemplates(spec *cluster.Spec) {
 		return
 	}
 
+	// Each map is added whole, its plain values with the rendered ones: an empty map is
+	// not encoded, so after a talhelper patch setting none but templated values there is
+	// no map for an add of one key to apply to (RFC 6902: "doc is missing path").
 	ops := map[string][]op{}
+	whole := map[string]map[string]string{}
 
 	for _, t := range im.templates {
-		var values []string
-
-		for _, cfg := range configs[t.node] {
-			v, err := executeTemplate(t.text, cfg)
-			if err != nil {
-				im.repo.Unsupported(t.line, t.node, t.field, "a talhelper template that does not render ("+importer.OneLine(err)+"): not imported")
-
-				break
-			}
-
-			values = append(values, v)
+		value, ok := im.templateValue(t, configs[t.node])
+		if !ok {
+			continue
 		}
 
-		switch {
-		case len(values) != len(configs[t.node]):
-		case values[0] != values[1]:
-			im.repo.Unsupported(t.line, t.node, t.field, "a talhelper template whose value reads a secret (or the clock, or chance): talops writes no secret into a patch, so it is not imported")
-		default:
-			ops[t.node] = append(ops[t.node], op{Op: "add", Path: t.path, Value: values[0]})
+		m, ok := whole[t.node+t.path]
+		if !ok {
+			m = maps.Clone(t.plain)
+			whole[t.node+t.path] = m
+			ops[t.node] = append(ops[t.node], op{Op: "add", Path: t.path, Value: m})
 		}
+
+		m[t.key] = value
 	}
 
 	for i := range spec.Nodes {
@@ -95,6 +94,36 @@ func (im *mapping) renderTemplates(spec *cluster.Spec) {
 		at := max(slices.Index(n.Patches, talhelperPatch(n.Name)), slices.Index(n.Patches, kubernetesPatch(n.Name))) + 1
 		n.Patches = slices.Insert(n.Patches, at, rel)
 	}
+}
+
+// templateValue renders a templated label or annotation on each of its node's configs
+// (one per throwaway bundle): its value, or false when it does not render or reads a
+// secret (the values differ), which is reported.
+func (im *mapping) templateValue(t templated, configs []*v1alpha1.Config) (string, bool) {
+	var values []string
+
+	for _, cfg := range configs {
+		v, err := executeTemplate(t.text, cfg)
+		if err != nil {
+			im.repo.Unsupported(t.line, t.node, t.field, "a talhelper template that does not render ("+importer.OneLine(err)+"): not imported")
+
+			return "", false
+		}
+
+		values = append(values, v)
+	}
+
+	if len(values) == 0 {
+		return "", false
+	}
+
+	if slices.ContainsFunc(values, func(v string) bool { return v != values[0] }) {
+		im.repo.Unsupported(t.line, t.node, t.field, "a talhelper template whose value reads a secret (or the clock, or chance): talops writes no secret into a patch, so it is not imported")
+
+		return "", false
+	}
+
+	return values[0], true
 }
 
 // talhelperPatch is the patch of a node's talhelper fields.
@@ -197,11 +226,6 @@ func executeTemplate(text string, cfg *v1alpha1.Config) (string, error) {
 	}
 
 	return b.String(), nil
-}
-
-// pointerEscape escapes a key for a JSON pointer (RFC 6901).
-func pointerEscape(key string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
 }
 
 // addTemplated writes a node's rendered labels and annotations: operations on the v1alpha1
