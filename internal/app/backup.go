@@ -248,56 +248,29 @@ func streamSnapshot(ctx context.Context, d *Deps, n talos.Node, store backup.Sto
 	sealed, err := age.Encrypt(sealedW, recipients...)
 	if err != nil {
 		sealedW.CloseWithError(err)
-		<-put
+		<-put //nolint:errcheck // the store failed because the encryption did
 
 		return backup.Contents{}, err
 	}
 
 	hash := sha256.New()
 	size := &counter{}
-	sinks := []io.Writer{hash, size, sealed}
+	plainW, read := readAlong(d)
 
-	type read struct {
-		c   backup.Contents
-		err error
-	}
-
-	readDone := make(chan read, 1)
-
-	var plainW *io.PipeWriter
-
-	if d.ReadSnapshot != nil {
-		var plainR *io.PipeReader
-
-		plainR, plainW = io.Pipe()
-		sinks = append(sinks, plainW)
-
-		go func() {
-			c, err := d.ReadSnapshot(plainR)
-			plainR.CloseWithError(orEOF(err))
-			readDone <- read{c, err}
-		}()
-	} else {
-		readDone <- read{}
-	}
-
-	err = n.EtcdSnapshot(ctx, io.MultiWriter(sinks...))
+	err = n.EtcdSnapshot(ctx, io.MultiWriter(hash, size, sealed, plainW))
 	if err == nil {
 		err = sealed.Close()
 	}
 
 	sealedW.CloseWithError(err)
-
-	if plainW != nil {
-		plainW.CloseWithError(err)
-	}
+	plainW.CloseWithError(err)
 
 	putErr := <-put
-	r := <-readDone
+	contents, readErr := read()
 
 	// The stream's error first: a store or reader that failed made the stream fail with
 	// its error, and a stream that failed fails both.
-	for _, err := range []error{err, putErr, r.err} {
+	for _, err := range []error{err, putErr, readErr} {
 		if err != nil {
 			return backup.Contents{}, err
 		}
@@ -306,7 +279,38 @@ func streamSnapshot(ctx context.Context, d *Deps, n talos.Node, store backup.Sto
 	m.Size = size.n
 	m.SHA256 = hex.EncodeToString(hash.Sum(nil))
 
-	return r.c, nil
+	return contents, nil
+}
+
+// readAlong starts etcd's reader over what is written to w; read waits for what it found.
+// Without a reader, w discards and read finds nothing.
+func readAlong(d *Deps) (w *io.PipeWriter, read func() (backup.Contents, error)) {
+	plainR, plainW := io.Pipe()
+
+	if d.ReadSnapshot == nil {
+		go io.Copy(io.Discard, plainR) //nolint:errcheck // nothing reads the snapshot
+
+		return plainW, func() (backup.Contents, error) { return backup.Contents{}, nil }
+	}
+
+	type result struct {
+		c   backup.Contents
+		err error
+	}
+
+	done := make(chan result, 1)
+
+	go func() {
+		c, err := d.ReadSnapshot(plainR)
+		plainR.CloseWithError(orEOF(err))
+		done <- result{c, err}
+	}()
+
+	return plainW, func() (backup.Contents, error) {
+		r := <-done
+
+		return r.c, r.err
+	}
 }
 
 func orEOF(err error) error {

@@ -90,19 +90,9 @@ func BackupVerify(ctx context.Context, d *Deps, opts VerifyOptions) (*VerifyResu
 		return nil, err
 	}
 
-	name := opts.Name
-	if name == "" {
-		objects, err := store.List(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("list %s: %w", store, err)
-		}
-
-		names := backup.Names(objects)
-		if len(names) == 0 {
-			return nil, fmt.Errorf("%s holds no backup", store)
-		}
-
-		name = names[len(names)-1]
+	name, err := verifiedName(ctx, store, opts.Name)
+	if err != nil {
+		return nil, err
 	}
 
 	m, err := readManifest(ctx, store, name)
@@ -131,9 +121,20 @@ func BackupVerify(ctx context.Context, d *Deps, opts VerifyOptions) (*VerifyResu
 		return nil, errors.New("app: no snapshot reader (Deps.ReadSnapshot)")
 	}
 
+	contents, err := drill(ctx, d, store, m, ids, fail)
+	if err != nil {
+		return nil, err
+	}
+
+	return &VerifyResult{Manifest: m, Store: store.String(), Contents: contents}, nil
+}
+
+// drill decrypts the backup's snapshot, hashes it and reads it with etcd's code, and
+// holds what it found to the manifest.
+func drill(ctx context.Context, d *Deps, store backup.Store, m backup.Manifest, ids []age.Identity, fail func(string, ...any) error) (backup.Contents, error) {
 	sealed, err := store.Get(ctx, m.Snapshot)
 	if err != nil {
-		return nil, fail("%v", err)
+		return backup.Contents{}, fail("%v", err)
 	}
 	defer sealed.Close() //nolint:errcheck // read-only
 
@@ -143,33 +144,59 @@ func BackupVerify(ctx context.Context, d *Deps, opts VerifyOptions) (*VerifyResu
 
 	switch {
 	case errors.As(err, &noMatch):
-		return nil, fail("none of the age identities found (SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, sops' key file) is a recipient of it")
+		return backup.Contents{}, fail("none of the age identities found (SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, sops' key file) is a recipient of it")
 	case err != nil:
-		return nil, fail("the encrypted snapshot is damaged: %v", err)
+		return backup.Contents{}, fail("the encrypted snapshot is damaged: %v", err)
 	}
 
 	dec := &errReader{r: plain}
 	hash := sha256.New()
 	size := &counter{}
 
-	contents, err := d.ReadSnapshot(io.TeeReader(dec, io.MultiWriter(hash, size)))
+	tee := io.TeeReader(dec, io.MultiWriter(hash, size))
+	contents, err := d.ReadSnapshot(tee)
+
+	// A reader that stopped early (a full disk) leaves the rest: hashed too, so the
+	// manifest is compared with the whole snapshot and the reader's error is told as it is.
+	if _, derr := io.Copy(io.Discard, tee); derr != nil && dec.err == nil {
+		dec.err = derr
+	}
 
 	switch {
 	case dec.err != nil && !errors.Is(dec.err, io.EOF):
 		// age authenticates every chunk and the last one: a flipped byte or a cut-off
 		// object fails here, before anything else is believed.
-		return nil, fail("the encrypted snapshot is damaged or truncated: %v", dec.err)
+		return backup.Contents{}, fail("the encrypted snapshot is damaged or truncated: %v", dec.err)
 	case size.n != m.Size:
-		return nil, fail("its snapshot is %d bytes, the manifest says %d", size.n, m.Size)
+		return backup.Contents{}, fail("its snapshot is %d bytes, the manifest says %d", size.n, m.Size)
 	case hex.EncodeToString(hash.Sum(nil)) != m.SHA256:
-		return nil, fail("its snapshot's SHA-256 is not the manifest's")
+		return backup.Contents{}, fail("its snapshot's SHA-256 is not the manifest's")
 	case err != nil:
-		return nil, fail("%v", err)
+		return backup.Contents{}, fail("%v", err)
 	case m.Revision != 0 && contents.Revision != m.Revision:
-		return nil, fail("its snapshot is at revision %d, the manifest says %d", contents.Revision, m.Revision)
+		return backup.Contents{}, fail("its snapshot is at revision %d, the manifest says %d", contents.Revision, m.Revision)
 	}
 
-	return &VerifyResult{Manifest: m, Store: store.String(), Contents: contents}, nil
+	return contents, nil
+}
+
+// verifiedName is the backup named, else the newest of the store.
+func verifiedName(ctx context.Context, store backup.Store, name string) (string, error) {
+	if name != "" {
+		return name, nil
+	}
+
+	objects, err := store.List(ctx)
+	if err != nil {
+		return "", fmt.Errorf("list %s: %w", store, err)
+	}
+
+	names := backup.Names(objects)
+	if len(names) == 0 {
+		return "", fmt.Errorf("%s holds no backup", store)
+	}
+
+	return names[len(names)-1], nil
 }
 
 func readManifest(ctx context.Context, store backup.Store, name string) (backup.Manifest, error) {

@@ -53,7 +53,7 @@ func TestDir_AnObjectIsThereWholeOrNotAtAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer r.Close() //nolint:errcheck // read-only
 
 	if data, _ := io.ReadAll(r); string(data) != "{}" {
 		t.Errorf("read %q", data)

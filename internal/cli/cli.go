@@ -93,8 +93,7 @@ func OSDeps() *Deps {
 				return factory.New(baseURL, opts...)
 			},
 			ReleaseCache: releaseCache(os.Getenv),
-			BackupStore:  backupstore.Open,
-			ReadSnapshot: func(r io.Reader) (backup.Contents, error) { return etcdsnap.Read(r, "") },
+			BackupStore:  backupstore.Open, ReadSnapshot: readSnapshot,
 			Proxmox: func(cfg proxmox.Config) (proxmox.API, error) {
 				c, err := proxmox.New(cfg)
 				if err != nil {
@@ -129,6 +128,9 @@ func OSDeps() *Deps {
 		Prompt:     prompt(os.Stdin, os.Stderr),
 	}
 }
+
+// readSnapshot reads an etcd snapshot, spooled to the system's temporary directory.
+func readSnapshot(r io.Reader) (backup.Contents, error) { return etcdsnap.Read(r, "") }
 
 // prompt asks on w and reads the answer from in, a line; nil when in is no terminal
 // (CI, a pipe, /dev/null, which is a character device too): nobody is there to answer.

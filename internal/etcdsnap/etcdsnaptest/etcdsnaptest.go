@@ -19,9 +19,11 @@ type Op struct {
 	Delete     bool
 }
 
-// Put and Delete are the two changes.
+// Put sets key to value.
 func Put(key, value string) Op { return Op{Key: key, Value: value} }
-func Delete(key string) Op     { return Op{Key: key, Delete: true} }
+
+// Delete deletes key.
+func Delete(key string) Op { return Op{Key: key, Delete: true} }
 
 // Snapshot is the snapshot of a key space after ops, one revision each from revision 2
 // (etcd's first change), ending with etcd's hash.
