@@ -17,6 +17,7 @@ require (
 	github.com/siderolabs/crypto v0.6.5
 	github.com/siderolabs/go-kubernetes v0.2.41
 	github.com/siderolabs/talos/pkg/machinery v1.14.1
+	go.etcd.io/bbolt v1.4.3
 	go.yaml.in/yaml/v3 v3.0.5
 	go.yaml.in/yaml/v4 v4.0.0-rc.6
 	google.golang.org/grpc v1.83.2

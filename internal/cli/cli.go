@@ -19,8 +19,11 @@ import (
 	"golang.org/x/term"
 
 	"github.com/talops/talops/internal/app"
+	"github.com/talops/talops/internal/backup"
+	"github.com/talops/talops/internal/backupstore"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/door"
+	"github.com/talops/talops/internal/etcdsnap"
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/gitrev"
 	"github.com/talops/talops/internal/kube"
@@ -92,6 +95,7 @@ func OSDeps() *Deps {
 				return factory.New(baseURL, opts...)
 			},
 			ReleaseCache: releaseCache(os.Getenv),
+			BackupStore:  backupstore.Open, ReadSnapshot: readSnapshot,
 			Proxmox: func(cfg proxmox.Config) (proxmox.API, error) {
 				c, err := proxmox.New(cfg)
 				if err != nil {
@@ -125,6 +129,9 @@ func OSDeps() *Deps {
 		Prompt:     prompt(os.Stdin, os.Stderr),
 	}
 }
+
+// readSnapshot reads an etcd snapshot, spooled to the system's temporary directory.
+func readSnapshot(r io.Reader) (backup.Contents, error) { return etcdsnap.Read(r, "") }
 
 // prompt asks on w and reads the answer from in, a line; nil when in is no terminal
 // (CI, a pipe, /dev/null, which is a character device too): nobody is there to answer.
@@ -238,6 +245,7 @@ func commands() []command {
 		{"plan", "show what applying would change on each node", runPlan},
 		{"apply", "apply the plan to the nodes, node by node with health gates", runApply},
 		{"kubeconfig", "write the cluster's admin kubeconfig, read from a control plane", runKubeconfig},
+		{"backup", "back up etcd, age-encrypted, with a manifest: backup [list|verify]", runBackup},
 		{"schematic", "print the Image Factory ID of schematic files: schematic id FILE...", runSchematic},
 		{"schematics", "show each schematic's ID and each node's installer and boot images", runSchematics},
 		{"versions", "explain a Talos, Kubernetes and NVIDIA version bump against another state", runVersions},

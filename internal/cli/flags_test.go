@@ -167,6 +167,35 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 			args:  []string{"update", "--factory", "https://factory.example", "--file", "data.json", "--facts", "facts.json"},
 			want:  &CatalogUpdateOptions{CatalogUpdateOptions: app.CatalogUpdateOptions{Factory: "https://factory.example", File: "data.json", Facts: "facts.json"}},
 		},
+		{
+			name:  "backup defaults",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(backupFlags(d, a)) },
+			want:  &BackupOptions{BackupOptions: app.BackupOptions{Dir: "."}},
+		},
+		{
+			name:  "backup to a directory, to two recipients",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(backupFlags(d, a)) },
+			args:  []string{"--dir", "lab", "--talosconfig", "tc", "--to", "/backups", "--recipient", "age1a", "--recipient", "age1b"},
+			want:  &BackupOptions{BackupOptions: app.BackupOptions{Dir: "lab", Talosconfig: "tc", To: "/backups", Recipients: []string{"age1a", "age1b"}}},
+		},
+		{
+			name:  "backup list from a directory",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(backupListFlags(d, a)) },
+			args:  []string{"--from", "/backups"},
+			want:  &BackupListOptions{From: "/backups"},
+		},
+		{
+			name:  "backup verify of the newest",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(backupVerifyFlags(d, a)) },
+			args:  []string{"--from", "/backups", "--latest"},
+			want:  &BackupVerifyOptions{VerifyOptions: app.VerifyOptions{From: "/backups", Latest: true}},
+		},
+		{
+			name:  "backup verify of one by name",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(backupVerifyFlags(d, a)) },
+			args:  []string{"--from", "/backups", "homelab-20261129T120000Z"},
+			want:  &BackupVerifyOptions{VerifyOptions: app.VerifyOptions{From: "/backups", Name: "homelab-20261129T120000Z"}},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -195,6 +224,8 @@ func TestFlags_UsageErrorsNameTheFlag(t *testing.T) {
 		{"validate --dir with files", func(d *Deps, a []string) (any, error) { return withoutDeps(validateFlags(d, a)) }, []string{"--dir", "x", "a.yaml"}, "validate takes --dir or FILE arguments, not both"},
 		{"plan stray argument", func(d *Deps, a []string) (any, error) { return withoutDeps(planFlags(d, a)) }, []string{"extra"}, `unexpected argument "extra" (run talops plan -h)`},
 		{"apply --parallel 0", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--parallel", "0"}, "--parallel must be 1 or more, got 0"},
+		{"backup verify of the newest and one by name", func(d *Deps, a []string) (any, error) { return withoutDeps(backupVerifyFlags(d, a)) }, []string{"--latest", "x"}, "--latest and a backup's name cannot go together"},
+		{"backup verify of two", func(d *Deps, a []string) (any, error) { return withoutDeps(backupVerifyFlags(d, a)) }, []string{"x", "y"}, `unexpected argument "y": verify takes one backup's name (run talops backup verify -h)`},
 		{"kubeconfig without --out", func(d *Deps, a []string) (any, error) { return withoutDeps(kubeconfigFlags(d, a)) }, nil, "--out is required"},
 		{"kubeconfig to the output", func(d *Deps, a []string) (any, error) { return withoutDeps(kubeconfigFlags(d, a)) }, []string{"--out", "-"}, "--out -: the admin kubeconfig is only written to a file (mode 0600), never to the output"},
 		{"apply without a backup but with its directory", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--no-etcd-backup", "--etcd-backup", "b"}, "--no-etcd-backup cannot be used with --etcd-backup or --etcd-backup-recipient"},

@@ -91,6 +91,9 @@ type Node struct {
 	Hostname string
 	// NoNodename publishes no Nodename resource, only the HostnameStatus.
 	NoNodename bool
+	// Snapshot is the etcd snapshot a control plane streams, in chunks as etcd's are (nil:
+	// SnapshotBytes of its Name).
+	Snapshot []byte
 }
 
 // platformName is the platform a node of that mode reports: a nocloud VM, bare metal,

@@ -335,7 +335,8 @@ func pinned(ref string) string {
 	return name + "@sha256:" + hex.EncodeToString(sum[:])
 }
 
-// EtcdSnapshot streams a made-up snapshot: SnapshotBytes of the node's own name.
+// EtcdSnapshot streams the node's Snapshot, else a made-up one: SnapshotBytes of the
+// node's own name.
 func (m *machineService) EtcdSnapshot(_ *machine.EtcdSnapshotRequest, srv grpc.ServerStreamingServer[common.Data]) error {
 	if err := m.etcd("EtcdSnapshot", "etcd snapshot"); err != nil {
 		return err
@@ -343,7 +344,24 @@ func (m *machineService) EtcdSnapshot(_ *machine.EtcdSnapshotRequest, srv grpc.S
 
 	m.node.Journal.add("%s EtcdSnapshot", m.node.Name)
 
-	return srv.Send(&common.Data{Bytes: SnapshotBytes(m.node.Name)})
+	data := m.node.Snapshot
+	if data == nil {
+		data = SnapshotBytes(m.node.Name)
+	}
+
+	// In chunks, as machined relays etcd's stream: a reader sees more than one message.
+	const chunk = 32 << 10
+
+	for len(data) > 0 {
+		n := min(chunk, len(data))
+		if err := srv.Send(&common.Data{Bytes: data[:n]}); err != nil {
+			return err
+		}
+
+		data = data[n:]
+	}
+
+	return nil
 }
 
 // SnapshotBytes is the etcd snapshot a fake node named name streams.
