@@ -78,11 +78,18 @@ func TestExampleWorkflows_PassOnlyInputsTheActionsDeclare(t *testing.T) {
 	}
 }
 
-// The example apply workflow gives a way to remove a node: without allow-remove, a merged
-// pull request that drops a node from talops.yaml could never be applied.
-func TestExampleWorkflows_ApplyPassesAllowRemove(t *testing.T) {
+// The example apply workflow passes no option that widens what apply does: with a reviewed
+// plan each would be refused, since talops.yaml's apply: section is where the review sees
+// them.
+func TestExampleWorkflows_ApplyPassesNoWideningOption(t *testing.T) {
 	steps := talopsSteps(t, "apply.yml")["apply"]
-	if len(steps) != 1 || steps[0]["allow-remove"] == "" {
-		t.Errorf("the apply workflow's talops step does not pass allow-remove: %v", steps)
+	if len(steps) != 1 {
+		t.Fatalf("the apply workflow has %d talops steps, want 1", len(steps))
+	}
+
+	for _, input := range []string{"allow-remove", "no-drain", "no-lock", "ignore-window", "no-etcd-backup", "proxmox-vms", "proxmox-reset", "mode"} {
+		if v, ok := steps[0][input]; ok {
+			t.Errorf("the apply workflow passes %s: %s, which a reviewed plan refuses", input, v)
+		}
 	}
 }
