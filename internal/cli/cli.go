@@ -83,19 +83,10 @@ func OSDeps() *Deps {
 			ListFiles:    door.ListDisk,
 			Now:          time.Now,
 			Git:          gitrev.Exec,
-			ImageFactory: func(baseURL string) (*factory.Client, error) {
-				opts := []factory.Option{factory.WithUserAgent("talops/" + version), factory.WithClock(time.Now)}
-
-				// Release listings change rarely: each run of validate on a pull request
-				// asks once an hour at most (a cache that cannot be placed is no cache).
-				if dir := cacheDir(os.Getenv); dir != "" {
-					opts = append(opts, factory.WithCache(filepath.Join(dir, "factory"), time.Hour))
-				}
-
-				return factory.New(baseURL, opts...)
-			},
+			ImageFactory: imageFactory(version),
 			ReleaseCache: releaseCache(os.Getenv),
-			BackupStore:  backupstore.Open, ReadSnapshot: readSnapshot,
+			BackupStore:  backupstore.Open,
+			ReadSnapshot: readSnapshot,
 			Proxmox: func(cfg proxmox.Config) (proxmox.API, error) {
 				c, err := proxmox.New(cfg)
 				if err != nil {
@@ -127,6 +118,21 @@ func OSDeps() *Deps {
 		HTTPClient: &http.Client{Timeout: 30 * time.Second},
 		IsTerminal: func() bool { return term.IsTerminal(int(os.Stdout.Fd())) },
 		Prompt:     prompt(os.Stdin, os.Stderr),
+	}
+}
+
+// imageFactory makes the Image Factory clients, under talops' user agent.
+func imageFactory(version string) func(baseURL string) (*factory.Client, error) {
+	return func(baseURL string) (*factory.Client, error) {
+		opts := []factory.Option{factory.WithUserAgent("talops/" + version), factory.WithClock(time.Now)}
+
+		// Release listings change rarely: each run of validate on a pull request asks once
+		// an hour at most (a cache that cannot be placed is no cache).
+		if dir := cacheDir(os.Getenv); dir != "" {
+			opts = append(opts, factory.WithCache(filepath.Join(dir, "factory"), time.Hour))
+		}
+
+		return factory.New(baseURL, opts...)
 	}
 }
 
