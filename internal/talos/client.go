@@ -137,6 +137,8 @@ func (d *ClientDialer) Dial(ctx context.Context, address string) (Node, error) {
 	proxied := len(c.Endpoints) > 0
 	if !proxied {
 		opts = append(opts, client.WithEndpoints(d.endpoint(address)))
+	} else {
+		opts = append(opts, client.WithGRPCDialOptions(nodeErrors(address, strings.Join(c.Endpoints, ", "))...))
 	}
 
 	cl, err := client.New(ctx, opts...)

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +80,30 @@ func TestDial_ThroughTheContextEndpoints(t *testing.T) {
 	res := talos.ReadAll(context.Background(), d, []talos.Target{{Name: "a", Address: "10.0.0.1"}}, 5*time.Second)
 	if res[0].Err != nil || res[0].Value.Version != "v1.14.1" {
 		t.Errorf("through the endpoint: %+v", res[0])
+	}
+}
+
+// Through an endpoint that does not answer, a node's error names the node as well as the
+// endpoint gRPC dialled, and is still Unavailable.
+func TestDial_AnErrorThroughAnEndpointNamesTheNode(t *testing.T) {
+	ca := talostest.NewCA(t)
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	closed := l.Addr().String()
+	l.Close() //nolint:errcheck // the port is wanted closed
+
+	d, err := talos.NewDialer(talos.Options{Talosconfig: talostest.Talosconfig(t, "fake", ca.PEM, ca.ClientCert(t), closed)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	res := talos.ReadAll(context.Background(), d, []talos.Target{{Name: "w1", Address: "10.0.0.7"}}, 5*time.Second)
+	if res[0].Err == nil || !talos.Unavailable(res[0].Err) || !strings.Contains(res[0].Err.Error(), "node 10.0.0.7, through the endpoint "+closed+": ") {
+		t.Errorf("a node behind an endpoint that does not answer: %v", res[0].Err)
 	}
 }
 
