@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -33,7 +34,9 @@ func (e *Env) Namespace(t testing.TB, name string) *corev1.Namespace {
 }
 
 // ReadyNode creates a Node that reports Ready, as a kubelet and the node lifecycle
-// controller would leave it: without the not-ready taint the server puts on a new Node.
+// controller would leave it: without the not-ready taint the server puts on a new Node. The
+// Node goes when the test ends: Nodes are not namespaced, and the next test of a package
+// sharing the server would take it for one of its cluster's.
 func (e *Env) ReadyNode(t testing.TB, name string) *corev1.Node {
 	t.Helper()
 
@@ -48,6 +51,15 @@ func (e *Env) ReadyNode(t testing.TB, name string) *corev1.Node {
 	if err != nil {
 		t.Fatalf("create node %s: %v", name, err)
 	}
+
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), fixtureTimeout)
+		defer cancel()
+
+		if err := nodes.Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("delete node %s: %v", name, err)
+		}
+	})
 
 	now := metav1.Now()
 	node.Status.Conditions = []corev1.NodeCondition{{
