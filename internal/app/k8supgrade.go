@@ -161,7 +161,7 @@ func upgradeKubernetes(ctx context.Context, d *Deps, opts ApplyOptions, p *plan.
 		Interval:    orDefault(d.GateInterval, defaultGateInterval),
 		Progress:    func(p rollout.Progress) { progress(rollout.Line("kubernetes: " + p.What)) },
 		Now:         d.Now,
-		Stop:        stop,
+		Stop:        takenOver(stop),
 	})
 
 	var refused *rollout.K8sRefusedError
@@ -311,4 +311,23 @@ func everyNodeAtLeast113(st *planned) bool {
 	}
 
 	return true
+}
+
+// takenOver is stop for a Kubernetes upgrade: the lock taken over or deleted stops it, but
+// not a lock that lapsed because the API server did not answer its renewals: upgrading
+// the API server restarts it, which on a single control plane is such a lapse, and nobody
+// can take the Lease while no API server answers.
+func takenOver(stop func() error) func() error {
+	if stop == nil {
+		return nil
+	}
+
+	return func() error {
+		var lapsed *kube.LapsedError
+		if err := stop(); err != nil && !errors.As(err, &lapsed) {
+			return err
+		}
+
+		return nil
+	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/siderolabs/talos/pkg/machinery/config/configloader"
 
+	"github.com/talops/talops/internal/kube"
 	"github.com/talops/talops/internal/plan"
 	"github.com/talops/talops/internal/rollout"
 )
@@ -81,5 +82,30 @@ func TestEveryNodeAtLeast113_DecidesTheServerSideApply(t *testing.T) {
 				t.Errorf("everyNodeAtLeast113 = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// A Kubernetes upgrade stops for a lock another apply took, not for one that lapsed while
+// the API server it upgrades restarted.
+func TestTakenOver_StopsForATakeoverNotForALapse(t *testing.T) {
+	lapsed := &kube.LapsedError{Err: errors.New("could not be renewed")}
+	taken := errors.New("the apply lock of cluster lab was taken over by laptop while held")
+
+	for _, tc := range []struct {
+		name string
+		lost error
+		want error
+	}{
+		{"held", nil, nil},
+		{"lapsed", lapsed, nil},
+		{"taken over", taken, taken},
+	} {
+		if got := takenOver(func() error { return tc.lost })(); !errors.Is(got, tc.want) || (got == nil) != (tc.want == nil) {
+			t.Errorf("%s: stop = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+
+	if takenOver(nil) != nil {
+		t.Error("no stop given, one made")
 	}
 }

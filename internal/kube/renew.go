@@ -89,9 +89,18 @@ func (h *hold) lapsing() error {
 		return nil
 	}
 
-	return fmt.Errorf("the apply lock of cluster %s could not be renewed since %s and lapses at %s (%w)",
-		h.cluster, h.renewed.UTC().Format(time.RFC3339), expires.UTC().Format(time.RFC3339), h.failed)
+	return &LapsedError{Err: fmt.Errorf("the apply lock of cluster %s could not be renewed since %s and lapses at %s (%w)",
+		h.cluster, h.renewed.UTC().Format(time.RFC3339), expires.UTC().Format(time.RFC3339), h.failed)}
 }
+
+// LapsedError is an apply lock lost because its renewals did not reach the API in time,
+// not because another holder took it or it was deleted: an API server that restarts (its
+// own upgrade, on a single control plane) makes one.
+type LapsedError struct{ Err error }
+
+func (e *LapsedError) Error() string { return e.Err.Error() }
+
+func (e *LapsedError) Unwrap() error { return e.Err }
 
 // renewOnce writes one renewal. The error is only for a lock that is no longer ours;
 // a failure to reach the API is kept in h.failed and left to the next tick.
