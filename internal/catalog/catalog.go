@@ -177,23 +177,6 @@ func (c *Catalog) Latest() (Release, bool) {
 	return Release{}, false
 }
 
-// LatestPatch returns the newest final release of a minor line ("1.12" → v1.12.11): the
-// release the docs recommend stepping through on the way to the next minor.
-func (c *Catalog) LatestPatch(minor string) (Release, bool) {
-	m, err := parseTalos(minor)
-	if err != nil {
-		return Release{}, false
-	}
-
-	for _, v := range slices.Backward(c.order) {
-		if v.sameMinor(m) && !v.prerelease() {
-			return c.releases[v.tag()], true
-		}
-	}
-
-	return Release{}, false
-}
-
 // ReleaseStatus says what the catalog knows about a Talos version.
 type ReleaseStatus int
 

@@ -211,6 +211,8 @@ func TestNewestKnownPatch_IsTheNewestOfTheDataAndTheFacts(t *testing.T) {
 	c := catalog.Embedded()
 
 	for minor, want := range map[string]string{
+		"1.6":  "v1.6.8",
+		"1.11": "v1.11.6",
 		"1.12": "v1.12.11",
 		"1.13": "v1.13.13",
 		"1.14": "v1.14.7",
@@ -227,30 +229,10 @@ func TestNewestKnownPatch_IsTheNewestOfTheDataAndTheFacts(t *testing.T) {
 	}
 }
 
-func TestLatestPatch_GivesTheReleaseToStepThrough(t *testing.T) {
+func TestLatest_IsTheNewestFinalReleaseOfTheData(t *testing.T) {
 	t.Parallel()
 
-	c := catalog.Embedded()
-
-	for minor, want := range map[string]string{
-		"1.6":  "v1.6.8",
-		"1.11": "v1.11.6",
-		"1.12": "v1.12.11",
-		"1.13": "v1.13.9",
-	} {
-		if r, ok := c.LatestPatch(minor); !ok || r.Tag() != want {
-			t.Errorf("LatestPatch(%s) = %s, %v; want %s", minor, r.Tag(), ok, want)
-		}
-	}
-
-	// 1.14 has only prereleases in the data; 1.5 predates it.
-	for _, minor := range []string{"1.14", "1.5", "x"} {
-		if r, ok := c.LatestPatch(minor); ok {
-			t.Errorf("LatestPatch(%s) = %s, want none", minor, r.Tag())
-		}
-	}
-
-	if r, ok := c.Latest(); !ok || r.Tag() != "v1.13.9" {
+	if r, ok := catalog.Embedded().Latest(); !ok || r.Tag() != "v1.13.9" {
 		t.Errorf("Latest() = %s, %v; want v1.13.9", r.Tag(), ok)
 	}
 }

@@ -42,21 +42,7 @@ func bumped(t *testing.T, talops []byte, minor bool) ([]byte, string) {
 // of every node to the new release and nothing else: configVersion keeps the layout, and
 // installers follow the version.
 func TestImport_ImportedRepositoriesTakeAPatchAndAMinorBump(t *testing.T) {
-	type source struct {
-		tool, dir string
-		env       map[string]string
-	}
-
-	var sources []source
-	for _, tc := range talhelperCases {
-		sources = append(sources, source{"talhelper", talhelperTestdata(tc.dir), tc.env})
-	}
-
-	for _, dir := range []string{"postfinance-example", "schematics"} {
-		sources = append(sources, source{"topf", topfTestdata(dir), topfExampleEnv})
-	}
-
-	for _, src := range sources {
+	for _, src := range importerSources() {
 		for _, minor := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/%s/minor=%v", src.tool, filepath.Base(src.dir), minor), func(t *testing.T) {
 				h := newDiskHarness(t)
@@ -141,4 +127,25 @@ func checkUpgradeOnly(t *testing.T, out []byte, v string) {
 			}
 		}
 	}
+}
+
+// importerSource is a test repository of an importer: the tool, its folder, its environment.
+type importerSource struct {
+	tool, dir string
+	env       map[string]string
+}
+
+// importerSources are the importers' test repositories the import tests hold to the real
+// tools' output: every talhelper case and topf's examples.
+func importerSources() []importerSource {
+	var out []importerSource
+	for _, tc := range talhelperCases {
+		out = append(out, importerSource{"talhelper", talhelperTestdata(tc.dir), tc.env})
+	}
+
+	for _, dir := range []string{"postfinance-example", "schematics"} {
+		out = append(out, importerSource{"topf", topfTestdata(dir), topfExampleEnv})
+	}
+
+	return out
 }

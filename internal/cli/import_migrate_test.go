@@ -23,21 +23,7 @@ func TestImport_ImportedRepositoriesMigrateTo114WithTheirProof(t *testing.T) {
 		"jfroy-flatops": "patches/global-05.yaml:2: left machine.kubelet: extraMounts has no field in KubeletConfig",
 	}
 
-	type source struct {
-		tool, dir string
-		env       map[string]string
-	}
-
-	var sources []source
-	for _, tc := range talhelperCases {
-		sources = append(sources, source{"talhelper", talhelperTestdata(tc.dir), tc.env})
-	}
-
-	for _, dir := range []string{"postfinance-example", "schematics"} {
-		sources = append(sources, source{"topf", topfTestdata(dir), topfExampleEnv})
-	}
-
-	for _, src := range sources {
+	for _, src := range importerSources() {
 		t.Run(fmt.Sprintf("%s/%s", src.tool, filepath.Base(src.dir)), func(t *testing.T) {
 			h := newDiskHarness(t)
 			maps.Copy(h.env, src.env)
