@@ -116,6 +116,20 @@ func VersionsText(b *rules.Bump) string {
 	fmt.Fprintf(&s, "Talos       %s  %s\n", bumpArrow(b.Talos), bumpTalosNote(b))
 	fmt.Fprintf(&s, "Kubernetes  %s  %s\n", bumpArrow(b.Kubernetes), bumpKubernetesNote(b))
 
+	if p := b.Path; p != nil {
+		fmt.Fprintf(&s, "Path        %s\n", pathNote(p))
+
+		for i, h := range p.Hops {
+			fmt.Fprintf(&s, "  %d. %s", i+1, hopName(h))
+
+			for _, d := range h.NVIDIA {
+				fmt.Fprintf(&s, "  %s", hopDriverNote(d))
+			}
+
+			s.WriteString("\n")
+		}
+	}
+
 	for _, g := range b.GPUNodes {
 		flavour := gpuFlavour(g, "-")
 
@@ -190,7 +204,11 @@ var versionsTemplates = sync.OnceValue(func() *template.Template {
 
 			return cell(bumpNone(c.From)) + " → **" + cell(bumpNone(c.To)) + "**"
 		},
-		"pin": bumpPinNote,
+		"pin":       bumpPinNote,
+		"pathNote":  pathNote,
+		"hopName":   hopName,
+		"hopDriver": hopDriverNote,
+		"inc":       func(i int) int { return i + 1 },
 		"where": func(f finding.Finding) string {
 			w := f.File
 			if f.Line > 0 {
@@ -237,6 +255,33 @@ func versionsMarkdown(b *rules.Bump, section bool) (string, error) {
 	}
 
 	return s.String(), nil
+}
+
+// pathNote says how long a path is: its hops, reboots and rough duration.
+func pathNote(p *rules.Path) string {
+	return fmt.Sprintf("%s, %s per node, about %s", plan.Plural(len(p.Hops), "hop"), plan.Plural(p.RebootsPerNode, "reboot"), plan.Plural(p.Minutes, "minute"))
+}
+
+func hopName(h rules.PathHop) string {
+	if h.Talos != "" {
+		return "Talos " + h.Talos
+	}
+
+	return "Kubernetes " + h.Kubernetes
+}
+
+// hopDriverNote is a track's driver at a Talos hop, with the module the Image Factory swaps in.
+func hopDriverNote(d rules.HopDriver) string {
+	note := "NVIDIA " + d.Flavour + " " + d.Driver
+	if d.Toolkit != "" {
+		note += " (toolkit " + d.Toolkit + ")"
+	}
+
+	if d.OpenModule != "" {
+		note += ", the Image Factory puts " + d.OpenModule + " in place of the proprietary module"
+	}
+
+	return note
 }
 
 // gpuFlavour is a GPU node's track, with the switch when the bump makes one.

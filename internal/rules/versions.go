@@ -113,9 +113,11 @@ type Bump struct {
 	Upgrade    *Upgrade `json:"upgrade,omitempty"`
 	Kubernetes Change   `json:"kubernetes"`
 	// KubernetesRange is what the head release supports ("1.31.0 to 1.36.x").
-	KubernetesRange string            `json:"kubernetesRange,omitempty"`
-	GPUNodes        []GPUChange       `json:"gpuNodes,omitempty"`
-	Extensions      []ExtensionChange `json:"extensions,omitempty"`
+	KubernetesRange string `json:"kubernetesRange,omitempty"`
+	// Path is the way there when it takes more than one safe hop.
+	Path       *Path             `json:"path,omitempty"`
+	GPUNodes   []GPUChange       `json:"gpuNodes,omitempty"`
+	Extensions []ExtensionChange `json:"extensions,omitempty"`
 	// PinMoved is the exact nvidia.driver pin talops moved to the head release's driver in
 	// talops.yaml (PinMove), when it was asked to; the rest of the bump is of the file as
 	// it is after the move.
@@ -138,7 +140,11 @@ type Comparison struct {
 	base, head Input
 	talos      Change
 	gpus       []GPUChange
-	drivers    []finding.Finding
+	// nodes counts the head's nodes, tracks are the NVIDIA tracks its GPU nodes run: what
+	// the upgrade path needs of them.
+	nodes   int
+	tracks  []gpuTrack
+	drivers []finding.Finding
 	// fabric are the head nodes with the LTS fabric manager (nriMove).
 	fabric []string
 	// schematics are those the head's rendered nodes boot.
@@ -163,6 +169,13 @@ func (c *Comparison) Nodes(base, head []render.Result) {
 	defer func() { c.base.Nodes, c.head.Nodes = nil, nil }()
 
 	gpus, fs := driverMoves(&c.base, &c.head, c.talos)
+	c.nodes += len(head)
+
+	headTalos := talosOf(&c.head)
+	for _, n := range rendered(&c.head) {
+		c.tracks = addTrack(c.tracks, nodeGPU(&c.head, headTalos, n))
+	}
+
 	c.gpus = append(c.gpus, gpus...)
 	c.drivers = append(c.drivers, fs...)
 	if ontoNRI(c.talos) {
@@ -193,6 +206,8 @@ func (c *Comparison) Bump(baseReleased, headReleased []finding.Finding) *Bump {
 
 	b.Upgrade, b.Findings = talosMove(head, b.Talos)
 	b.Findings = append(b.Findings, kubernetesMove(head, b.Kubernetes)...)
+	b.Path = upgradePath(head, b.Talos, b.Kubernetes, c.nodes, c.tracks)
+	withPath(b.Findings, b.Path)
 
 	b.GPUNodes = slices.Clone(c.gpus)
 	b.Findings = append(b.Findings, c.drivers...)

@@ -353,3 +353,86 @@ func TestCompareVersions_StepsThroughTheNewestKnownPatchOfASkippedMinor(t *testi
 		t.Errorf("upgrade = %+v, want a step through v1.13.13", b.Upgrade)
 	}
 }
+
+// Two minors behind: the bump lists its hops (Talos through the newest patch in between,
+// then Kubernetes one minor at a time), the drivers at each Talos hop, and the findings
+// that warn or refuse name the path.
+func TestCompareVersions_AMoveOfTwoMinorsListsItsPath(t *testing.T) {
+	t.Parallel()
+
+	base := gpuRepo{talos: "v1.12.7", k8s: "v1.35.0", flavour: "lts", extensions: []string{openLTS, toolkitLTS}, patches: []string{modulesPatch, sysctlPatch}}
+	head := base
+	head.talos, head.k8s = "v1.14.7", "v1.37.1"
+
+	b := bump(t, base, head)
+	if b.Path == nil {
+		t.Fatal("no path")
+	}
+
+	var hops []string
+
+	for _, h := range b.Path.Hops {
+		hops = append(hops, h.Talos+h.Kubernetes)
+	}
+
+	if want := []string{"v1.13.13", "v1.14.7", "v1.36.0", "v1.37.1"}; !slices.Equal(hops, want) {
+		t.Errorf("hops = %v, want %v", hops, want)
+	}
+
+	if b.Path.RebootsPerNode != 2 {
+		t.Errorf("reboots per node = %d, want 2 (one per Talos hop)", b.Path.RebootsPerNode)
+	}
+
+	if d := b.Path.Hops[1].NVIDIA; len(d) != 1 || d[0].Flavour != "lts" || d[0].Driver != "580.196.07" {
+		t.Errorf("drivers at v1.14.7 = %+v, want the lts track's 580.196.07", d)
+	}
+
+	const path = "the path: Talos v1.13.13, v1.14.7, then Kubernetes v1.36.0, v1.37.1 (2 reboots per node)"
+
+	for _, code := range []string{rules.CodeUpgradeSkipsMinor, rules.CodeK8sSkipsMinor} {
+		i := slices.IndexFunc(b.Findings, func(f finding.Finding) bool { return f.Code == code })
+		if i < 0 || !strings.Contains(b.Findings[i].Message, path) {
+			t.Errorf("%s does not name the path %q: %+v", code, path, b.Findings)
+		}
+	}
+}
+
+// One safe step needs no path.
+func TestCompareVersions_OneStepHasNoPath(t *testing.T) {
+	t.Parallel()
+
+	base := gpuRepo{talos: "v1.13.9", k8s: "v1.36.4", flavour: "lts", extensions: []string{openLTS, toolkitLTS}, patches: []string{modulesPatch, sysctlPatch}}
+	head := base
+	head.talos = "v1.14.7"
+
+	if b := bump(t, base, head); b.Path != nil {
+		t.Errorf("path = %+v, want none", b.Path)
+	}
+}
+
+// On a path onto 1.15, the hop that reaches it says the Image Factory swaps the proprietary
+// LTS module the track no longer builds for the open one; the hop before keeps it.
+func TestCompareVersions_ThePathShowsTheOpenModuleSwapOfThe115Hop(t *testing.T) {
+	t.Parallel()
+
+	base := gpuRepo{talos: "v1.13.13", k8s: "v1.36.0", flavour: "lts", extensions: []string{nonfreeLTS, toolkitLTS}, patches: []string{modulesPatch, sysctlPatch}}
+	head := base
+	head.talos, head.k8s = "v1.15.0", "v1.36.0"
+
+	b := bump(t, base, head)
+	if b.Path == nil || len(b.Path.Hops) != 2 {
+		t.Fatalf("path = %+v, want v1.14.7 then v1.15.0", b.Path)
+	}
+
+	var swaps []string
+
+	for _, h := range b.Path.Hops {
+		for _, d := range h.NVIDIA {
+			swaps = append(swaps, h.Talos+":"+d.OpenModule)
+		}
+	}
+
+	if want := []string{"v1.14.7:", "v1.15.0:nvidia-open-gpu-kernel-modules-lts"}; !slices.Equal(swaps, want) {
+		t.Errorf("module swaps per hop = %q, want %q", swaps, want)
+	}
+}
