@@ -36,6 +36,7 @@ const (
 	InputAllowRemove         = "allow-remove"
 	InputNoLock              = "no-lock"
 	InputIgnoreWindow        = "ignore-window"
+	InputRollback            = "rollback"
 )
 
 // kubeconfigInput names the kubeconfig input as a file to apply: like the talosconfig
@@ -192,7 +193,7 @@ func (a *runner) applyOptions() (*door.ApplyOptions, error) {
 	}
 	opts.Progress = groups.step
 
-	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputNoDrain: &opts.NoDrain, InputProxmoxReset: &opts.ProxmoxReset, InputProxmoxVMs: &opts.ProxmoxVMs, InputAllowRemove: &opts.AllowRemove, InputNoLock: &opts.NoLock, InputIgnoreWindow: &opts.IgnoreWindow} {
+	for name, dst := range map[string]*bool{InputDryRun: &opts.DryRun, InputRegister: &opts.Register, InputProxmoxImages: &opts.ProxmoxImages, InputNoEtcdBackup: &opts.NoEtcdBackup, InputNoDrain: &opts.NoDrain, InputProxmoxReset: &opts.ProxmoxReset, InputProxmoxVMs: &opts.ProxmoxVMs, InputAllowRemove: &opts.AllowRemove, InputNoLock: &opts.NoLock, InputIgnoreWindow: &opts.IgnoreWindow, InputRollback: &opts.Rollback} {
 		if *dst, err = boolInput(a.gha, name); err != nil {
 			return nil, err
 		}

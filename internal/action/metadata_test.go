@@ -78,7 +78,7 @@ func TestActionYAML_ValidatePlanAndApplyDeclareWhatTheyReadAndWrite(t *testing.T
 			name: "apply",
 			inputs: []string{action.InputCommentAuthor, action.InputDir, action.InputDryRun, action.InputGitHubToken, action.InputMode, action.InputParallel,
 				action.InputProxmoxImages, action.InputRegister, action.InputRequireReviewedPlan, action.InputReviewedAgainst,
-				action.InputEtcdBackup, action.InputNoEtcdBackup, action.InputNodes, action.InputKubeconfig, action.InputNoDrain, action.InputDrainTimeout, action.InputProxmoxReset, action.InputProxmoxVMs, action.InputAllowRemove, action.InputNoLock, action.InputIgnoreWindow,
+				action.InputEtcdBackup, action.InputNoEtcdBackup, action.InputNodes, action.InputKubeconfig, action.InputNoDrain, action.InputDrainTimeout, action.InputProxmoxReset, action.InputProxmoxVMs, action.InputAllowRemove, action.InputNoLock, action.InputIgnoreWindow, action.InputRollback,
 				action.InputSOPSAgeKey, action.InputTalosconfig, action.InputTalosSecrets},
 			setup: func(t *testing.T) *runner {
 				l := newApplyLab(t)

@@ -73,6 +73,9 @@ type ApplyOptions struct {
 	// ProxmoxReset resets, once, the VM of a node that does not come back healthy after a
 	// reboot or an upgrade, and gives it one more health gate.
 	ProxmoxReset bool
+	// Rollback rolls a node whose health gate fails after an upgrade back to the Talos it
+	// ran before; the rollout stops there all the same.
+	Rollback bool
 	// Progress, when set, gets each node's steps as they happen (nil: a note per step).
 	Progress func(p rollout.Progress)
 	// Nodes, when set, are the only nodes applied (names of talops.yaml); the others are
@@ -391,6 +394,7 @@ func (r *applyRun) rollout(ctx context.Context) *ApplyResult {
 		NoDrain:        opts.NoDrain,
 		DrainTimeout:   opts.DrainTimeout,
 		ResetVM:        r.resetVM,
+		Rollback:       opts.Rollback,
 		Stop:           r.lost,
 		Health:         r.checks,
 		HealthReader:   r.k,

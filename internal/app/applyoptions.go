@@ -20,7 +20,7 @@ func applyChoices(opts *ApplyOptions, c *cluster.Cluster) (choices, error) {
 	ch := choices{
 		given: rollout.Choices{
 			AllowRemove: opts.AllowRemove, NoDrain: opts.NoDrain, NoLock: opts.NoLock, IgnoreWindow: opts.IgnoreWindow,
-			NoEtcdBackup: opts.NoEtcdBackup, ProxmoxVMs: opts.ProxmoxVMs, ProxmoxReset: opts.ProxmoxReset,
+			NoEtcdBackup: opts.NoEtcdBackup, ProxmoxVMs: opts.ProxmoxVMs, ProxmoxReset: opts.ProxmoxReset, Rollback: opts.Rollback,
 			Mode: rollout.Mode(opts.Mode), Nodes: opts.Nodes,
 		},
 		declared: rollout.DeclaredChoices(c.Spec.Apply),
@@ -33,6 +33,7 @@ func applyChoices(opts *ApplyOptions, c *cluster.Cluster) (choices, error) {
 	m := ch.given.Merged(ch.declared)
 	opts.AllowRemove, opts.NoDrain, opts.NoLock, opts.IgnoreWindow = m.AllowRemove, m.NoDrain, m.NoLock, m.IgnoreWindow
 	opts.NoEtcdBackup, opts.ProxmoxVMs, opts.ProxmoxReset, opts.Mode = m.NoEtcdBackup, m.ProxmoxVMs, m.ProxmoxReset, string(m.Mode)
+	opts.Rollback = m.Rollback
 
 	return ch, nil
 }

@@ -37,6 +37,9 @@ type NodeResult struct {
 	// ProxmoxReset is true when the node did not come back after its reboot and its VM was
 	// reset through Proxmox (apply --proxmox-reset).
 	ProxmoxReset bool `json:"proxmoxReset,omitempty"`
+	// RolledBack is the Talos version the node was rolled back to when its health gate
+	// failed after an upgrade (apply --rollback).
+	RolledBack string `json:"rolledBack,omitempty"`
 	// Detail says what was done or why it failed, in one line.
 	Detail string `json:"detail"`
 	// Warnings are what the node said about the config it took (deprecated fields…).

@@ -19,7 +19,7 @@ type ApplyOptions = door.ApplyOptions
 func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	opts := &ApplyOptions{Deps: d}
 
-	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--proxmox-vms] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--etcd-backup DIR | --no-etcd-backup] [--etcd-backup-recipient R] [--nodes a,b] [--kubeconfig F] [--drain-timeout D] [--no-drain] [--proxmox-reset] [--allow-remove] [--no-lock] [--ignore-window] [--kubeconfig-out FILE] [--yes] [--format text|json]")
+	fs := newFlags(d, "apply", "apply [--dir D] [--talosconfig F] [--plan-hash H [--reviewed-base REF | --reviewed-against DIR]] [--register] [--proxmox-images] [--proxmox-vms] [--parallel N] [--mode auto|no-reboot|staged|try] [--dry-run] [--install-timeout D] [--etcd-backup DIR | --no-etcd-backup] [--etcd-backup-recipient R] [--nodes a,b] [--kubeconfig F] [--drain-timeout D] [--no-drain] [--proxmox-reset] [--rollback] [--allow-remove] [--no-lock] [--ignore-window] [--kubeconfig-out FILE] [--yes] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.PlanHash, "plan-hash", "", "refuse to apply unless the plan has this hash (the one reviewed)")
@@ -53,6 +53,7 @@ func applyFlags(d *Deps, args []string) (*ApplyOptions, error) {
 	fs.BoolVar(&opts.NoDrain, "no-drain", false, "reboot and upgrade nodes without draining them (the apply lock is still taken)")
 	fs.BoolVar(&opts.ProxmoxVMs, "proxmox-vms", false, "first create the missing VMs of nodes from their proxmox: spec, start them and wait for them to boot into maintenance mode (existing VMs are never changed)")
 	fs.BoolVar(&opts.ProxmoxReset, "proxmox-reset", false, "reset, once, the Proxmox VM of a node that does not come back healthy after a reboot or upgrade, then wait for it again")
+	fs.BoolVar(&opts.Rollback, "rollback", false, "roll a node whose health gate fails after an upgrade back to the Talos it ran before (Talos' rollback), wait for its gate, then stop the rollout")
 	fs.BoolVar(&opts.AllowRemove, "allow-remove", false, "remove the nodes the plan removes (not in talops.yaml): drain, graceful reset, delete their Kubernetes Node; without it such a plan is refused")
 	fs.BoolVar(&opts.IgnoreWindow, "ignore-window", false, "apply outside the maintenance windows of talops.yaml (an emergency; the report records it). Without it such an apply changes nothing and exits with code 3")
 	fs.BoolVar(&opts.NoLock, "no-lock", false, "go on without the apply lock (and drains) when the Kubernetes API of a running cluster does not answer; the report records it. Without it such an apply is refused")

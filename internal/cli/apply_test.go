@@ -110,8 +110,8 @@ type applyReport struct {
 	}
 	PlanHash string
 	Nodes    []struct {
-		Name, Role, Action, Outcome, Detail string
-		Rebooted                            bool
+		Name, Role, Action, Outcome, Detail, RolledBack string
+		Rebooted                                        bool
 	}
 }
 

@@ -293,3 +293,61 @@ func TestApply_NoKeyOrSecretInAnyUpgradeOutput(t *testing.T) {
 		assertNoSecrets(t, strings.Join(args, " "), l.h.stdout.String()+l.h.stderr.String(), append(values, l.key, string(pem)))
 	}
 }
+
+// A node that boots its new Talos but never becomes healthy on it: with --rollback it is
+// rolled back to the Talos it ran (Talos' rollback, a reboot), passes the gate it passed
+// before, and the rollout stops there; without, it is left on the new release.
+func TestApply_RollbackBringsANodeWhoseGateFailsAfterAnUpgradeBack(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		args       []string
+		runs       string
+		rolledBack string
+		detail     string
+	}{
+		{
+			name: "with --rollback", args: []string{"--rollback"}, runs: "v1.13.8", rolledBack: "v1.13.8",
+			detail: "rolled back to Talos v1.13.8 (--rollback), healthy",
+		},
+		{
+			name: "without", runs: "v1.13.9",
+			detail: "unmet: services (kubelet not running)",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newApplyLab(t, nil, onVersion("v1.13.8", func(n *talostest.Node) {
+				if n.Name == "k8s-node2" {
+					n.UnhealthyOn = "v1.13.9"
+				}
+			}))
+			l.h.deps.GateTimeout = 300 * time.Millisecond
+
+			err := l.apply(append([]string{"--format", "json"}, tc.args...)...)
+			if cli.ExitCode(err) != cli.ExitFailure {
+				t.Fatalf("exit %d, want 1\n%s", cli.ExitCode(err), l.h.stderr.String())
+			}
+
+			r := l.report(t)
+			if got := outcomes(r); !slices.Equal(got, []string{
+				"k8s-master upgrade applied", "k8s-node1 upgrade applied", "k8s-node2 upgrade failed",
+				"k8s-node3 upgrade not attempted", "k8s-node4 upgrade not attempted",
+			}) {
+				t.Errorf("outcomes: %q", got)
+			}
+
+			n := r.Nodes[2]
+			if v, _ := l.nodes["k8s-node2"].Running(); v != tc.runs || n.RolledBack != tc.rolledBack {
+				t.Errorf("k8s-node2 runs %s, rolledBack %q; want %s, %q", v, n.RolledBack, tc.runs, tc.rolledBack)
+			}
+
+			if !strings.HasPrefix(n.Detail, "upgrade: waiting for the node to boot the new image: ") || !strings.Contains(n.Detail, tc.detail) {
+				t.Errorf("k8s-node2: %q, want it to say %q", n.Detail, tc.detail)
+			}
+
+			rollbacks := slices.DeleteFunc(l.journal.Entries(), func(e string) bool { return !strings.HasSuffix(e, " Rollback") })
+			if want := len(tc.args); len(rollbacks) != want {
+				t.Errorf("rollbacks: %q, want %d", rollbacks, want)
+			}
+		})
+	}
+}

@@ -28,6 +28,9 @@ type ApplyOptions struct {
 	ProxmoxVMs bool `yaml:"proxmoxVMs,omitempty"`
 	// ProxmoxReset resets the VM of a node that does not come back (--proxmox-reset).
 	ProxmoxReset bool `yaml:"proxmoxReset,omitempty"`
+	// Rollback rolls a node whose health gate fails after an upgrade back to the Talos it
+	// ran before (--rollback).
+	Rollback bool `yaml:"rollback,omitempty"`
 }
 
 // ApplyModes are the modes apply: mode may name, as --mode does (rollout's test holds them

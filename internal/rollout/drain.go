@@ -110,7 +110,7 @@ func (st *stepper) afterDrain(out NodeResult) NodeResult {
 
 	st.drained = false
 
-	if out.Outcome != Applied {
+	if out.Outcome != Applied && out.RolledBack == "" {
 		out.Cordoned = true
 		out.Detail += fmt.Sprintf("; the node stays cordoned (kubectl uncordon %s once it is healthy)", st.kubeNode())
 

@@ -11,7 +11,7 @@ import (
 // command line or the action's inputs gave them, or as talops.yaml's apply: section
 // declares them (DeclaredChoices). Every field but Nodes widens what apply does.
 type Choices struct {
-	AllowRemove, NoDrain, NoLock, IgnoreWindow, NoEtcdBackup, ProxmoxVMs, ProxmoxReset bool
+	AllowRemove, NoDrain, NoLock, IgnoreWindow, NoEtcdBackup, ProxmoxVMs, ProxmoxReset, Rollback bool
 	// Mode is the apply mode ("": not given; declared, the default auto).
 	Mode Mode
 	// Nodes narrows the rollout to these nodes (--nodes); never declared.
@@ -27,7 +27,8 @@ func DeclaredChoices(a *cluster.ApplyOptions) Choices {
 
 	return Choices{
 		AllowRemove: a.AllowRemove, NoDrain: a.NoDrain(), NoLock: a.NoLock(), IgnoreWindow: a.IgnoreWindow,
-		NoEtcdBackup: a.NoEtcdBackup(), ProxmoxVMs: a.ProxmoxVMs, ProxmoxReset: a.ProxmoxReset, Mode: Mode(a.Mode),
+		NoEtcdBackup: a.NoEtcdBackup(), ProxmoxVMs: a.ProxmoxVMs, ProxmoxReset: a.ProxmoxReset, Rollback: a.Rollback,
+		Mode: Mode(a.Mode),
 	}
 }
 
@@ -74,6 +75,7 @@ var widenings = []widening{
 	{"--no-etcd-backup", "etcdBackup: false", "changing control planes without an etcd snapshot", func(o *Choices) *bool { return &o.NoEtcdBackup }},
 	{"--proxmox-vms", "proxmoxVMs: true", "creating and starting Proxmox VMs", func(o *Choices) *bool { return &o.ProxmoxVMs }},
 	{"--proxmox-reset", "proxmoxReset: true", "resetting Proxmox VMs", func(o *Choices) *bool { return &o.ProxmoxReset }},
+	{"--rollback", "rollback: true", "rolling a node whose health gate fails after an upgrade back to its previous Talos", func(o *Choices) *bool { return &o.Rollback }},
 }
 
 // Record is what a report says of the options an apply ran with: each widening option

@@ -119,6 +119,9 @@ type Options struct {
 	// ResetVM, when set (--proxmox-reset), resets the VM of a node (by its name) that did
 	// not come back healthy after a reboot or an upgrade; the node then gets one more gate.
 	ResetVM func(ctx context.Context, node string) error
+	// Rollback rolls a node whose health gate fails after an upgrade back to the Talos it
+	// ran before (--rollback): the node fails all the same, and the rollout stops there.
+	Rollback bool
 	// Stop, when set, is asked before each node that changes starts: an error stops the
 	// rollout there (the apply lock was lost), the nodes left not attempted and the report
 	// saying why. It is asked again at the safe points inside a node's step (after its

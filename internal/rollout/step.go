@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -110,8 +111,14 @@ func (st *stepper) upgradeThenApply(before health) NodeResult {
 
 	st.say("upgrading to " + st.s.Upgrade.describe())
 
+	pre := before
+
 	before, reset, err := upgrade(st.ctx, st.d, st.s, st.o, before, st.say)
 	st.res.ProxmoxReset = reset
+
+	if gateErr := (upgradeGateError{}); st.o.Rollback && errors.As(err, &gateErr) && st.ctx.Err() == nil {
+		return st.rollBack(pre, err)
+	}
 
 	if err != nil {
 		return st.fail("upgrade", err)

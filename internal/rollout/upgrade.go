@@ -51,7 +51,7 @@ func upgrade(ctx context.Context, d talos.Dialer, s Step, o Options, before heal
 	// Any version: a node that fell back to its old image is told apart below.
 	after, reset, err := rebootGate(ctx, d, s, o, before, gateWant{rebooted: true}, say)
 	if err != nil {
-		return health{}, reset, fmt.Errorf("waiting for the node to boot the new image: %w", err)
+		return health{}, reset, upgradeGateError{fmt.Errorf("waiting for the node to boot the new image: %w", err)}
 	}
 
 	cctx, cancel := context.WithTimeout(ctx, o.CallTimeout)
@@ -81,6 +81,13 @@ func upgrade(ctx context.Context, d talos.Dialer, s Step, o Options, before heal
 
 	return after, reset, nil
 }
+
+// upgradeGateError is an upgrade whose image was installed and booted, and whose health
+// gate then failed: the one failure --rollback undoes.
+type upgradeGateError struct{ err error }
+
+func (e upgradeGateError) Error() string { return e.err.Error() }
+func (e upgradeGateError) Unwrap() error { return e.err }
 
 // sameSchematic compares what a node reports with the target's schematic: a node
 // installed from an image that is not the factory's reports none, which is the vanilla

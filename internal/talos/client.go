@@ -278,4 +278,6 @@ func applied(resp *machine.ApplyConfigurationResponse) Applied {
 
 func (n *clientNode) Reboot(ctx context.Context) error { return n.c.Reboot(n.with(ctx)) }
 
+func (n *clientNode) Rollback(ctx context.Context) error { return n.c.Rollback(n.with(ctx)) }
+
 func (n *clientNode) Close() error { return n.c.Close() }

@@ -71,6 +71,9 @@ type Node interface {
 	// LegacyUpgrade installs the image with MachineService.Upgrade; the node checks etcd,
 	// then reboots into it by itself.
 	LegacyUpgrade(ctx context.Context, image string) error
+	// Rollback points the node's bootloader at the image it ran before its last upgrade
+	// and reboots it into that image.
+	Rollback(ctx context.Context) error
 	// EtcdMembers lists the etcd cluster's members (control planes only).
 	EtcdMembers(ctx context.Context) ([]EtcdMember, error)
 	// EtcdErrors returns the errors the node's etcd member reports (control planes only).

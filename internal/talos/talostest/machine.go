@@ -62,8 +62,11 @@ type machineService struct {
 	version, schematic string
 	// installed is the image an upgrade wrote to disk, booted on the next reboot.
 	installed *schematic.InstallerRef
-	upgrades  []Upgrade
-	pulls     []string
+	// previous is the image the node ran before its last upgrade booted: what a rollback
+	// boots (nil before any upgrade).
+	previous *schematic.InstallerRef
+	upgrades []Upgrade
+	pulls    []string
 	// pulledInto is every pull as "DRIVER NAMESPACE image": which containerd it went to.
 	pulledInto []string
 	// bootstraps counts Bootstrap calls; etcdData is set once one started etcd here.

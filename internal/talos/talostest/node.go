@@ -1,6 +1,6 @@
 // Package talostest runs fake Talos nodes: real gRPC servers over mTLS on 127.0.0.1 that
 // serve MachineService (Version, ApplyConfiguration, Reboot, Read of the boot ID, the
-// legacy Upgrade, Bootstrap, Kubeconfig, Reset, EtcdMemberList, EtcdStatus, EtcdSnapshot,
+// legacy Upgrade, Rollback, Bootstrap, Kubeconfig, Reset, EtcdMemberList, EtcdStatus, EtcdSnapshot,
 // EtcdLeaveCluster, EtcdRemoveMemberByID), LifecycleService.Upgrade and ImageService.Pull
 // (from Talos 1.13, as real nodes do) and the COSI state service, backed by an in-memory
 // state holding the node's machine config, machine type and status, extensions and cluster
@@ -62,6 +62,9 @@ type Node struct {
 	// BootsOldVersion makes the node come back on the version and schematic it ran before
 	// an upgrade, as a node whose new image failed to boot does.
 	BootsOldVersion bool
+	// UnhealthyOn is a Talos version the node never becomes ready on (its kubelet does not
+	// start): an upgrade to it fails its health gate, a rollback from it succeeds.
+	UnhealthyOn string
 	// EtcdUnhealthy makes a control plane's etcd member report an error (and refuse a
 	// legacy upgrade that is neither forced nor preserving).
 	EtcdUnhealthy bool

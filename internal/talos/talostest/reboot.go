@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -232,8 +233,12 @@ func (m *machineService) setStage(ctx context.Context, stage runtime.MachineStag
 	}
 
 	unmet := m.node.Unmet
-	if stage == runtime.MachineStageBooting {
+
+	switch {
+	case stage == runtime.MachineStageBooting:
 		unmet = bootingConditions(m.node.Name, m.controlPlane.Load())
+	case m.version != "" && m.version == m.node.UnhealthyOn:
+		unmet = append(slices.Clone(unmet), runtime.UnmetCondition{Name: "services", Reason: "kubelet not running"})
 	}
 
 	ms.TypedSpec().Stage = stage

@@ -83,9 +83,38 @@ func (m *machineService) boot(ctx context.Context) error {
 		return nil
 	}
 
+	if ref.Tag != m.version || ref.ID != m.schematic {
+		m.previous = &schematic.InstallerRef{Tag: m.version, ID: m.schematic}
+	}
+
 	m.version, m.schematic = ref.Tag, ref.ID
 
 	return m.setSchematic(ctx)
+}
+
+// Rollback is machined's: container mode refuses it, a node with no earlier image fails as
+// the bootloader's revert does, and the node reboots into the image it ran before.
+func (m *machineService) Rollback(context.Context, *machine.RollbackRequest) (*machine.RollbackResponse, error) {
+	if err := m.fails("Rollback"); err != nil {
+		return nil, err
+	}
+
+	if err := m.supported(); err != nil {
+		return nil, err
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+
+	if m.previous == nil {
+		return nil, errors.New("cannot rollback: no previous boot entry")
+	}
+
+	m.installed, m.previous = m.previous, nil
+	m.node.Journal.add("%s Rollback", m.node.Name)
+	m.reboot()
+
+	return &machine.RollbackResponse{Messages: []*machine.Rollback{{}}}, nil
 }
 
 // setSchematic makes the schematic extension say what the node now runs.
