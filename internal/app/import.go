@@ -31,8 +31,15 @@ type ImportOptions struct {
 	// has (talhelper and topf).
 	Offline bool
 	// TalosVersion is the Talos release the nodes run, for a source that names none
-	// (talhelper and topf).
+	// (talhelper and topf); without it, the release the nodes report when Talosconfig is
+	// given.
 	TalosVersion string
+	// Talosconfig, when set, reaches the running nodes: the import must render what they
+	// run (the first plan after it is empty), or it writes nothing.
+	Talosconfig string
+	// AllowDifferences writes an import whose render differs from the running nodes, each
+	// difference a finding.
+	AllowDifferences bool
 }
 
 // ImportResult says what an import wrote and what it could not carry over.
@@ -93,9 +100,14 @@ func ImportTalhelper(ctx context.Context, d *Deps, opts ImportOptions) (*ImportR
 		return nil, err
 	}
 
+	talosVersion, fromNodes, err := importTalosVersion(ctx, d, opts)
+	if err != nil {
+		return nil, err
+	}
+
 	in := talhelper.Input{
 		File: file, Data: data, Lookup: env, Secrets: bundleName, HasAESCBC: src.hasAESCBC(), Schematics: schematics,
-		TalosVersion: opts.TalosVersion, Recover: schematicRecovery(ctx, d, opts.Offline),
+		TalosVersion: talosVersion, TalosFromNodes: fromNodes, Recover: schematicRecovery(ctx, d, opts.Offline),
 		ReadPatch: tree.read, Within: tree.within,
 	}
 
@@ -192,9 +204,13 @@ func writeImport(ctx context.Context, d *Deps, opts ImportOptions, source string
 		}
 	}
 
-	if err := checkImport(ctx, d, opts, spec.BundleFile(), plain, files); err != nil {
+	differences, err := checkImport(ctx, d, opts, spec.BundleFile(), plain, files)
+	if err != nil {
 		return nil, err
 	}
+
+	findings = append(findings, differences...)
+	finding.Sort(findings)
 
 	res := &ImportResult{
 		Source: source, Findings: findings, Bundle: filepath.Join(opts.Out, spec.BundleFile()),

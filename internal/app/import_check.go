@@ -49,8 +49,9 @@ func (e *ImportDoesNotRenderError) Error() string {
 // checkImport renders every node of the repository an import is about to write, from
 // memory and with its bundle in clear, and judges it as validate does: an import that
 // would write a repository failing to render or validate is refused before anything is
-// written (ImportDoesNotRenderError).
-func checkImport(ctx context.Context, d *Deps, opts ImportOptions, bundleFile string, plain []byte, files []scaffold.File) error {
+// written (ImportDoesNotRenderError). With a talosconfig it is then planned against the
+// running nodes (liveDifferences).
+func checkImport(ctx context.Context, d *Deps, opts ImportOptions, bundleFile string, plain []byte, files []scaffold.File) ([]finding.Finding, error) {
 	m := cluster.MapFiles{bundleFile: plain}
 	for _, f := range files {
 		m[f.Path] = f.Data
@@ -61,15 +62,15 @@ func checkImport(ctx context.Context, d *Deps, opts ImportOptions, bundleFile st
 	r, err := openAndLoad(ctx, d, open, opts.Out, opts.Out, nil, nil, false)
 	if err != nil {
 		if fs, ok := InputFindings(err); ok {
-			return &ImportDoesNotRenderError{Out: opts.Out, Findings: fs}
+			return nil, &ImportDoesNotRenderError{Out: opts.Out, Findings: fs}
 		}
 
-		return fmt.Errorf("load the imported repository: %w", err)
+		return nil, fmt.Errorf("load the imported repository: %w", err)
 	}
 
 	findings, err := judgeNodes(ctx, d, r, opts.Offline, false)
 	if err != nil {
-		return fmt.Errorf("validate the imported repository: %w", err)
+		return nil, fmt.Errorf("validate the imported repository: %w", err)
 	}
 
 	var errs []finding.Finding
@@ -81,8 +82,8 @@ func checkImport(ctx context.Context, d *Deps, opts ImportOptions, bundleFile st
 	}
 
 	if len(errs) > 0 {
-		return &ImportDoesNotRenderError{Out: opts.Out, Findings: errs}
+		return nil, &ImportDoesNotRenderError{Out: opts.Out, Findings: errs}
 	}
 
-	return nil
+	return liveDifferences(ctx, d, opts, r)
 }

@@ -51,9 +51,14 @@ func ImportTopf(ctx context.Context, d *Deps, opts ImportOptions) (*ImportResult
 		return nil, err
 	}
 
+	talosVersion, fromNodes, err := importTalosVersion(ctx, d, opts)
+	if err != nil {
+		return nil, err
+	}
+
 	res, err := topf.Import(topf.Input{
 		File: file, Data: data, Dir: filepath.ToSlash(dir), Secrets: bundleName, Recover: schematicRecovery(ctx, d, opts.Offline),
-		TalosVersion: opts.TalosVersion,
+		TalosVersion: talosVersion, TalosFromNodes: fromNodes,
 		Lookup: func(name string) (string, bool) {
 			v := d.Getenv(name)
 

@@ -37,7 +37,7 @@ var importSources = map[string]func(context.Context, *app.Deps, app.ImportOption
 
 const (
 	importSynopsis = "import talhelper|topf|talosctl --from PATH --out DIR [--age-recipient R [--age-recipient R2 ...]] [--plaintext-secrets] [CONFIG...]"
-	importFlagsSyn = "--out DIR [--age-recipient R [--age-recipient R2 ...]] [--plaintext-secrets]"
+	importFlagsSyn = "--out DIR [--age-recipient R [--age-recipient R2 ...]] [--plaintext-secrets] [--talosconfig F [--allow-differences]]"
 )
 
 // importSynopses are the usage lines of each source.
@@ -89,6 +89,10 @@ func importFlags(d *Deps, args []string) (*ImportOptions, error) {
 		return nil, &app.UsageError{Msg: "--age-recipient: " + err.Error()}
 	}
 
+	if opts.AllowDifferences && opts.Talosconfig == "" {
+		return nil, &app.UsageError{Msg: "--allow-differences needs --talosconfig: without the nodes, there is nothing to differ from"}
+	}
+
 	if opts.TalosVersion != "" {
 		if _, err := catalog.NormalizeTag(opts.TalosVersion); err != nil {
 			return nil, &app.UsageError{Msg: "--talos-version: " + err.Error()}
@@ -106,9 +110,11 @@ func importFlagSet(d *Deps, opts *ImportOptions, name string) *flag.FlagSet {
 	fs.StringVar(&opts.Out, "out", "", "directory of the new talops repository (created when missing; nothing in it is overwritten)")
 	fs.Var((*listFlag)(&opts.Recipients), "age-recipient", "age recipient (age1...) of the new secrets bundle; repeat for more (default: the recipients of a SOPS-encrypted source)")
 	fs.BoolVar(&opts.Plaintext, "plaintext-secrets", false, "write the secrets bundle in clear ("+scaffold.PlaintextBundle+", mode 0600) instead of encrypting it")
+	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "a talosconfig reaching the running nodes: the import is planned against them as plan --live does and writes nothing unless every node runs what it renders (and, for a source that names no Talos release, the release is read from them)")
+	fs.BoolVar(&opts.AllowDifferences, "allow-differences", false, "with --talosconfig, write the import even where it renders other configs than the nodes run, each node that differs a warning")
 
 	if name == "import talhelper" || name == "import topf" {
-		fs.StringVar(&opts.TalosVersion, "talos-version", "", "the Talos release the nodes run (v1.13.8), when the source names none")
+		fs.StringVar(&opts.TalosVersion, "talos-version", "", "the Talos release the nodes run (v1.13.8), when the source names none (default with --talosconfig: the release they report)")
 		fs.BoolVar(&opts.Offline, "offline", false, "never ask the Image Factory for the schematic of an installer ID no file has (GET /schematics/{id}): such an ID becomes an opaque schematic file holding only the ID, and a finding says how to fill it in")
 	}
 

@@ -126,19 +126,19 @@ func (im *mapping) spec(root *yaml.Node) (cluster.Spec, *coreconfig.VersionContr
 	}
 
 	given := scaffold.VersionTag(im.in.TalosVersion)
+	from, conflict := importer.GivenVersion(im.in.TalosFromNodes, spec.TalosVersion, given, "talconfig")
 
 	switch {
 	case spec.TalosVersion == "" && given != "":
 		spec.TalosVersion = given
 		im.repo.Mapped(finding.Info, lineOf(root, "talosVersion"), "", "talosVersion",
-			"not set: talops.yaml takes "+given+", given with --talos-version")
+			"not set: talops.yaml takes "+given+", "+from)
 	case spec.TalosVersion == "":
 		spec.TalosVersion = defaultTalosVersion
 		im.repo.Mapped(finding.Warning, lineOf(root, "talosVersion"), "", "talosVersion",
-			"not set: talhelper v3.1.16 (the release the import reproduces) takes the Talos release it was built with, "+defaultTalosVersion+", and so does talops.yaml: check it is the one your nodes run, or give it with --talos-version")
+			"not set: talhelper v3.1.16 (the release the import reproduces) takes the Talos release it was built with, "+defaultTalosVersion+", and so does talops.yaml: check it is the one your nodes run, or give it with --talos-version (or --talosconfig, to read it from the nodes)")
 	case given != "" && given != spec.TalosVersion:
-		im.repo.Mapped(finding.Warning, lineOf(root, "talosVersion"), "", "talosVersion",
-			"talops.yaml takes "+spec.TalosVersion+", as the talconfig names it: --talos-version "+given+" is for a talconfig that names none")
+		im.repo.Mapped(finding.Warning, lineOf(root, "talosVersion"), "", "talosVersion", conflict)
 	}
 
 	for _, req := range []struct{ key, value string }{

@@ -28,8 +28,11 @@ type Input struct {
 	// Secrets is the name the imported repository's bundle gets ("" for none).
 	Secrets string
 	// TalosVersion is the Talos release the nodes run, given on the command line
-	// (--talos-version): the cluster's when the source names none.
+	// (--talos-version) or read from them (TalosFromNodes): the cluster's when the source
+	// names none.
 	TalosVersion string
+	// TalosFromNodes says TalosVersion is what the running nodes report (--talosconfig).
+	TalosFromNodes bool
 	// Recover gives the schematic of a talosImageURL's ID that no file has, from the Image
 	// Factory (nil: the import runs offline).
 	Recover importer.Recover

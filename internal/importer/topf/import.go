@@ -86,7 +86,7 @@ func (im *mapping) spec(c *config) (*cluster.Spec, error) {
 		{"clusterName", c.ClusterName, "required"}, {"clusterEndpoint", c.ClusterEndpoint, "required"},
 		{"kubernetesVersion", c.KubernetesVersion, "required"},
 		{"talosVersion", spec.TalosVersion, "not set, and topf then uses the Talos release it was built with, which talops cannot know: " +
-			"give the release the nodes run with --talos-version (reading it from the nodes with --talosconfig is not supported yet)"},
+			"give the release the nodes run with --talos-version, or --talosconfig to read it from them"},
 	} {
 		if req.value == "" {
 			return nil, &cluster.InputError{File: im.in.File, Line: cmp.Or(c.lines[req.key], 1), Field: req.key, Msg: req.why}
@@ -145,6 +145,7 @@ func (im *mapping) spec(c *config) (*cluster.Spec, error) {
 // it names one, a different --talos-version is a warning and not used.
 func (im *mapping) talosVersion(c *config, spec *cluster.Spec) {
 	given := scaffold.VersionTag(im.in.TalosVersion)
+	from, conflict := importer.GivenVersion(im.in.TalosFromNodes, spec.TalosVersion, given, "topf.yaml")
 
 	switch {
 	case given == "":
@@ -152,12 +153,12 @@ func (im *mapping) talosVersion(c *config, spec *cluster.Spec) {
 		spec.TalosVersion = given
 		im.repo.Report(finding.Finding{
 			Severity: finding.Info, Code: CodeMapped, File: im.in.File, Line: cmp.Or(c.lines["talosVersion"], 1), Path: "talosVersion",
-			Message: "not set: talops.yaml takes " + given + ", given with --talos-version",
+			Message: "not set: talops.yaml takes " + given + ", " + from,
 		})
 	case given != spec.TalosVersion:
 		im.repo.Report(finding.Finding{
 			Severity: finding.Warning, Code: CodeMapped, File: im.in.File, Line: c.lines["talosVersion"], Path: "talosVersion",
-			Message: "talops.yaml takes " + spec.TalosVersion + ", as topf.yaml names it: --talos-version " + given + " is for a topf.yaml that names none",
+			Message: conflict,
 		})
 	}
 }

@@ -24,8 +24,11 @@ type Input struct {
 	// Secrets is the name the imported repository's bundle gets ("" for none).
 	Secrets string
 	// TalosVersion is the Talos release the nodes run, given on the command line
-	// (--talos-version): the cluster's when the source names none.
+	// (--talos-version) or read from them (TalosFromNodes): the cluster's when the source
+	// names none.
 	TalosVersion string
+	// TalosFromNodes says TalosVersion is what the running nodes report (--talosconfig).
+	TalosFromNodes bool
 }
 
 // Result is the imported repository.
