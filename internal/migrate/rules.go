@@ -120,6 +120,13 @@ func (f *file) kubelet() {
 		}
 	}
 
+	if slices.Contains(extra, "extraMounts") {
+		f.left("machine.kubelet", "extraMounts has no place in the 1.14 documents (KubeletConfig has no mounts, and a v1alpha1 kubelet beside the KubeletConfig the contract generates is refused): "+
+			"a volume Talos mounts under /var/mnt reaches the kubelet by itself; move any other path there (a UserVolumeConfig), remove the mounts, then migrate")
+
+		return
+	}
+
 	if len(extra) > 0 {
 		f.left("machine.kubelet", fmt.Sprintf("%s has no field in KubeletConfig: the whole kubelet section stays, and the new layout refuses it until it moves by hand", strings.Join(extra, ", ")))
 
@@ -337,7 +344,11 @@ func schedulesOnControlPlanes(patches []Patch) bool {
 
 // allowScheduling: cluster.allowSchedulingOnControlPlanes → the control planes' KubeNodeConfig
 // without its NoSchedule taint (the generator writes it there). Only from a patch no
-// worker uses: deleting a taint a worker's document does not have fails the patch.
+// worker uses: deleting a taint a worker's document does not have fails the patch. From a
+// patch every control plane uses, the taint is deleted in the patch every control plane
+// uses first (deleteControlPlaneTaint): v1alpha1 never added the taint, so a taint a
+// later patch sets for the control-plane role must stay, which a delete after it would
+// take back.
 func (f *file) allowScheduling() {
 	const path = "cluster.allowSchedulingOnControlPlanes"
 
@@ -353,6 +364,21 @@ func (f *file) allowScheduling() {
 	}
 
 	k, v, comment := f.take(path)
+
+	if v.Value == "true" && f.everyControlPlane {
+		f.res.controlPlaneSchedules = true
+		f.res.Moved = append(f.res.Moved, Move{File: f.patch.Path, Line: k.Line, From: path, To: k8s.KubeNodeConfig + " of the patch every control plane uses first"})
+
+		// A patch must keep a document: one left with nothing keeps the control
+		// planes' KubeNodeConfig, which changes nothing.
+		if body := f.body(); len(f.docs) == 1 && (len(body.Content) == 0 || onlyVersion(body)) {
+			doc := f.nodeDoc()
+			doc.Content[0].HeadComment = joinComments(doc.Content[0].HeadComment, comment)
+		}
+
+		return
+	}
+
 	doc := f.nodeDoc()
 
 	if v.Value == "true" {
@@ -362,4 +388,15 @@ func (f *file) allowScheduling() {
 	}
 
 	f.moved(k.Line, path, k8s.KubeNodeConfig, doc, comment)
+}
+
+// deleteControlPlaneTaint deletes the control planes' NoSchedule taint in the file's
+// KubeNodeConfig.
+func (f *file) deleteControlPlaneTaint() {
+	f.scheduling = true
+	doc := f.nodeDoc()
+	drop := mapping()
+	set(drop, "$patch", str("delete"))
+	set(child(doc, "taints"), labelControlPlane, drop)
+	f.changed = true
 }
