@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/migrate"
@@ -228,7 +230,7 @@ func prove(before, after *Repo, mig *migrate.Result) []MigrateRefusal {
 			}
 		}
 
-		for _, setting := range migrate.CompareLayouts(b.Machine.Config, a.Machine.Config).Differences {
+		for _, setting := range migrate.CompareLayouts(bootNode(before.Cluster, b.Machine), bootNode(after.Cluster, a.Machine)).Differences {
 			file, line := sourceOf(after.Cluster, a.Machine, mig, setting)
 			if file == "" {
 				file, line = nodeFile, nodeLine
@@ -295,4 +297,31 @@ func (o overlay) ReadFile(name string) ([]byte, error) {
 	}
 
 	return o.base.ReadFile(name)
+}
+
+// bootNode is a rendered node as the layouts' proof reads it: its config, and its
+// schematic's kernel arguments when it installs from that schematic's installer (an
+// install image of its own carries none of them).
+func bootNode(c *cluster.Cluster, m *render.Machine) migrate.Node {
+	n := migrate.Node{Config: m.Config}
+	if m.Installer == "" || installImage(m.Config) != m.Installer {
+		return n
+	}
+
+	n.SchematicKernelArgs = migrate.SchematicKernelArgs(c, m.Node)
+
+	return n
+}
+
+// installImage is the installer image a config installs and upgrades with.
+func installImage(c coreconfig.Provider) string {
+	if u := c.UnattendedInstallConfig(); u != nil {
+		return u.InstallerImage()
+	}
+
+	if c.Machine() != nil && c.Machine().Install() != nil {
+		return c.Machine().Install().Image()
+	}
+
+	return ""
 }

@@ -17,8 +17,6 @@ import (
 // have no place for: migrate refuses them at their line and writes nothing.
 func TestImport_ImportedRepositoriesMigrateTo114WithTheirProof(t *testing.T) {
 	refused := map[string]string{
-		// The schematic carries the same argument; the proof cannot see that yet.
-		"fields": "nodes/cp1-talhelper.yaml: left machine.install: extraKernelArgs has no document from 1.14",
 		// The 1.14 documents have no kubelet mounts (machinery v1.14.1: removed in the
 		// multi-document config).
 		"jfroy-flatops": "patches/global-05.yaml:2: left machine.kubelet: extraMounts has no place in the 1.14 documents",

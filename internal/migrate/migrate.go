@@ -28,6 +28,10 @@ type Patch struct {
 	// KubeNodeConfig written in a file only control planes use names the control-plane
 	// label and taint that v1alpha1 set by itself.
 	ControlPlanes, Workers int
+	// SchematicKernelArgs are the kernel arguments the schematic of every node that uses
+	// the file carries: machine.install.extraKernelArgs among them are the schematic's
+	// already, their one place from 1.14.
+	SchematicKernelArgs []string
 }
 
 // controlPlaneOnly is a file no worker uses.

@@ -40,13 +40,19 @@ func (f *file) install() {
 		return
 	}
 
-	if extra := unknownKeys(v, "disk", "diskSelector", "image", "wipe"); len(extra) > 0 || v.Kind != yaml.MappingNode {
-		why := fmt.Sprintf("%s has no place in UnattendedInstallConfig this migration writes: move it by hand", strings.Join(extra, ", "))
-		if slices.Contains(extra, "extraKernelArgs") {
-			why = "extraKernelArgs has no document from 1.14: put the arguments in the node's schematic (customization.extraKernelArgs), whose installer carries them, and remove them here"
-		}
+	if !f.kernelArgsInSchematic(v) {
+		return
+	}
 
-		f.left("machine.install", why)
+	if extra := unknownKeys(v, "disk", "diskSelector", "image", "wipe"); len(extra) > 0 || v.Kind != yaml.MappingNode {
+		f.left("machine.install", fmt.Sprintf("%s has no place in UnattendedInstallConfig this migration writes: move it by hand", strings.Join(extra, ", ")))
+
+		return
+	}
+
+	if len(v.Content) == 0 {
+		// Only kernel arguments the schematic carries were there.
+		f.take("machine.install")
 
 		return
 	}
@@ -96,6 +102,40 @@ func (f *file) install() {
 	}
 
 	f.moved(k.Line, "machine.install", runtime.UnattendedInstallConfigKind, doc, comment)
+}
+
+// kernelArgsInSchematic drops machine.install.extraKernelArgs when the schematic of every
+// node that uses the file carries each of them: from 1.14 the schematic is their one place
+// (its installer writes them), and no document has them. false, with the reason left, when
+// one is not there: adding it to a schematic is a new installer image, a change of its own.
+func (f *file) kernelArgsInSchematic(install *yaml.Node) bool {
+	const path = "machine.install.extraKernelArgs"
+
+	k, v := get(install, "extraKernelArgs")
+	if v == nil {
+		return true
+	}
+
+	var missing []string
+
+	for _, a := range v.Content {
+		if a.Kind != yaml.ScalarNode || !slices.Contains(f.patch.SchematicKernelArgs, a.Value) {
+			missing = append(missing, a.Value)
+		}
+	}
+
+	if v.Kind != yaml.SequenceNode || len(missing) > 0 {
+		f.left("machine.install", fmt.Sprintf("extraKernelArgs has no document from 1.14: the node boots with its schematic's kernel arguments, and the schematic of every node that uses this file does not carry %s; "+
+			"add them to its customization.extraKernelArgs (a new installer image: an upgrade, as a change of its own), then migrate", strings.Join(missing, " ")))
+
+		return false
+	}
+
+	del(install, "extraKernelArgs")
+	f.changed = true
+	f.res.Moved = append(f.res.Moved, Move{File: f.patch.Path, Line: k.Line, From: path, To: "the schematic's customization.extraKernelArgs, which carries them already"})
+
+	return true
 }
 
 // kubelet: machine.kubelet → KubeletConfig, with nodeIP, registerWithFQDN and
