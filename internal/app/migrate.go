@@ -27,21 +27,14 @@ type MigrateOptions struct {
 	Check bool
 }
 
-// MigrateRefusal is one reason the migration is not written: a setting a node would run
-// differently, or a migrated config that does not render or validate.
-type MigrateRefusal struct {
-	Node    string
-	Setting string
-	// File and Line place the source of the setting when it is known (the patch it moved
-	// from), else the node's entry in talops.yaml.
-	File string
-	Line int
-	Msg  string
-}
+// MigrateRefusal is one reason the migration is not written (migrate.Refusal).
+type MigrateRefusal = migrate.Refusal
 
 // MigrateResult is a migration, its proof and whether it was written.
 type MigrateResult struct {
-	Migration *migrate.Result
+	// From is the config contract the repository renders with, Target the one it moves to.
+	From, Target string
+	Migration    *migrate.Result
 	// Nodes is how many nodes were rendered before and after and compared.
 	Nodes    int
 	Refusals []MigrateRefusal
@@ -83,7 +76,7 @@ func Migrate(ctx context.Context, d *Deps, opts MigrateOptions) (*MigrateResult,
 		return nil, err
 	}
 
-	res := &MigrateResult{Migration: mig, Unpinned: before.Cluster.Spec.ConfigVersion == ""}
+	res := &MigrateResult{From: in.From, Target: in.Target, Migration: mig, Unpinned: before.Cluster.Spec.ConfigVersion == ""}
 	if !mig.Changed() {
 		return res, nil
 	}

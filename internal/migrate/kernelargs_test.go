@@ -51,7 +51,7 @@ func TestRewrite_KernelArgumentsTheSchematicCarriesGo(t *testing.T) {
 					t.Errorf("rewritten:\n%s\nwant:\n%s\nleft %+v", got, want, res.Left)
 				}
 
-				if !hasMove(res, "machine.install.extraKernelArgs", "the schematic's customization.extraKernelArgs, which carries them already") {
+				if !hasMove(res, "machine.install.extraKernelArgs", "the schematic's extraKernelArgs (there already)") {
 					t.Errorf("moved %+v, want the arguments said to be the schematic's", res.Moved)
 				}
 

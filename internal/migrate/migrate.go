@@ -73,6 +73,18 @@ type Left struct {
 	Reason string
 }
 
+// Refusal is one reason a migration is not written: a setting a node would run
+// differently, or a migrated config that does not render or validate.
+type Refusal struct {
+	Node    string `json:"node"`
+	Setting string `json:"setting,omitempty"`
+	// File and Line place the source of the setting when it is known (the patch it moved
+	// from), else the node's entry in talops.yaml.
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Msg  string `json:"message"`
+}
+
 // Result is a migration computed in memory.
 type Result struct {
 	// Files are the files whose bytes change, talops.yaml first when it does.

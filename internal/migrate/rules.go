@@ -133,7 +133,7 @@ func (f *file) kernelArgsInSchematic(install *yaml.Node) bool {
 
 	del(install, "extraKernelArgs")
 	f.changed = true
-	f.res.Moved = append(f.res.Moved, Move{File: f.patch.Path, Line: k.Line, From: path, To: "the schematic's customization.extraKernelArgs, which carries them already"})
+	f.res.Moved = append(f.res.Moved, Move{File: f.patch.Path, Line: k.Line, From: path, To: "the schematic's extraKernelArgs (there already)"})
 
 	return true
 }
