@@ -13,8 +13,9 @@ import (
 // TestImport_ImportedRepositoriesMigrateTo114WithTheirProof: every imported test
 // repository, its talosVersion moved to v1.14.7 (as Renovate does), migrates to the 1.14
 // documents with the proof, and plans against the unmigrated bump as a change of layout
-// only on every node: no reboot, no drain, no setting. Two set fields the 1.14 documents
-// have no place for: migrate refuses them at their line and writes nothing.
+// only on every node: no reboot, no drain, no setting. A field the 1.14 documents have no
+// place for is refused at its line with nothing written; taken out by hand as the refusal
+// says, the repository then migrates like the others.
 func TestImport_ImportedRepositoriesMigrateTo114WithTheirProof(t *testing.T) {
 	refused := map[string]string{
 		// The 1.14 documents have no kubelet mounts (machinery v1.14.1: removed in the
