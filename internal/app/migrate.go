@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	coreconfig "github.com/siderolabs/talos/pkg/machinery/config"
+
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/finding"
 	"github.com/talops/talops/internal/migrate"
@@ -25,21 +27,14 @@ type MigrateOptions struct {
 	Check bool
 }
 
-// MigrateRefusal is one reason the migration is not written: a setting a node would run
-// differently, or a migrated config that does not render or validate.
-type MigrateRefusal struct {
-	Node    string
-	Setting string
-	// File and Line place the source of the setting when it is known (the patch it moved
-	// from), else the node's entry in talops.yaml.
-	File string
-	Line int
-	Msg  string
-}
+// MigrateRefusal is one reason the migration is not written (migrate.Refusal).
+type MigrateRefusal = migrate.Refusal
 
 // MigrateResult is a migration, its proof and whether it was written.
 type MigrateResult struct {
-	Migration *migrate.Result
+	// From is the config contract the repository renders with, Target the one it moves to.
+	From, Target string
+	Migration    *migrate.Result
 	// Nodes is how many nodes were rendered before and after and compared.
 	Nodes    int
 	Refusals []MigrateRefusal
@@ -81,7 +76,7 @@ func Migrate(ctx context.Context, d *Deps, opts MigrateOptions) (*MigrateResult,
 		return nil, err
 	}
 
-	res := &MigrateResult{Migration: mig, Unpinned: before.Cluster.Spec.ConfigVersion == ""}
+	res := &MigrateResult{From: in.From, Target: in.Target, Migration: mig, Unpinned: before.Cluster.Spec.ConfigVersion == ""}
 	if !mig.Changed() {
 		return res, nil
 	}
@@ -228,7 +223,7 @@ func prove(before, after *Repo, mig *migrate.Result) []MigrateRefusal {
 			}
 		}
 
-		for _, setting := range migrate.CompareLayouts(b.Machine.Config, a.Machine.Config).Differences {
+		for _, setting := range migrate.CompareLayouts(bootNode(before.Cluster, b.Machine), bootNode(after.Cluster, a.Machine)).Differences {
 			file, line := sourceOf(after.Cluster, a.Machine, mig, setting)
 			if file == "" {
 				file, line = nodeFile, nodeLine
@@ -295,4 +290,31 @@ func (o overlay) ReadFile(name string) ([]byte, error) {
 	}
 
 	return o.base.ReadFile(name)
+}
+
+// bootNode is a rendered node as the layouts' proof reads it: its config, and its
+// schematic's kernel arguments when it installs from that schematic's installer (an
+// install image of its own carries none of them).
+func bootNode(c *cluster.Cluster, m *render.Machine) migrate.Node {
+	n := migrate.Node{Config: m.Config}
+	if m.Installer == "" || installImage(m.Config) != m.Installer {
+		return n
+	}
+
+	n.SchematicKernelArgs = migrate.SchematicKernelArgs(c, m.Node)
+
+	return n
+}
+
+// installImage is the installer image a config installs and upgrades with.
+func installImage(c coreconfig.Provider) string {
+	if u := c.UnattendedInstallConfig(); u != nil {
+		return u.InstallerImage()
+	}
+
+	if c.Machine() != nil && c.Machine().Install() != nil {
+		return c.Machine().Install().Image()
+	}
+
+	return ""
 }

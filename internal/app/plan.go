@@ -252,9 +252,11 @@ func nodeStates(r *Repo, rendered []render.Result, current bool) ([]plan.NodeSta
 			Role:      n.Machine.Node.Role,
 			Schematic: n.Machine.Node.Schematic,
 			Installer: n.Machine.Installer,
-			Config:    n.Machine.Config,
-			Encode:    n.Machine.Bytes,
-			Settings:  settings,
+			// Read as the migration's proof reads it.
+			SchematicKernelArgs: bootNode(r.Cluster, n.Machine).SchematicKernelArgs,
+			Config:              n.Machine.Config,
+			Encode:              n.Machine.Bytes,
+			Settings:            settings,
 		})
 	}
 

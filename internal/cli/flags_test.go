@@ -50,8 +50,8 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 		{
 			name:  "migrate with a check",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(migrateFlags(d, a)) },
-			args:  []string{"--config-version", "v1.14", "--dir", "lab", "--check"},
-			want:  &MigrateOptions{MigrateOptions: app.MigrateOptions{Dir: "lab", ConfigVersion: "v1.14", Check: true}},
+			args:  []string{"--config-version", "v1.14", "--dir", "lab", "--check", "--format", "json"},
+			want:  &MigrateOptions{Format: "json", MigrateOptions: app.MigrateOptions{Dir: "lab", ConfigVersion: "v1.14", Check: true}},
 		},
 		{
 			name:  "plan against a ref",

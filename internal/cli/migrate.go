@@ -3,10 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/talops/talops/internal/app"
+	"github.com/talops/talops/internal/migrate"
+	"github.com/talops/talops/internal/report"
 )
 
 // MigrateOptions are migrate's inputs: the use case's options, and the doors.
@@ -14,17 +17,25 @@ type MigrateOptions struct {
 	Deps *Deps
 
 	app.MigrateOptions
+	// Format is the output's format: text (with --check the migration in one screen, else
+	// every move) or json (the migration in one screen, as data).
+	Format string
 }
 
 func migrateFlags(d *Deps, args []string) (*MigrateOptions, error) {
 	opts := &MigrateOptions{Deps: d}
 
-	fs := newFlags(d, "migrate", "migrate --config-version vX.Y [--dir D] [--check]")
+	fs := newFlags(d, "migrate", "migrate --config-version vX.Y [--dir D] [--check] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.ConfigVersion, "config-version", "", "config contract to move the patches to (v1.14): its typed documents replace the v1alpha1 fields")
-	fs.BoolVar(&opts.Check, "check", false, "print what would change and write nothing: exit 1 when anything would change")
+	fs.BoolVar(&opts.Check, "check", false, "print what would move and what would stay, and write nothing: exit 1 when anything would change")
+	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text or json")
 
 	if err := parseNoArgs(fs, args); err != nil {
+		return nil, err
+	}
+
+	if err := oneOf("format", opts.Format, report.MigrateFormats); err != nil {
 		return nil, err
 	}
 
@@ -54,7 +65,11 @@ func Migrate(ctx context.Context, opts *MigrateOptions) error {
 		return err
 	}
 
-	if err := d.Out(migrateText(res, opts.Dir, opts.Check)); err != nil {
+	if opts.Check || opts.Format != report.FormatText {
+		if err := d.View(func(w io.Writer) error { return report.WriteMigrate(w, opts.Format, migrateView(res, opts.Dir)) }); err != nil {
+			return err
+		}
+	} else if err := d.Out(migrateText(res, opts.Dir)); err != nil {
 		return err
 	}
 
@@ -68,8 +83,17 @@ func Migrate(ctx context.Context, opts *MigrateOptions) error {
 	return nil
 }
 
-// migrateText is migrate's report: the moves, what stays, the refusals, and the outcome.
-func migrateText(res *app.MigrateResult, dir string, check bool) string {
+// migrateView is the migration in one screen.
+func migrateView(res *app.MigrateResult, dir string) report.MigrateView {
+	return report.MigrateView{
+		Dir: dir, From: res.From, Target: res.Target, Summary: migrate.Summarize(res.Migration),
+		Nodes: res.Nodes, Refusals: res.Refusals, Unpinned: res.Unpinned, Written: res.Written,
+	}
+}
+
+// migrateText is what a migration that writes prints: every move, what stays, the
+// refusals, and the outcome.
+func migrateText(res *app.MigrateResult, dir string) string {
 	var b strings.Builder
 
 	m := res.Migration
@@ -105,8 +129,6 @@ func migrateText(res *app.MigrateResult, dir string, check bool) string {
 		if res.Unpinned {
 			b.WriteString("talops.yaml pins no configVersion, so the patches were read in the format of talosVersion's own release; if they were written for an older one, add configVersion with it (e.g. configVersion: v1.13), check it with talops validate, then migrate.\n")
 		}
-	case check:
-		fmt.Fprintf(&b, "Would rewrite %s; all %d nodes keep their effective settings.\n", strings.Join(files, ", "), res.Nodes)
 	default:
 		fmt.Fprintf(&b, "Rewrote %s; all %d nodes keep their effective settings.\n", strings.Join(files, ", "), res.Nodes)
 	}

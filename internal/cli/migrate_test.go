@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,8 @@ func migrateHarness(t *testing.T) (*harness, map[string][]byte) {
 	return h, files
 }
 
-func TestMigrate_CheckPrintsEveryMoveAndExitsOne(t *testing.T) {
+// --check says, in one screen, what would move and what would stay, and writes nothing.
+func TestMigrate_CheckPrintsWhatWouldMoveAndStayAndExitsOne(t *testing.T) {
 	t.Parallel()
 
 	h, files := migrateHarness(t)
@@ -45,6 +47,35 @@ func TestMigrate_CheckPrintsEveryMoveAndExitsOne(t *testing.T) {
 
 	if string(files["patches/controlplane.yaml"]) != before {
 		t.Error("--check wrote a file")
+	}
+}
+
+// --format json is the same summary as data.
+func TestMigrate_CheckAsJSON(t *testing.T) {
+	t.Parallel()
+
+	h, _ := migrateHarness(t)
+
+	err := h.run("migrate", "--config-version", "v1.14", "--dir", "examples/homelab", "--check", "--format", "json")
+	if code := cli.ExitCode(err); code != 1 {
+		t.Fatalf("exit %d (%v), want 1", code, err)
+	}
+
+	var v struct {
+		From    string            `json:"from"`
+		Target  string            `json:"target"`
+		Moves   []json.RawMessage `json:"moves"`
+		Stays   []json.RawMessage `json:"stays"`
+		Nodes   int               `json:"nodes"`
+		Written bool              `json:"written"`
+	}
+
+	if err := json.Unmarshal(h.stdout.Bytes(), &v); err != nil {
+		t.Fatalf("%v:\n%s", err, h.stdout.String())
+	}
+
+	if v.From != "v1.13" || v.Target != "v1.14" || len(v.Moves) == 0 || len(v.Stays) == 0 || v.Nodes != 5 || v.Written {
+		t.Errorf("summary %+v", v)
 	}
 }
 

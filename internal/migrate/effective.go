@@ -33,13 +33,20 @@ func (l Layout) LayoutOnly() bool { return len(l.Differences) == 0 }
 // CompareLayouts compares what a node runs with before and with after. Machinery answers
 // its accessors the same for a v1alpha1 field and the document that replaced it, so every
 // accessor is read (Effective) and compared; the few that answer per layout are proved by
-// Settings instead (layoutPaths), and the few the new documents fix by themselves are
-// named (inherent).
-func CompareLayouts(before, after config.Config) Layout {
+// Settings instead (layoutPaths), the kernel arguments the node boots with by what its
+// schematic and machine.install give together (bootKernelArgs), and the few the new
+// documents fix by themselves are named (inherent).
+func CompareLayouts(beforeNode, afterNode Node) Layout {
 	var l Layout
+
+	before, after := beforeNode.Config, afterNode.Config
 
 	for _, d := range Compare(before, after) {
 		l.Differences = append(l.Differences, d.Setting)
+	}
+
+	if canonical(bootKernelArgs(beforeNode)) != canonical(bootKernelArgs(afterNode)) {
+		l.Differences = append(l.Differences, "install.extraKernelArgs")
 	}
 
 	// A setting Compare names is said by its name; the accessors behind it would say it
@@ -55,7 +62,7 @@ func CompareLayouts(before, after config.Config) Layout {
 	accepted := map[string]bool{}
 
 	for _, path := range slices.Sorted(maps.Keys(keys)) {
-		if b[path] == a[path] || covered(path) {
+		if b[path] == a[path] || covered(path) || autoHostnameUnused(path, before, after) {
 			continue
 		}
 
@@ -307,7 +314,7 @@ var layoutPaths = []string{
 	"Machine.Install",
 	"Machine.Network.Hostname", "Machine.Network.Resolvers", "Machine.Network.SearchDomains", "Machine.Network.DisableSearchDomain",
 	"Cluster.SecretboxEncryptionSecret", "Cluster.AESCBCEncryptionSecret", "Cluster.Discovery", "DiscoveryServiceConfigs",
-	"K8sAPIServerConfig.ExtraArgs", "K8sAPIServerConfig.UseAuthenticationConfig",
+	"K8sAPIServerConfig.ExtraArgs", "K8sAPIServerConfig.UseAuthenticationConfig", "K8sAPIServerConfig.CertSANs",
 	"K8sAPIServerConfig.InjectDefaultAuthorizers",
 	"K8sAuthenticationConfig", "K8sAuthorizerConfigs", "K8sEtcdEncryptionConfig",
 	"UnattendedInstallConfig", "SecurityProfileConfig", "FilesystemTrimConfig",
@@ -316,4 +323,18 @@ var layoutPaths = []string{
 // covered says whether Settings proves the accessor at path.
 func covered(path string) bool {
 	return slices.ContainsFunc(layoutPaths, func(p string) bool { return under(path, p) })
+}
+
+// autoHostnameUnused says a difference of the automatic hostname's kind changes nothing:
+// both configs name the same hostname themselves, which Talos takes over any automatic
+// one (the lowest of its sources), and Settings compares that name. HostnameConfig
+// refuses an automatic kind beside a name, so a v1alpha1 stableHostname becomes "off".
+func autoHostnameUnused(path string, before, after config.Config) bool {
+	if path != "NetworkHostnameConfig.AutoHostname" {
+		return false
+	}
+
+	b, a := before.NetworkHostnameConfig(), after.NetworkHostnameConfig()
+
+	return b != nil && a != nil && b.Hostname() != "" && b.Hostname() == a.Hostname()
 }

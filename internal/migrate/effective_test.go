@@ -61,7 +61,7 @@ func TestCompareLayouts_TellsAMoveFromAChange(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 
-			l := migrate.CompareLayouts(worker(t, before, ""), worker(t, tc.machine, tc.docs))
+			l := migrate.CompareLayouts(migrate.Node{Config: worker(t, before, "")}, migrate.Node{Config: worker(t, tc.machine, tc.docs)})
 			if got := strings.Join(l.Differences, ","); got != tc.want {
 				t.Errorf("differences %q, want %q", got, tc.want)
 			}
@@ -128,9 +128,16 @@ func TestCompare_TheEndpointHostInCertSANsIsNoDifference(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 
-			d := migrate.Compare(before, controlPlane(tc.apiServer, ""))
+			after := controlPlane(tc.apiServer, "")
+
+			d := migrate.Compare(before, after)
 			if got := len(d) > 0; got != tc.differs {
 				t.Errorf("differences %+v, want differing %v", d, tc.differs)
+			}
+
+			// Every accessor too: the list's items by index are no difference of their own.
+			if l := migrate.CompareLayouts(migrate.Node{Config: before}, migrate.Node{Config: after}); l.LayoutOnly() == tc.differs {
+				t.Errorf("layouts differ by %q, want differing %v", l.Differences, tc.differs)
 			}
 		})
 	}

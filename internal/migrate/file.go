@@ -21,6 +21,8 @@ type file struct {
 	// scheduling says the repository lets workloads run on control planes: a
 	// KubeNodeConfig written for control planes carries no NoSchedule taint then.
 	scheduling bool
+	// everyControlPlane says every control plane of the repository uses the file.
+	everyControlPlane bool
 	// role is set on a file the migration adds (newFile): the patches.<role> list of
 	// talops.yaml that names it.
 	role string

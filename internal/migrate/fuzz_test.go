@@ -19,6 +19,11 @@ func FuzzRewrite(f *testing.F) {
 	f.Add([]byte("- op: add\n  path: /machine/nodeLabels\n  value: {a: b}\n"), false)
 	f.Add([]byte("- op: add\n  path: /machine/install/diskSelector\n  value: {model: 'A*'}\n- op: remove\n  path: /machine/install/disk\n"), false)
 	f.Add([]byte("- op: replace\n  path: /cluster/apiServer/extraArgs/feature-gates\n  value: Foo=true\n- op: remove\n  path: /machine/kubelet/extraArgs/x~1y\n"), true)
+	// RFC 6902: an append to a list, the switch that moves to the control planes' first
+	// patch, a control-plane taint of a node's own, an operation without a strategic-merge form.
+	f.Add([]byte("- op: add\n  path: /machine/network/nameservers/-\n  value: 10.0.0.1\n- op: add\n  path: /cluster/allowSchedulingOnControlPlanes\n  value: true\n"), true)
+	f.Add([]byte("- op: add\n  path: /machine/nodeTaints\n  value:\n    node-role.kubernetes.io/control-plane: :PreferNoSchedule\n- op: add\n  path: /machine/install/extraKernelArgs\n  value: [net.ifnames=0]\n"), true)
+	f.Add([]byte("- op: move\n  from: /machine/nodeLabels/a\n  path: /machine/nodeLabels/b\n- op: test\n  path: /machine/type\n  value: worker\n"), false)
 	f.Add([]byte("machine: &a\n  nodeLabels: *a\n"), false)
 	f.Add([]byte("machine:\n  kubelet:\n    extraConfig: "+hostile.AliasBomb(9)+"\n"), false)
 	f.Add([]byte("machine:\n  install:\n    diskSelector:\n      size: '>= 1TB'\n      type: ssd\n"), false)

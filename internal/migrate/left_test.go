@@ -17,7 +17,8 @@ func TestRewrite_LeavesWhatHasNoPlaceAndNamesIt(t *testing.T) {
 		{"an install disk selector beside a disk", "machine:\n  install:\n    disk: /dev/sda\n    diskSelector:\n      size: 4GB\n", "machine.install", "beside disk", 2},
 		{"a custom CNI", "cluster:\n  network:\n    cni:\n      name: custom\n      urls: [https://lab.internal/cilium.yaml]\n", "cluster.network", "names cannot be the URLs", 2},
 		{"discovery keeping the Kubernetes registry", "cluster:\n  discovery:\n    registries:\n      kubernetes:\n        disabled: false\n", "cluster.discovery", "Kubernetes registry", 2},
-		{"kubelet extra mounts", "machine:\n  kubelet:\n    image: ghcr.io/siderolabs/kubelet:v1.37.1\n    extraMounts: []\n", "machine.kubelet", "extraMounts", 2},
+		// jfroy-flatops' patches/global-05.yaml: the 1.14 documents have no kubelet mounts.
+		{"kubelet extra mounts", "machine:\n  kubelet:\n    extraMounts:\n      - destination: /var/openebs/local\n        type: bind\n        source: /var/openebs/local\n        options: [bind, rshared, rw]\n", "machine.kubelet", "extraMounts has no place in the 1.14 documents", 2},
 		{"the OIDC signing algorithms", "cluster:\n  apiServer:\n    extraArgs:\n      oidc-signing-algs: RS256\n", "cluster.apiServer.extraArgs", "oidc-signing-algs", 3},
 		{"an authorization flag", "cluster:\n  apiServer:\n    extraArgs:\n      authorization-mode: Node,RBAC\n", "cluster.apiServer.extraArgs.authorization-mode", "KubeAuthorizerConfig", 4},
 		{"api server volumes", "cluster:\n  apiServer:\n    extraVolumes: []\n", "cluster.apiServer", "extraVolumes", 2},

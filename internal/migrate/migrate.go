@@ -28,6 +28,10 @@ type Patch struct {
 	// KubeNodeConfig written in a file only control planes use names the control-plane
 	// label and taint that v1alpha1 set by itself.
 	ControlPlanes, Workers int
+	// SchematicKernelArgs are the kernel arguments the schematic of every node that uses
+	// the file carries: machine.install.extraKernelArgs among them are the schematic's
+	// already, their one place from 1.14.
+	SchematicKernelArgs []string
 }
 
 // controlPlaneOnly is a file no worker uses.
@@ -69,6 +73,18 @@ type Left struct {
 	Reason string
 }
 
+// Refusal is one reason a migration is not written: a setting a node would run
+// differently, or a migrated config that does not render or validate.
+type Refusal struct {
+	Node    string `json:"node"`
+	Setting string `json:"setting,omitempty"`
+	// File and Line place the source of the setting when it is known (the patch it moved
+	// from), else the node's entry in talops.yaml.
+	File string `json:"file"`
+	Line int    `json:"line,omitempty"`
+	Msg  string `json:"message"`
+}
+
 // Result is a migration computed in memory.
 type Result struct {
 	// Files are the files whose bytes change, talops.yaml first when it does.
@@ -80,8 +96,13 @@ type Result struct {
 	// control planes', written into the patch every control plane uses once every file
 	// was read.
 	controlPlaneCNI []cniMove
-	Moved           []Move
-	Left            []Left
+	// controlPlaneSchedules says an allowSchedulingOnControlPlanes every control plane
+	// reads moved: the control planes' taint is deleted in the patch every control plane
+	// uses, before the patches that set taints of their own, as v1alpha1's generator
+	// left the taint out before any patch applied.
+	controlPlaneSchedules bool
+	Moved                 []Move
+	Left                  []Left
 }
 
 // Changed says whether anything would be written.
@@ -120,7 +141,8 @@ func Rewrite(in Input) (*Result, error) {
 	scheduling := schedulesOnControlPlanes(in.Patches)
 
 	for _, p := range in.Patches {
-		f, err := rewritePatch(p, res, scheduling)
+		every := in.ControlPlanes > 0 && p.ControlPlanes == in.ControlPlanes
+		f, err := rewritePatch(p, res, scheduling, every)
 		if err != nil {
 			return nil, err
 		}
@@ -135,6 +157,10 @@ func Rewrite(in Input) (*Result, error) {
 		for _, m := range res.controlPlaneCNI {
 			f.cniFrom(m)
 		}
+	}
+
+	if res.controlPlaneSchedules {
+		controlPlaneFile(in, files, res).deleteControlPlaneTaint()
 	}
 
 	if target.Greater(from) {
@@ -207,17 +233,17 @@ func isJSONPatch(data []byte) bool {
 
 // rewritePatch moves the fields of one patch file; nil when the file is not YAML this
 // migration edits (an RFC 6902 patch).
-func rewritePatch(p Patch, res *Result, scheduling bool) (*file, error) {
+func rewritePatch(p Patch, res *Result, scheduling, everyControlPlane bool) (*file, error) {
 	docs, err := parseDocs(p.Data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p.Path, err)
 	}
 
 	if len(docs) == 1 && docs[0].Kind == yaml.DocumentNode && len(docs[0].Content) == 1 && docs[0].Content[0].Kind == yaml.SequenceNode {
-		return rewriteJSONPatch(p, res, docs[0].Content[0], scheduling), nil
+		return rewriteJSONPatch(p, res, docs[0].Content[0], scheduling, everyControlPlane), nil
 	}
 
-	f := &file{patch: p, res: res, docs: docs, v1Index: len(docs) - 1, scheduling: scheduling}
+	f := &file{patch: p, res: res, docs: docs, v1Index: len(docs) - 1, scheduling: scheduling, everyControlPlane: everyControlPlane}
 
 	for i := 0; i < len(f.docs); i++ {
 		if d := f.docs[i]; isV1Alpha1(d) {
@@ -238,7 +264,7 @@ func rewritePatch(p Patch, res *Result, scheduling bool) (*file, error) {
 // rewriteJSONPatch moves the fields of an RFC 6902 patch: as the strategic-merge document it
 // stands for (fromJSONPatch) when one of its fields moves, else it stays as written. nil
 // when the file is left as it is.
-func rewriteJSONPatch(p Patch, res *Result, ops *yaml.Node, scheduling bool) *file {
+func rewriteJSONPatch(p Patch, res *Result, ops *yaml.Node, scheduling, everyControlPlane bool) *file {
 	doc, line, reason := fromJSONPatch(ops)
 	if doc == nil {
 		res.Left = append(res.Left, Left{File: p.Path, Line: line, Path: "(RFC 6902 patch)",
@@ -250,7 +276,7 @@ func rewriteJSONPatch(p Patch, res *Result, ops *yaml.Node, scheduling bool) *fi
 	// The moves are tried on a result of their own: a patch none of whose fields moves
 	// stays an RFC 6902 patch, with nothing recorded.
 	trial := &Result{}
-	f := &file{patch: p, res: trial, docs: []*yaml.Node{doc}, v1: doc, scheduling: scheduling}
+	f := &file{patch: p, res: trial, docs: []*yaml.Node{doc}, v1: doc, scheduling: scheduling, everyControlPlane: everyControlPlane}
 	f.moveAll()
 
 	if !f.changed {
@@ -261,6 +287,7 @@ func rewriteJSONPatch(p Patch, res *Result, ops *yaml.Node, scheduling bool) *fi
 	res.Moved = append(res.Moved, trial.Moved...)
 	res.Left = append(res.Left, trial.Left...)
 	res.controlPlaneCNI = append(res.controlPlaneCNI, trial.controlPlaneCNI...)
+	res.controlPlaneSchedules = res.controlPlaneSchedules || trial.controlPlaneSchedules
 	f.res = res
 
 	return f

@@ -40,13 +40,19 @@ func (f *file) install() {
 		return
 	}
 
-	if extra := unknownKeys(v, "disk", "diskSelector", "image", "wipe"); len(extra) > 0 || v.Kind != yaml.MappingNode {
-		why := fmt.Sprintf("%s has no place in UnattendedInstallConfig this migration writes: move it by hand", strings.Join(extra, ", "))
-		if slices.Contains(extra, "extraKernelArgs") {
-			why = "extraKernelArgs has no document from 1.14: put the arguments in the node's schematic (customization.extraKernelArgs), whose installer carries them, and remove them here"
-		}
+	if !f.kernelArgsInSchematic(v) {
+		return
+	}
 
-		f.left("machine.install", why)
+	if extra := unknownKeys(v, "disk", "diskSelector", "image", "wipe"); len(extra) > 0 || v.Kind != yaml.MappingNode {
+		f.left("machine.install", fmt.Sprintf("%s has no place in UnattendedInstallConfig this migration writes: move it by hand", strings.Join(extra, ", ")))
+
+		return
+	}
+
+	if len(v.Content) == 0 {
+		// Only kernel arguments the schematic carries were there.
+		f.take("machine.install")
 
 		return
 	}
@@ -98,6 +104,40 @@ func (f *file) install() {
 	f.moved(k.Line, "machine.install", runtime.UnattendedInstallConfigKind, doc, comment)
 }
 
+// kernelArgsInSchematic drops machine.install.extraKernelArgs when the schematic of every
+// node that uses the file carries each of them: from 1.14 the schematic is their one place
+// (its installer writes them), and no document has them. false, with the reason left, when
+// one is not there: adding it to a schematic is a new installer image, a change of its own.
+func (f *file) kernelArgsInSchematic(install *yaml.Node) bool {
+	const path = "machine.install.extraKernelArgs"
+
+	k, v := get(install, "extraKernelArgs")
+	if v == nil {
+		return true
+	}
+
+	var missing []string
+
+	for _, a := range v.Content {
+		if a.Kind != yaml.ScalarNode || !slices.Contains(f.patch.SchematicKernelArgs, a.Value) {
+			missing = append(missing, a.Value)
+		}
+	}
+
+	if v.Kind != yaml.SequenceNode || len(missing) > 0 {
+		f.left("machine.install", fmt.Sprintf("extraKernelArgs has no document from 1.14: the node boots with its schematic's kernel arguments, and the schematic of every node that uses this file does not carry %s; "+
+			"add them to its customization.extraKernelArgs (a new installer image: an upgrade, as a change of its own), then migrate", strings.Join(missing, " ")))
+
+		return false
+	}
+
+	del(install, "extraKernelArgs")
+	f.changed = true
+	f.res.Moved = append(f.res.Moved, Move{File: f.patch.Path, Line: k.Line, From: path, To: "the schematic's extraKernelArgs (there already)"})
+
+	return true
+}
+
 // kubelet: machine.kubelet → KubeletConfig, with nodeIP, registerWithFQDN and
 // skipNodeRegistration → KubeNodeConfig. All or nothing: any v1alpha1 kubelet left
 // conflicts with the KubeletConfig every node of the new contract has.
@@ -118,6 +158,13 @@ func (f *file) kubelet() {
 				extra = append(extra, key)
 			}
 		}
+	}
+
+	if slices.Contains(extra, "extraMounts") {
+		f.left("machine.kubelet", "extraMounts has no place in the 1.14 documents (KubeletConfig has no mounts, and a v1alpha1 kubelet beside the KubeletConfig the contract generates is refused): "+
+			"a volume Talos mounts under /var/mnt reaches the kubelet by itself; move any other path there (a UserVolumeConfig), remove the mounts, then migrate")
+
+		return
 	}
 
 	if len(extra) > 0 {
@@ -337,7 +384,11 @@ func schedulesOnControlPlanes(patches []Patch) bool {
 
 // allowScheduling: cluster.allowSchedulingOnControlPlanes → the control planes' KubeNodeConfig
 // without its NoSchedule taint (the generator writes it there). Only from a patch no
-// worker uses: deleting a taint a worker's document does not have fails the patch.
+// worker uses: deleting a taint a worker's document does not have fails the patch. From a
+// patch every control plane uses, the taint is deleted in the patch every control plane
+// uses first (deleteControlPlaneTaint): v1alpha1 never added the taint, so a taint a
+// later patch sets for the control-plane role must stay, which a delete after it would
+// take back.
 func (f *file) allowScheduling() {
 	const path = "cluster.allowSchedulingOnControlPlanes"
 
@@ -353,6 +404,21 @@ func (f *file) allowScheduling() {
 	}
 
 	k, v, comment := f.take(path)
+
+	if v.Value == "true" && f.everyControlPlane {
+		f.res.controlPlaneSchedules = true
+		f.res.Moved = append(f.res.Moved, Move{File: f.patch.Path, Line: k.Line, From: path, To: k8s.KubeNodeConfig + " of the patch every control plane uses first"})
+
+		// A patch must keep a document: one left with nothing keeps the control
+		// planes' KubeNodeConfig, which changes nothing.
+		if body := f.body(); len(f.docs) == 1 && (len(body.Content) == 0 || onlyVersion(body)) {
+			doc := f.nodeDoc()
+			doc.Content[0].HeadComment = joinComments(doc.Content[0].HeadComment, comment)
+		}
+
+		return
+	}
+
 	doc := f.nodeDoc()
 
 	if v.Value == "true" {
@@ -362,4 +428,15 @@ func (f *file) allowScheduling() {
 	}
 
 	f.moved(k.Line, path, k8s.KubeNodeConfig, doc, comment)
+}
+
+// deleteControlPlaneTaint deletes the control planes' NoSchedule taint in the file's
+// KubeNodeConfig.
+func (f *file) deleteControlPlaneTaint() {
+	f.scheduling = true
+	doc := f.nodeDoc()
+	drop := mapping()
+	set(drop, "$patch", str("delete"))
+	set(child(doc, "taints"), labelControlPlane, drop)
+	f.changed = true
 }

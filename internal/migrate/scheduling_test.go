@@ -125,3 +125,49 @@ func TestRewrite_ACNIInAPatchAWorkerUsesGoesToTheControlPlanes(t *testing.T) {
 		t.Errorf("moved %q, want %q", strings.Join(moved, " "), want)
 	}
 }
+
+// jfroy-flatops' shape: a node's patch taints its control plane PreferNoSchedule, and a
+// later patch every control plane uses sets allowSchedulingOnControlPlanes. v1alpha1's
+// generator never wrote the NoSchedule taint, so the node's own taint stayed; the delete
+// goes into the patch every control plane uses first, before the node's patch, not where
+// the switch was (after it, the delete would take the node's taint back).
+func TestRewrite_SchedulingOnControlPlanesDeletesTheirTaintBeforeANodesOwnTaint(t *testing.T) {
+	t.Parallel()
+
+	node := "- op: add\n  path: /machine/nodeTaints\n  value:\n    node-role.kubernetes.io/control-plane: :PreferNoSchedule\n"
+	later := "cluster:\n  allowSchedulingOnControlPlanes: true\n  scheduler:\n    extraArgs:\n      bind-address: 0.0.0.0\n"
+
+	res, err := migrate.Rewrite(migrate.Input{
+		From: "v1.14", Target: "v1.14", Talops: []byte("configVersion: v1.14\n"), ControlPlanes: 2,
+		Patches: []migrate.Patch{
+			{Path: "patches/talhelper-controlplane.yaml", Data: []byte("cluster:\n  apiServer:\n    certSANs: [k8s.example.org]\n"), ControlPlanes: 2},
+			{Path: "nodes/cp1.yaml", Data: []byte(node), ControlPlanes: 1},
+			{Path: "patches/controlplane-01.yaml", Data: []byte(later), ControlPlanes: 2},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	files := map[string]string{}
+	for _, f := range res.Files {
+		files[f.Path] = string(f.Data)
+	}
+
+	deletion := "taints:\n  node-role.kubernetes.io/control-plane:\n    $patch: delete\n"
+	if first := files["patches/talhelper-controlplane.yaml"]; !strings.Contains(first, "kind: KubeNodeConfig") || !strings.Contains(first, deletion) {
+		t.Errorf("the patch every control plane uses first does not delete the taint:\n%s", first)
+	}
+
+	if strings.Contains(files["patches/controlplane-01.yaml"], "taints") {
+		t.Errorf("the taint is deleted where the switch was, after the node's own taint:\n%s", files["patches/controlplane-01.yaml"])
+	}
+
+	if own := files["nodes/cp1.yaml"]; !strings.Contains(own, "node-role.kubernetes.io/control-plane: :PreferNoSchedule") {
+		t.Errorf("the node's own taint did not move:\n%s", own)
+	}
+
+	if len(res.Left) > 0 {
+		t.Errorf("left %+v", res.Left)
+	}
+}

@@ -19,7 +19,7 @@ func (node *Node) layoutOnly(c, n NodeState, ch changes) bool {
 		return false
 	}
 
-	l := migrate.CompareLayouts(c.Config, n.Config)
+	l := migrate.CompareLayouts(migrate.Node{Config: c.Config, SchematicKernelArgs: c.SchematicKernelArgs}, migrate.Node{Config: n.Config, SchematicKernelArgs: n.SchematicKernelArgs})
 	if !l.LayoutOnly() {
 		return false
 	}

@@ -55,7 +55,10 @@ type NodeState struct {
 	Schematic string
 	// Installer is the installer image the node should run (version and schematic).
 	Installer string
-	Config    coreconfig.Provider
+	// SchematicKernelArgs are the kernel arguments the node's schematic gives the installer
+	// it runs (nil: none, or not known, as for a node read over the Talos API).
+	SchematicKernelArgs []string
+	Config              coreconfig.Provider
 	// Encode returns Config encoded without comments, computed once by whoever holds it
 	// (a rendered node's Machine.Bytes); nil makes the plan encode Config itself.
 	Encode func() ([]byte, error)
