@@ -260,3 +260,40 @@ func TestRecover_NodeRefusesAHealthyControlPlaneAndAWorker(t *testing.T) {
 		t.Errorf("nodes were changed: %v", got)
 	}
 }
+
+// On a terminal, recover shows the plan and asks; only "yes" goes on.
+func TestRecover_OnATerminalOnlyYesGoesOn(t *testing.T) {
+	for _, tc := range []struct {
+		answer  string
+		changed bool
+	}{
+		{"no", false},
+		{"yes", true},
+	} {
+		t.Run(tc.answer, func(t *testing.T) {
+			r := newRecoverLab(t, "homelab")
+
+			var questions []string
+
+			r.h.deps.Prompt = func(q string) (string, error) {
+				questions = append(questions, q)
+
+				return tc.answer + "\n", nil
+			}
+
+			err := r.recover()
+
+			if len(questions) != 1 || questions[0] != `Recover homelab as planned? Only "yes" goes on: ` {
+				t.Errorf("asked %q", questions)
+			}
+
+			if !strings.Contains(r.h.stderr.String(), "1. k8s-master (controlplane, 10.0.20.100): in maintenance mode\n") {
+				t.Errorf("the plan was not shown before the question:\n%s", r.h.stderr.String())
+			}
+
+			if changed := len(r.changes()) > 0; changed != tc.changed || (err == nil) != tc.changed {
+				t.Errorf("answered %q: changed %v, error %v", tc.answer, changed, err)
+			}
+		})
+	}
+}
