@@ -49,18 +49,24 @@ type kubeLab struct {
 func bootKube(t *testing.T, more ...string) *kubeLab {
 	t.Helper()
 
+	return bootKubeAt(t, nodeName(t), newAddress(), more...)
+}
+
+// bootKubeAt is bootKube with the harness's node name and address given.
+func bootKubeAt(t *testing.T, name, address string, more ...string) *kubeLab {
+	t.Helper()
+
 	patch, err := os.ReadFile(filepath.Join(harness, "k8s-patch.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	address := newAddress()
 	l := newLabOf(t, address, k8sVersion, []string{"patches/k8s.yaml"})
 	l.write(t, "patches/k8s.yaml", string(patch))
 
 	l.booted = l.rendered(t)
 
-	k := &kubeLab{lab: l, node: node{name: nodeName(t), address: address}}
+	k := &kubeLab{lab: l, node: node{name: name, address: address}}
 
 	cfg := filepath.Join(t.TempDir(), "config.yaml")
 	if err := os.WriteFile(cfg, l.booted, 0o600); err != nil {

@@ -173,7 +173,14 @@ func TestBackup_NoSnapshotFromAMemberThatReportsEtcdErrors(t *testing.T) {
 func writeBackup(t *testing.T, dest string, snap []byte, r age.Recipient) string {
 	t.Helper()
 
-	name := backup.Name("homelab", time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	return writeBackupOf(t, dest, "homelab", time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), snap, r)
+}
+
+// writeBackupOf writes a backup of cluster taken at, as talops backup does.
+func writeBackupOf(t *testing.T, dest, cluster string, at time.Time, snap []byte, r age.Recipient) string {
+	t.Helper()
+
+	name := backup.Name(cluster, at)
 	sum := sha256.Sum256(snap)
 
 	var sealed bytes.Buffer
@@ -191,7 +198,7 @@ func writeBackup(t *testing.T, dest string, snap []byte, r age.Recipient) string
 		t.Fatal(err)
 	}
 
-	m := backup.Manifest{Name: name, Snapshot: name + backup.SnapshotSuffix, Cluster: "homelab", Time: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), Node: "k8s-master", Revision: 6, Size: int64(len(snap)), SHA256: hex.EncodeToString(sum[:])}
+	m := backup.Manifest{Name: name, Snapshot: name + backup.SnapshotSuffix, Cluster: cluster, Time: at, Node: "k8s-master", Revision: 6, Size: int64(len(snap)), SHA256: hex.EncodeToString(sum[:])}
 
 	data, err := m.Encode()
 	if err != nil {

@@ -252,6 +252,7 @@ func commands() []command {
 		{"apply", "apply the plan to the nodes, node by node with health gates", runApply},
 		{"kubeconfig", "write the cluster's admin kubeconfig, read from a control plane", runKubeconfig},
 		{"backup", "back up etcd, age-encrypted, with a manifest: backup [list|verify]", runBackup},
+		{"recover", "bring the cluster back from a backup, or one lost control plane back into etcd", runRecover},
 		{"schematic", "print the Image Factory ID of schematic files: schematic id FILE...", runSchematic},
 		{"schematics", "show each schematic's ID and each node's installer and boot images", runSchematics},
 		{"versions", "explain a Talos, Kubernetes and NVIDIA version bump against another state", runVersions},

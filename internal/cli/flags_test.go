@@ -196,6 +196,29 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 			args:  []string{"--from", "/backups", "homelab-20261129T120000Z"},
 			want:  &BackupVerifyOptions{VerifyOptions: app.VerifyOptions{From: "/backups", Name: "homelab-20261129T120000Z"}},
 		},
+		{
+			name:  "recover defaults",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(recoverFlags(d, a)) },
+			want:  &RecoverOptions{Format: "text", RecoverOptions: app.RecoverOptions{Dir: "."}},
+		},
+		{
+			name:  "recover the whole cluster from the newest backup, without asking",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(recoverFlags(d, a)) },
+			args:  []string{"--dir", "lab", "--talosconfig", "tc", "--from", "/backups", "--latest", "--yes", "--format", "json"},
+			want:  &RecoverOptions{Yes: true, Format: "json", RecoverOptions: app.RecoverOptions{Dir: "lab", Talosconfig: "tc", From: "/backups", Latest: true}},
+		},
+		{
+			name:  "recover from one backup by name",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(recoverFlags(d, a)) },
+			args:  []string{"--from", "/backups", "--backup", "homelab-20261129T120000Z"},
+			want:  &RecoverOptions{Format: "text", RecoverOptions: app.RecoverOptions{Dir: ".", From: "/backups", Backup: "homelab-20261129T120000Z"}},
+		},
+		{
+			name:  "recover one lost control plane",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(recoverFlags(d, a)) },
+			args:  []string{"--node", "cp2"},
+			want:  &RecoverOptions{Format: "text", RecoverOptions: app.RecoverOptions{Dir: ".", Node: "cp2"}},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -234,6 +257,8 @@ func TestFlags_UsageErrorsNameTheFlag(t *testing.T) {
 		{"apply unknown mode", func(d *Deps, a []string) (any, error) { return withoutDeps(applyFlags(d, a)) }, []string{"--mode", "soon"}, `--mode must be one of auto, no-reboot, staged, try, got "soon"`},
 		{"versions without a state", func(d *Deps, a []string) (any, error) { return withoutDeps(versionsFlags(d, a)) }, nil, "give one of --base REF or --against DIR"},
 		{"render without --out", func(d *Deps, a []string) (any, error) { return withoutDeps(renderFlags(d, a)) }, nil, "--out is required"},
+		{"recover from the newest and one by name", func(d *Deps, a []string) (any, error) { return withoutDeps(recoverFlags(d, a)) }, []string{"--latest", "--backup", "x"}, "--latest and --backup cannot go together"},
+		{"recover as markdown", func(d *Deps, a []string) (any, error) { return withoutDeps(recoverFlags(d, a)) }, []string{"--format", "markdown"}, `--format must be one of text, json, got "markdown"`},
 		{"catalog without update", func(d *Deps, a []string) (any, error) { return withoutDeps(catalogFlags(d, a)) }, nil, "catalog needs a command: update"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -80,6 +80,12 @@ type Node interface {
 	EtcdErrors(ctx context.Context) ([]string, error)
 	// Bootstrap starts etcd on the first control plane of a new cluster.
 	Bootstrap(ctx context.Context) error
+	// EtcdRecover uploads an etcd snapshot for BootstrapRecover to start etcd from
+	// (control planes only, before the bootstrap).
+	EtcdRecover(ctx context.Context, snapshot io.Reader) error
+	// BootstrapRecover starts etcd on a control plane from the snapshot EtcdRecover
+	// uploaded, its hash checked.
+	BootstrapRecover(ctx context.Context) error
 	// Kubeconfig returns the cluster's admin kubeconfig (control planes only).
 	Kubeconfig(ctx context.Context) ([]byte, error)
 	// EtcdSnapshot streams a snapshot of the node's etcd member into w (control planes only).

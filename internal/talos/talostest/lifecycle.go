@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/cosi-project/runtime/pkg/safe"
@@ -28,7 +29,11 @@ var errNotEnoughStartedMembers = status.Error(codes.FailedPrecondition, "etcdser
 // Bootstrap starts etcd as machined v1.14.1 does (v1alpha1_server.go): on a control plane
 // only, and once: a node whose etcd has data answers AlreadyExists. With a Cluster, the
 // node becomes its first member.
-func (m *machineService) Bootstrap(context.Context, *machine.BootstrapRequest) (*machine.BootstrapResponse, error) {
+//
+// A recovering bootstrap (RecoverEtcd) starts etcd from the snapshot EtcdRecover uploaded;
+// without one, machined's etcd fails to start ("error verifying snapshot"): the fake
+// fails the call with that error instead.
+func (m *machineService) Bootstrap(_ context.Context, req *machine.BootstrapRequest) (*machine.BootstrapResponse, error) {
 	if err := m.etcd("Bootstrap", "bootstrap"); err != nil {
 		return nil, err
 	}
@@ -40,9 +45,24 @@ func (m *machineService) Bootstrap(context.Context, *machine.BootstrapRequest) (
 		return nil, status.Error(codes.AlreadyExists, "etcd data directory is not empty")
 	}
 
+	how := ""
+
+	if req.GetRecoverEtcd() {
+		if m.uploaded == nil {
+			return nil, status.Error(codes.Internal, "error verifying snapshot: stat /var/lib/etcd.snapshot: no such file or directory")
+		}
+
+		m.recovered, m.uploaded = m.uploaded, nil
+		how = " (recover)"
+
+		if req.GetRecoverSkipHashCheck() {
+			how = " (recover, hash check skipped)"
+		}
+	}
+
 	m.bootstraps++
 	m.etcdData = true
-	m.node.Journal.add("%s Bootstrap", m.node.Name)
+	m.node.Journal.add("%s Bootstrap%s", m.node.Name, how)
 
 	if c := m.node.Cluster; c != nil {
 		c.bootstrap(m.node.Name, m.node.Address)
@@ -64,6 +84,46 @@ func (m *machineService) hasEtcdData() bool {
 	}
 
 	return m.node.Config != nil
+}
+
+// EtcdRecover takes a snapshot for a recovering bootstrap, as machined v1.14.1 does: on a
+// control plane whose etcd is not running yet, kept until the bootstrap.
+func (m *machineService) EtcdRecover(srv grpc.ClientStreamingServer[common.Data, machine.EtcdRecoverResponse]) error {
+	if err := m.etcd("EtcdRecover", "etcd recover"); err != nil {
+		return err
+	}
+
+	var data []byte
+
+	for {
+		msg, err := srv.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+
+		if err != nil {
+			return err
+		}
+
+		data = append(data, msg.GetBytes()...)
+	}
+
+	m.mu.Lock()
+	m.uploaded = data
+	m.mu.Unlock()
+
+	m.node.Journal.add("%s EtcdRecover %d bytes", m.node.Name, len(data))
+
+	return srv.SendAndClose(&machine.EtcdRecoverResponse{Messages: []*machine.EtcdRecover{{}}})
+}
+
+// Recovered is the snapshot a recovering bootstrap started the node's etcd from (nil:
+// none).
+func (s *Server) Recovered() []byte {
+	s.m.mu.Lock()
+	defer s.m.mu.Unlock()
+
+	return s.m.recovered
 }
 
 // Bootstraps counts the Bootstrap calls the node took.

@@ -37,6 +37,9 @@ type machineService struct {
 	// applyMu is machined's applyConfigMu: one apply at a time.
 	applyMu sync.Mutex
 
+	// failMu guards failNext: fails is called with mu held and without.
+	failMu sync.Mutex
+
 	mu      sync.Mutex
 	applied []Applied
 	dryRuns int
@@ -73,6 +76,11 @@ type machineService struct {
 	bootstraps int
 	etcdData   bool
 	resets     []Reset
+	// uploaded is the snapshot EtcdRecover took, recovered the one a recovering
+	// bootstrap started etcd from.
+	uploaded, recovered []byte
+	// failNext are calls that fail once more (FailNext).
+	failNext []string
 }
 
 func machineConfig(data []byte) (*config.MachineConfig, error) {
@@ -85,11 +93,34 @@ func machineConfig(data []byte) (*config.MachineConfig, error) {
 }
 
 func (m *machineService) fails(call string) error {
-	if slices.Contains(m.node.Fail, call) {
+	if slices.Contains(m.node.Fail, call) || m.failOnce(call) {
 		return status.Errorf(codes.Internal, "%s failed on %s", call, m.node.Name)
 	}
 
 	return nil
+}
+
+func (m *machineService) failOnce(call string) bool {
+	m.failMu.Lock()
+	defer m.failMu.Unlock()
+
+	i := slices.Index(m.failNext, call)
+	if i < 0 {
+		return false
+	}
+
+	m.failNext = slices.Delete(m.failNext, i, i+1)
+
+	return true
+}
+
+// FailNext makes the node's next call named call fail (the names of Node.Fail), as a run
+// that stops part-way there.
+func (s *Server) FailNext(call string) {
+	s.m.failMu.Lock()
+	defer s.m.failMu.Unlock()
+
+	s.m.failNext = append(s.m.failNext, call)
 }
 
 func (m *machineService) Version(context.Context, *emptypb.Empty) (*machine.VersionResponse, error) {

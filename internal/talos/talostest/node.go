@@ -1,7 +1,8 @@
 // Package talostest runs fake Talos nodes: real gRPC servers over mTLS on 127.0.0.1 that
 // serve MachineService (Version, ApplyConfiguration, Reboot, Read of the boot ID, the
-// legacy Upgrade, Rollback, Bootstrap, Kubeconfig, Reset, EtcdMemberList, EtcdStatus, EtcdSnapshot,
-// EtcdLeaveCluster, EtcdRemoveMemberByID), LifecycleService.Upgrade and ImageService.Pull
+// legacy Upgrade, Rollback, Bootstrap, Kubeconfig, Reset, EtcdMemberList, EtcdStatus,
+// EtcdSnapshot, EtcdLeaveCluster, EtcdRemoveMemberByID, EtcdRecover), LifecycleService.Upgrade
+// and ImageService.Pull
 // (from Talos 1.13, as real nodes do) and the COSI state service, backed by an in-memory
 // state holding the node's machine config, machine type and status, extensions and cluster
 // members, with their resource definitions.

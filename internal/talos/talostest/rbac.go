@@ -33,6 +33,7 @@ var rules = map[string]role.Set{
 	"/machine.MachineService/Bootstrap":            role.MakeSet(role.Admin),
 	"/machine.MachineService/EtcdLeaveCluster":     role.MakeSet(role.Admin),
 	"/machine.MachineService/EtcdMemberList":       role.MakeSet(role.Admin, role.Operator, role.Reader, role.EtcdBackup),
+	"/machine.MachineService/EtcdRecover":          role.MakeSet(role.Admin),
 	"/machine.MachineService/EtcdRemoveMemberByID": role.MakeSet(role.Admin),
 	"/machine.MachineService/EtcdSnapshot":         role.MakeSet(role.Admin, role.Operator, role.EtcdBackup),
 	"/machine.MachineService/EtcdStatus":           role.MakeSet(role.Admin, role.Operator, role.Reader, role.EtcdBackup),
