@@ -2,10 +2,9 @@
 // serve MachineService (Version, ApplyConfiguration, Reboot, Read of the boot ID, the
 // legacy Upgrade, Rollback, Bootstrap, Kubeconfig, Reset, EtcdMemberList, EtcdStatus,
 // EtcdSnapshot, EtcdLeaveCluster, EtcdRemoveMemberByID, EtcdRecover), LifecycleService.Upgrade
-// and ImageService.Pull
-// (from Talos 1.13, as real nodes do) and the COSI state service, backed by an in-memory
-// state holding the node's machine config, machine type and status, extensions and cluster
-// members, with their resource definitions.
+// and ImageService.Pull (from Talos 1.13, as real nodes do) and the COSI state service,
+// backed by an in-memory state holding the node's machine config, machine type and status,
+// extensions and cluster members, with their resource definitions.
 //
 // A node answers as the real one of its release does where talops can tell: the apply
 // modes and their messages (up to 1.13 AUTO reboots by itself when a change needs it and
