@@ -44,7 +44,12 @@ func lockApply(ctx context.Context, d *Deps, k Kube, cluster string) (release fu
 		}
 	)
 
+	taken := make(chan struct{})
+	go sayWaitingForLock(ctx, d, cluster, taken)
+
 	free, err := k.Lock(ctx, cluster, who, noteIt)
+	close(taken)
+
 	if err != nil {
 		var locked *kube.LockedError
 		if errors.As(err, &locked) {
@@ -124,4 +129,40 @@ func holderName(d *Deps) string {
 	}
 
 	return user + "@" + host
+}
+
+// The waits of taking the apply lock: the first note once it takes longer than a read and a
+// write would, then one now and then, so that a run waiting for another apply's Lease to
+// lapse (up to the Lease's duration) does not look hung.
+const (
+	lockQuietFor = 2 * time.Second
+	lockSayEvery = 15 * time.Second
+)
+
+// sayWaitingForLock notes that taking the apply lock waits, until taken is closed.
+func sayWaitingForLock(ctx context.Context, d *Deps, cluster string, taken <-chan struct{}) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	go func() {
+		select {
+		case <-taken:
+			cancel()
+		case <-wctx.Done():
+		}
+	}()
+
+	lease := "kube-system/" + kube.LeaseName(cluster)
+	wait, waited := lockQuietFor, time.Duration(0)
+
+	for sleep(wctx, d, wait) == nil {
+		waited += wait
+		if waited == lockQuietFor {
+			d.note(fmt.Sprintf("waiting for the apply lock of %s (the Lease %s): another apply holds it; talops watches it until it is seen renewed (then the apply is refused) or lapses\n", cluster, lease))
+		} else {
+			d.note(fmt.Sprintf("still waiting for the apply lock of %s after %s\n", cluster, waited))
+		}
+
+		wait = lockSayEvery
+	}
 }

@@ -220,3 +220,32 @@ func TestRealKube_ASecondApplyIsRefusedNamingTheFirst(t *testing.T) {
 		t.Errorf("the refused apply called the nodes: %q", got)
 	}
 }
+
+// A Lease whose holder died is taken over once it lapses; meanwhile the apply says what it
+// waits for, and does not look hung.
+func TestRealKube_AnApplyWaitingForALapsingLockSaysSo(t *testing.T) {
+	l, env, _, kubeconfig := realKubeLab(t)
+
+	dead, err := kube.NewForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dead.LeaseDuration = 4 * time.Second
+	dead.RenewInterval = time.Second
+
+	ctx, die := context.WithCancel(context.Background())
+	if _, err := dead.Lock(ctx, "homelab", "github-actions lab/infra run 40 (carol)", nil); err != nil {
+		t.Fatal(err)
+	}
+
+	die() // its holder stops renewing it, and never releases it
+
+	if err := l.apply("--kubeconfig", kubeconfig); err != nil {
+		t.Fatalf("apply: %v\n%s", err, l.h.stderr.String())
+	}
+
+	if !strings.Contains(l.h.stderr.String(), "waiting for the apply lock of homelab (the Lease kube-system/talops-apply-homelab): another apply holds it") {
+		t.Errorf("the wait for the lock is not told:\n%s", l.h.stderr.String())
+	}
+}
