@@ -8,6 +8,7 @@ import (
 
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/backup"
+	"github.com/talops/talops/internal/door"
 	"github.com/talops/talops/internal/report"
 )
 
@@ -21,12 +22,15 @@ type RecoverOptions struct {
 	// Yes recovers without showing the plan and asking first.
 	Yes    bool
 	Format string
+	// KubeconfigOut, when set, is where the admin kubeconfig is written once the cluster
+	// is back.
+	KubeconfigOut string
 }
 
 func recoverFlags(d *Deps, args []string) (*RecoverOptions, error) {
 	opts := &RecoverOptions{Deps: d}
 
-	fs := newFlags(d, "recover", "recover [--dir D] [--talosconfig F] [--from DEST] [--backup NAME | --latest] [--node NAME] [--yes] [--format text|json]")
+	fs := newFlags(d, "recover", "recover [--dir D] [--talosconfig F] [--from DEST] [--backup NAME | --latest] [--node NAME] [--yes] [--kubeconfig-out FILE] [--format text|json]")
 	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
 	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.From, "from", "", "where the backups are: "+destinationHelp)
@@ -35,6 +39,7 @@ func recoverFlags(d *Deps, args []string) (*RecoverOptions, error) {
 	fs.StringVar(&opts.Node, "node", "", "bring back this one lost control plane into the etcd that kept quorum (no backup is restored)")
 	fs.BoolVar(&opts.Yes, "yes", false, "recover without asking first (without it, only a terminal is asked; elsewhere the plan is only shown)")
 	fs.StringVar(&opts.Format, "format", report.FormatText, "output format: text or json")
+	fs.StringVar(&opts.KubeconfigOut, "kubeconfig-out", "", "once the cluster is back, write its admin kubeconfig to this file (mode 0600)")
 
 	if err := parseNoArgs(fs, args); err != nil {
 		return nil, err
@@ -46,6 +51,10 @@ func recoverFlags(d *Deps, args []string) (*RecoverOptions, error) {
 
 	if opts.Latest && opts.Backup != "" {
 		return nil, &app.UsageError{Msg: "--latest and --backup cannot go together"}
+	}
+
+	if opts.KubeconfigOut == "-" {
+		return nil, &app.UsageError{Msg: "--kubeconfig-out -: the admin kubeconfig is only written to a file (mode 0600), never to the output"}
 	}
 
 	return opts, nil
@@ -65,6 +74,13 @@ func runRecover(ctx context.Context, d *Deps, args []string) error {
 func Recover(ctx context.Context, opts *RecoverOptions) error {
 	d := opts.Deps
 
+	// Before anything changes: the kubeconfig is written once the cluster is back.
+	if opts.KubeconfigOut != "" {
+		if err := d.RefuseExposed(opts.KubeconfigOut, false, ""); err != nil {
+			return fmt.Errorf("--kubeconfig-out: %w", err)
+		}
+	}
+
 	o := opts.RecoverOptions
 	o.Confirm = confirmRecovery(d, opts)
 
@@ -77,9 +93,24 @@ func Recover(ctx context.Context, opts *RecoverOptions) error {
 		d.Errf("nothing was changed: run recover again with --yes to recover, or on a terminal to be asked\n")
 	}
 
-	return d.View(func(w io.Writer) error {
+	if err := d.View(func(w io.Writer) error {
 		return report.WriteRecovery(w, opts.Format, report.RecoveryView{Plan: res.Plan, Ran: res.Ran, Took: res.Took})
-	})
+	}); err != nil {
+		return err
+	}
+
+	if !res.Ran || opts.KubeconfigOut == "" {
+		return nil
+	}
+
+	said, err := door.WriteKubeconfig(ctx, &KubeconfigOptions{Deps: d, Dir: opts.Dir, Talosconfig: opts.Talosconfig, Out: opts.KubeconfigOut, Force: true})
+	if err != nil {
+		return fmt.Errorf("the cluster is back, then the kubeconfig: %w", err)
+	}
+
+	d.Errf("talops: %s\n", said)
+
+	return nil
 }
 
 // confirmRecovery shows the plan and asks on a terminal; without a terminal and without

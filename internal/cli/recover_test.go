@@ -297,3 +297,29 @@ func TestRecover_OnATerminalOnlyYesGoesOn(t *testing.T) {
 		})
 	}
 }
+
+// Once the cluster is back, --kubeconfig-out writes its admin kubeconfig (mode 0600, as the
+// harness checks of every kubeconfig it is given); a run that only shows the plan writes none.
+func TestRecover_WritesTheAdminKubeconfigOnceTheClusterIsBack(t *testing.T) {
+	r := newRecoverLab(t, "homelab")
+
+	if err := r.recover("--latest", "--kubeconfig-out", "admin.yaml"); err != nil {
+		t.Fatalf("recover without --yes: %v", err)
+	}
+
+	if _, ok := r.h.written["admin.yaml"]; ok {
+		t.Error("a recovery only shown wrote the kubeconfig")
+	}
+
+	if err := r.recover("--latest", "--yes", "--kubeconfig-out", "admin.yaml"); err != nil {
+		t.Fatalf("recover: %v\n%s", err, r.h.stderr.String())
+	}
+
+	if kc := r.h.written["admin.yaml"]; !strings.Contains(string(kc), "kind: Config") {
+		t.Errorf("admin.yaml is not a kubeconfig:\n%s", kc)
+	}
+
+	if !strings.Contains(r.h.stderr.String(), "talops: ") || strings.Contains(r.h.stdout.String(), "kind: Config") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", r.h.stdout.String(), r.h.stderr.String())
+	}
+}
