@@ -159,11 +159,11 @@ func (s *S3) Put(ctx context.Context, name string, r io.Reader) error {
 	case err == nil:
 		return fmt.Errorf("write %s/%s: object exists", s, name)
 	case minio.ToErrorResponse(err).Code != minio.NoSuchKey:
-		return s.explain("write "+name, err)
+		return s.explain("write "+s.String()+"/"+name, err)
 	}
 
 	if _, err := s.client.PutObject(ctx, s.bucket, s.key(name), r, -1, minio.PutObjectOptions{PartSize: PartSize, ContentType: "application/octet-stream"}); err != nil {
-		return s.explain("write "+name, err)
+		return s.explain("write "+s.String()+"/"+name, err)
 	}
 
 	return nil
@@ -189,7 +189,7 @@ func (s *S3) Get(ctx context.Context, name string) (io.ReadCloser, error) {
 			return nil, fmt.Errorf("%s/%s: %w", s, name, backup.ErrNotFound)
 		}
 
-		return nil, s.explain("read "+name, err)
+		return nil, s.explain("read "+s.String()+"/"+name, err)
 	}
 
 	return obj, nil
@@ -208,7 +208,7 @@ func (s *S3) List(ctx context.Context) ([]string, error) {
 
 	for o := range s.client.ListObjectsIter(ctx, s.bucket, minio.ListObjectsOptions{Prefix: prefix}) {
 		if o.Err != nil {
-			return nil, s.explain("list", o.Err)
+			return nil, s.explain("", o.Err)
 		}
 
 		if name := strings.TrimPrefix(o.Key, prefix); name != "" && !strings.HasSuffix(name, "/") {
@@ -226,7 +226,7 @@ func (s *S3) Delete(ctx context.Context, name string) error {
 	}
 
 	if err := s.client.RemoveObject(ctx, s.bucket, s.key(name), minio.RemoveObjectOptions{}); err != nil && minio.ToErrorResponse(err).Code != minio.NoSuchKey {
-		return s.explain("delete "+name, err)
+		return s.explain("delete "+s.String()+"/"+name, err)
 	}
 
 	return nil
@@ -237,10 +237,14 @@ func (s *S3) Delete(ctx context.Context, name string) error {
 // answers a key it does not know with 400 XAdminUserNotFound).
 var deniedCodes = []string{"AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken", "XAdminUserNotFound"}
 
-// explain turns what the server or the network said into one line naming the bucket and
-// the endpoint, never a credential (minio-go's messages hold none, nor do URLs it dials).
+// explain turns what the server or the network said into one line naming the endpoint and
+// the bucket, never a credential (minio-go's messages hold none, nor do the URLs it
+// dials). doing names the object, or is "" for what the caller names (a listing).
 func (s *S3) explain(doing string, err error) error {
-	where := fmt.Sprintf("%s at %s", s, s.endpoint)
+	where := "S3 endpoint " + s.endpoint
+	if doing != "" {
+		where = doing + ": " + where
+	}
 
 	var netErr net.Error
 
@@ -248,15 +252,15 @@ func (s *S3) explain(doing string, err error) error {
 
 	switch code := resp.Code; {
 	case code == minio.NoSuchBucket:
-		return fmt.Errorf("%s: %s: the bucket %s does not exist", doing, where, s.bucket)
+		return fmt.Errorf("%s: the bucket %s does not exist", where, s.bucket)
 	case resp.StatusCode == http.StatusForbidden, slices.Contains(deniedCodes, code):
-		return fmt.Errorf("%s: %s: access denied (%s): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and the key's rights on the bucket", doing, where, code)
+		return fmt.Errorf("%s: access to the bucket %s denied (%s): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and the key's rights on the bucket", where, s.bucket, code)
 	case code != "":
-		return fmt.Errorf("%s: %s: %s (%s)", doing, where, oneLine(err.Error()), code)
+		return fmt.Errorf("%s: bucket %s: %s (%s)", where, s.bucket, oneLine(err.Error()), code)
 	case errors.As(err, &netErr), errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%s: %s: the endpoint does not answer: %s", doing, where, oneLine(err.Error()))
+		return fmt.Errorf("%s does not answer: %s", where, oneLine(err.Error()))
 	default:
-		return fmt.Errorf("%s: %s: %s", doing, where, oneLine(err.Error()))
+		return fmt.Errorf("%s: bucket %s: %s", where, s.bucket, oneLine(err.Error()))
 	}
 }
 

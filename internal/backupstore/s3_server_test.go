@@ -135,9 +135,9 @@ func TestS3_WrongCredentialsAndAMissingBucketAreSaidInOneLine(t *testing.T) {
 		env     map[string]string
 		wantErr string
 	}{
-		{"a wrong secret key", "s3://" + srv.Bucket + "/p", wrong, "list: s3://backups/p at " + srv.Endpoint + ": access denied (SignatureDoesNotMatch): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and the key's rights on the bucket"},
-		{"an unknown access key", "s3://" + srv.Bucket + "/p", map[string]string{"AWS_ACCESS_KEY_ID": "AKIDUNKNOWN", "AWS_SECRET_ACCESS_KEY": "not-the-secret-key"}, "list: s3://backups/p at " + srv.Endpoint + ": access denied (XAdminUserNotFound): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and the key's rights on the bucket"},
-		{"a missing bucket", "s3://nobucket/p", srv.Env(), "list: s3://nobucket/p at " + srv.Endpoint + ": the bucket nobucket does not exist"},
+		{"a wrong secret key", "s3://" + srv.Bucket + "/p", wrong, "S3 endpoint " + srv.Endpoint + ": access to the bucket backups denied (SignatureDoesNotMatch): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and the key's rights on the bucket"},
+		{"an unknown access key", "s3://" + srv.Bucket + "/p", map[string]string{"AWS_ACCESS_KEY_ID": "AKIDUNKNOWN", "AWS_SECRET_ACCESS_KEY": "not-the-secret-key"}, "S3 endpoint " + srv.Endpoint + ": access to the bucket backups denied (XAdminUserNotFound): check AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and the key's rights on the bucket"},
+		{"a missing bucket", "s3://nobucket/p", srv.Env(), "S3 endpoint " + srv.Endpoint + ": the bucket nobucket does not exist"},
 	}
 
 	for _, tt := range tests {
@@ -155,7 +155,7 @@ func TestS3_WrongCredentialsAndAMissingBucketAreSaidInOneLine(t *testing.T) {
 
 	// Writing fails the same way, and leaves nothing behind.
 	err := openS3(t, srv, "s3://nobucket/p", srv.Env()).Put(ctx, "a.json", strings.NewReader("{}"))
-	if err == nil || err.Error() != "write a.json: s3://nobucket/p at "+srv.Endpoint+": the bucket nobucket does not exist" {
+	if err == nil || err.Error() != "write s3://nobucket/p/a.json: S3 endpoint "+srv.Endpoint+": the bucket nobucket does not exist" {
 		t.Errorf("Put = %v", err)
 	}
 }

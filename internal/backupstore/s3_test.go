@@ -77,7 +77,7 @@ func TestS3_AnEndpointThatDoesNotAnswerIsSaidInOneLine(t *testing.T) {
 
 	_, err = s.List(context.Background())
 
-	want := "list: s3://backups/homelab at http://" + addr + ": the endpoint does not answer: "
+	want := "S3 endpoint http://" + addr + " does not answer: "
 	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "wJalrXUtnFEMIsecret") {
 		t.Errorf("List = %v\nwant %s…", err, want)
 	}

@@ -182,19 +182,31 @@ func TestFlags_EachCommandsFlagsFillItsOptions(t *testing.T) {
 			name:  "backup list from a directory",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(backupListFlags(d, a)) },
 			args:  []string{"--from", "/backups"},
-			want:  &BackupListOptions{From: "/backups"},
+			want:  &BackupListOptions{BackupListOptions: app.BackupListOptions{Dir: ".", From: "/backups"}},
+		},
+		{
+			name:  "backup to a bucket, with a retention",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(backupFlags(d, a)) },
+			args:  []string{"--to", "s3://b/lab", "--s3-endpoint", "https://s3.lab", "--s3-region", "eu-west-1", "--keep", "14", "--keep-within", "30d"},
+			want:  &BackupOptions{BackupOptions: app.BackupOptions{Dir: ".", To: "s3://b/lab", S3: app.S3Options{Endpoint: "https://s3.lab", Region: "eu-west-1"}, Keep: 14, KeepWithin: "30d"}},
+		},
+		{
+			name:  "backup list from a bucket of the repository's section",
+			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(backupListFlags(d, a)) },
+			args:  []string{"--dir", "lab", "--s3-region", "eu-west-1"},
+			want:  &BackupListOptions{BackupListOptions: app.BackupListOptions{Dir: "lab", S3: app.S3Options{Region: "eu-west-1"}}},
 		},
 		{
 			name:  "backup verify of the newest",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(backupVerifyFlags(d, a)) },
 			args:  []string{"--from", "/backups", "--latest"},
-			want:  &BackupVerifyOptions{VerifyOptions: app.VerifyOptions{From: "/backups", Latest: true}},
+			want:  &BackupVerifyOptions{VerifyOptions: app.VerifyOptions{Dir: ".", From: "/backups", Latest: true}},
 		},
 		{
-			name:  "backup verify of one by name",
+			name:  "backup verify of one by name from a bucket",
 			parse: func(d *Deps, a []string) (any, error) { return withoutDeps(backupVerifyFlags(d, a)) },
-			args:  []string{"--from", "/backups", "homelab-20261129T120000Z"},
-			want:  &BackupVerifyOptions{VerifyOptions: app.VerifyOptions{From: "/backups", Name: "homelab-20261129T120000Z"}},
+			args:  []string{"--from", "s3://b/lab", "--s3-endpoint", "https://s3.lab", "homelab-20261129T120000Z"},
+			want:  &BackupVerifyOptions{VerifyOptions: app.VerifyOptions{Dir: ".", From: "s3://b/lab", S3: app.S3Options{Endpoint: "https://s3.lab"}, Name: "homelab-20261129T120000Z"}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

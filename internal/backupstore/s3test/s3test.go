@@ -82,8 +82,8 @@ func Start(t testing.TB) *Server {
 
 	t.Cleanup(func() {
 		cmd.Process.Kill() //nolint:errcheck // it may have exited
-		<-exited //nolint:errcheck // killed: its exit status says so
-		logFile.Close() //nolint:errcheck // a log
+		<-exited           //nolint:errcheck // killed: its exit status says so
+		logFile.Close()    //nolint:errcheck // a log
 	})
 
 	waitAnswers(t, s.Endpoint, exited, logPath)
