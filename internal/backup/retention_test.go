@@ -2,6 +2,7 @@ package backup_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +75,31 @@ func FuzzParseAge(f *testing.F) {
 			d, err := backup.ParseAge(s)
 			if err == nil && (d < time.Hour || d > 10*365*24*time.Hour) {
 				t.Errorf("ParseAge(%q) = %v: out of bounds", s, d)
+			}
+		})
+	})
+}
+
+func FuzzParseS3(f *testing.F) {
+	for _, s := range []string{"s3://b", "s3://b/p/q/", "s3:///p", "s3://b/../x", "s3://b//x", "s3://b/p?x=1", "gs://b"} {
+		f.Add(s)
+	}
+
+	f.Fuzz(func(t *testing.T, s string) {
+		hostile.Bounded(t, func() {
+			bucket, prefix, err := backup.ParseS3(s)
+			if err != nil {
+				return
+			}
+
+			if bucket == "" || strings.Contains(bucket, "/") || strings.HasPrefix(prefix, "/") || strings.HasSuffix(prefix, "/") {
+				t.Errorf("ParseS3(%q) = %q, %q", s, bucket, prefix)
+			}
+
+			for _, seg := range strings.Split(prefix, "/") {
+				if prefix != "" && (seg == "" || seg == "." || seg == "..") {
+					t.Errorf("ParseS3(%q): prefix %q has segment %q", s, prefix, seg)
+				}
 			}
 		})
 	})

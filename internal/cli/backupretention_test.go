@@ -184,3 +184,39 @@ func TestBackupSection_IsWhereBackupListVerifyAndApplysSnapshotGo(t *testing.T) 
 		t.Errorf("the destination holds %v, want %v", objects, want)
 	}
 }
+
+// A new backup the key at hand cannot open fails its drill: the retention deletes nothing,
+// and the run fails, though the new backup is there.
+func TestBackup_RetentionDeletesNothingWhenTheNewBackupFailsItsDrill(t *testing.T) {
+	id, err := age.GenerateX25519Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	other, err := age.GenerateX25519Identity()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	snap := etcdsnaptest.Snapshot(t, snapshotOps()...)
+	p := dirPlace(t)
+	old := putBackup(t, p.store, "homelab", time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), snap, id.Recipient())
+
+	l := newApplyLab(t, map[string]string{"SOPS_AGE_KEY": id.String()}, func(n *talostest.Node) { n.Snapshot = snap })
+	withBackups(t, l.h)
+
+	err = l.h.run("backup", "--dir", "examples/homelab", "--to", p.dest, "--recipient", other.Recipient().String(), "--keep", "1")
+	if cli.ExitCode(err) != cli.ExitFailure {
+		t.Fatalf("backup: %v", err)
+	}
+
+	want := "talops: the new backup fails its drill, so no old backup was deleted: backup homelab-20261129T120000Z: none of the age identities found (SOPS_AGE_KEY, SOPS_AGE_KEY_FILE, sops' key file) is a recipient of it\n"
+	if got := l.h.stderr.String(); got != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", got, want)
+	}
+
+	objects, _ := p.store.List(context.Background())
+	if !slices.Contains(objects, old+backup.ManifestSuffix) || !slices.Contains(objects, old+backup.SnapshotSuffix) || len(objects) != 4 {
+		t.Errorf("the destination holds %v", objects)
+	}
+}
