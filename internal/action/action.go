@@ -95,6 +95,7 @@ var commands = map[string]func(*runner, context.Context) (*result, error){
 	"apply":      (*runner).apply,
 	"schematics": (*runner).schematics,
 	"versions":   (*runner).versions,
+	"backup":     (*runner).backup,
 }
 
 // result is what a command leaves for the runner to write, in this order.

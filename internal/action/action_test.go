@@ -311,7 +311,7 @@ func TestHelp_IsPlainHelpNotAnError(t *testing.T) {
 		}
 
 		out := r.stdout.String()
-		if !strings.HasPrefix(out, "Usage: talops action <command>") || !strings.Contains(out, "apply, plan, schematics, validate, versions") {
+		if !strings.HasPrefix(out, "Usage: talops action <command>") || !strings.Contains(out, "apply, backup, plan, schematics, validate, versions") {
 			t.Errorf("action %s printed %q", arg, out)
 		}
 

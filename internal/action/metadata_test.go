@@ -87,6 +87,16 @@ func TestActionYAML_ValidatePlanAndApplyDeclareWhatTheyReadAndWrite(t *testing.T
 				return l.runner(t, nil)
 			},
 		},
+		{
+			name: "backup",
+			inputs: []string{action.InputDir, action.InputTo, action.InputFrom, action.InputS3Endpoint, action.InputS3Region, action.InputRecipients, action.InputKeep, action.InputKeepWithin,
+				action.InputVerify, action.InputTalosconfig, action.InputSOPSAgeKey, action.InputTalosSecrets},
+			setup: func(t *testing.T) *runner {
+				r, _, _ := backupRunner(t, map[string]string{"verify": "latest"})
+
+				return r
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := readMeta(t, "actions", tc.name, "action.yml")

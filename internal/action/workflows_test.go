@@ -52,7 +52,7 @@ func talopsSteps(t *testing.T, file string) map[string][]map[string]string {
 // Every input an example workflow passes is one its action declares: a misspelt input is
 // silently ignored by the runner.
 func TestExampleWorkflows_PassOnlyInputsTheActionsDeclare(t *testing.T) {
-	for _, file := range []string{"pr.yml", "apply.yml", "nightly.yml"} {
+	for _, file := range []string{"pr.yml", "apply.yml", "nightly.yml", "backup.yml"} {
 		for name, steps := range talopsSteps(t, file) {
 			var meta struct {
 				Inputs map[string]any `yaml:"inputs"`

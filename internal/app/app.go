@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/talops/talops/internal/backup"
+	"github.com/talops/talops/internal/backupstore"
 	"github.com/talops/talops/internal/cluster"
 	"github.com/talops/talops/internal/factory"
 	"github.com/talops/talops/internal/gitrev"
@@ -81,9 +82,9 @@ type Outside struct {
 	// ReleaseCache is the directory where releases learnt from an Image Factory are kept
 	// between runs ("": none are kept).
 	ReleaseCache string
-	// BackupStore opens the store of backups a destination names (nil: none may be
-	// reached).
-	BackupStore func(dest string) (backup.Store, error)
+	// BackupStore opens the store of backups a destination names, with an S3 bucket's
+	// endpoint, region and environment (backupstore.OpenWith; nil: none may be reached).
+	BackupStore func(dest string, o backupstore.Options) (backup.Store, error)
 	// ReadSnapshot reads the etcd snapshot streamed from r to its end: what it holds, or
 	// why etcd could not restore it (nil: no snapshot can be read).
 	ReadSnapshot func(r io.Reader) (backup.Contents, error)

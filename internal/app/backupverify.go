@@ -24,10 +24,26 @@ type BackupListEntry struct {
 	Err      error
 }
 
-// BackupList lists the backups of the destination from ("": BackupDestination), oldest
-// first; a manifest that cannot be read is listed with its error.
-func BackupList(ctx context.Context, d *Deps, from string) (string, []BackupListEntry, error) {
-	store, err := backupStore(d, from)
+// BackupListOptions are backup list's inputs.
+type BackupListOptions struct {
+	// Dir is the repository directory whose talops.yaml's backup: section names the
+	// destination (none there: no section).
+	Dir string
+	// From is the destination ("": the backup: section's, else BackupDestination).
+	From string
+	// S3 are an s3:// destination's endpoint and region.
+	S3 S3Options
+}
+
+// BackupList lists the backups of the destination, oldest first; a manifest that cannot
+// be read is listed with its error.
+func BackupList(ctx context.Context, d *Deps, opts BackupListOptions) (string, []BackupListEntry, error) {
+	section, err := backupSection(d, opts.Dir)
+	if err != nil {
+		return "", nil, err
+	}
+
+	store, err := backupStore(d, section, opts.From, opts.S3)
 	if err != nil {
 		return "", nil, err
 	}
@@ -55,8 +71,13 @@ func BackupList(ctx context.Context, d *Deps, from string) (string, []BackupList
 
 // VerifyOptions are backup verify's inputs.
 type VerifyOptions struct {
-	// From is the destination ("": BackupDestination).
+	// Dir is the repository directory whose talops.yaml's backup: section names the
+	// destination (none there: no section).
+	Dir string
+	// From is the destination ("": the backup: section's, else BackupDestination).
 	From string
+	// S3 are an s3:// destination's endpoint and region.
+	S3 S3Options
 	// Name is the backup to verify; Latest (or no Name) verifies the newest.
 	Name   string
 	Latest bool
@@ -85,7 +106,12 @@ func BackupVerify(ctx context.Context, d *Deps, opts VerifyOptions) (*VerifyResu
 		return nil, &UsageError{Msg: "--latest and a backup's name cannot go together"}
 	}
 
-	store, err := backupStore(d, opts.From)
+	section, err := backupSection(d, opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+
+	store, err := backupStore(d, section, opts.From, opts.S3)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +121,31 @@ func BackupVerify(ctx context.Context, d *Deps, opts VerifyOptions) (*VerifyResu
 		return nil, err
 	}
 
+	ids, err := backupIdentities(d)
+	if err != nil {
+		return nil, err
+	}
+
+	return verifyIn(ctx, d, store, name, ids)
+}
+
+// backupIdentities are the age identities sops finds, at least one.
+func backupIdentities(d *Deps) ([]age.Identity, error) {
+	ids, err := sops.IdentitiesFromEnv(d.Getenv, d.ReadFile)
+	if err != nil {
+		return nil, err
+	}
+
+	if len(ids) == 0 {
+		return nil, errors.New("no age identity to decrypt the backup with: set SOPS_AGE_KEY_FILE or SOPS_AGE_KEY, or keep the key in sops' default key file")
+	}
+
+	return ids, nil
+}
+
+// verifyIn runs the drill on the backup name of the store: its manifest read and held to
+// what its snapshot is.
+func verifyIn(ctx context.Context, d *Deps, store backup.Store, name string, ids []age.Identity) (*VerifyResult, error) {
 	m, err := readManifest(ctx, store, name)
 	if err != nil {
 		return nil, err
@@ -106,15 +157,6 @@ func BackupVerify(ctx context.Context, d *Deps, opts VerifyOptions) (*VerifyResu
 
 	if m.Name != name || m.Snapshot != name+backup.SnapshotSuffix {
 		return nil, fail("its manifest is that of %s (%s)", m.Name, m.Snapshot)
-	}
-
-	ids, err := sops.IdentitiesFromEnv(d.Getenv, d.ReadFile)
-	if err != nil {
-		return nil, err
-	}
-
-	if len(ids) == 0 {
-		return nil, errors.New("no age identity to decrypt the backup with: set SOPS_AGE_KEY_FILE or SOPS_AGE_KEY, or keep the key in sops' default key file")
 	}
 
 	if d.ReadSnapshot == nil {

@@ -22,8 +22,9 @@ import (
 // snapshotSaver is what apply gives the rollout to save the etcd snapshot it takes before
 // the first control-plane change: encrypted with age to the recipients of the cluster's
 // SOPS file (a snapshot holds every Kubernetes Secret, so it is never written in the
-// clear), into a new file of the backup directory. Nil when no snapshot is wanted or none
-// can be encrypted (a note says so).
+// clear). With talops.yaml's backup: section it is streamed to the section's destination as
+// a backup like talops backup's, manifest and all; without, into a new file of the backup
+// directory. Nil when no snapshot is wanted or none can be encrypted (a note says so).
 func snapshotSaver(d *Deps, opts ApplyOptions, c *cluster.Cluster, steps []rollout.Step) (func(context.Context, talos.Node) (string, error), error) {
 	if opts.NoEtcdBackup || opts.DryRun || !changesControlPlane(steps) {
 		return nil, nil
@@ -38,6 +39,10 @@ func snapshotSaver(d *Deps, opts ApplyOptions, c *cluster.Cluster, steps []rollo
 		d.note("etcd snapshot: none taken: the secrets file is not SOPS/age-encrypted, so there is no recipient to encrypt it to (--etcd-backup-recipient R, or --no-etcd-backup)\n")
 
 		return nil, nil
+	}
+
+	if c.Spec.Backup != nil {
+		return backupSaver(d, opts, c, recipients)
 	}
 
 	dir := opts.EtcdBackup
@@ -87,6 +92,35 @@ func snapshotSaver(d *Deps, opts ApplyOptions, c *cluster.Cluster, steps []rollo
 
 		return path, nil
 	}, nil
+}
+
+// backupSaver streams the snapshot to the backup: section's destination as a backup.
+func backupSaver(d *Deps, opts ApplyOptions, c *cluster.Cluster, recipients []age.Recipient) (func(context.Context, talos.Node) (string, error), error) {
+	store, err := backupStore(d, c.Spec.Backup, "", S3Options{})
+	if err != nil {
+		return nil, &RefusedError{Reasons: []string{"the etcd snapshot's destination, talops.yaml's backup.to:"}, Err: err}
+	}
+
+	return func(ctx context.Context, n talos.Node) (string, error) {
+		m, _, err := writeBackup(ctx, d, c, store, n, hostname(ctx, d, n), recipients, opts.Dir)
+		if err != nil {
+			return "", err
+		}
+
+		return store.String() + " as backup " + m.Name, nil
+	}, nil
+}
+
+// hostname is the node's hostname, for the manifest ("" when it does not say).
+func hostname(ctx context.Context, d *Deps, n talos.Node) string {
+	cctx, cancel := context.WithTimeout(ctx, orDefault(d.TalosTimeout, talos.DefaultTimeout))
+	defer cancel()
+
+	if names, err := n.Hostnames(cctx); err == nil && len(names) > 0 {
+		return names[0]
+	}
+
+	return ""
 }
 
 // changesControlPlane reports whether a running control plane is changed: only then is a

@@ -19,8 +19,10 @@ type RecoverOptions struct {
 	Dir string
 	// Talosconfig is the talosconfig file ("": $TALOSCONFIG, then ~/.talos/config).
 	Talosconfig string
-	// From is where the backups are ("": BackupDestination).
+	// From is where the backups are ("": talops.yaml's backup: section, else
+	// BackupDestination); S3 an s3:// destination's endpoint and region.
 	From string
+	S3   S3Options
 	// Backup is the backup to restore; Latest (or no Backup) restores the newest.
 	Backup string
 	Latest bool
@@ -321,7 +323,7 @@ func (r *recovery) planCluster(ctx context.Context, opts RecoverOptions) error {
 
 // chooseBackup reads the manifest of the backup to restore: one of this cluster.
 func (r *recovery) chooseBackup(ctx context.Context, opts RecoverOptions) error {
-	store, err := backupStore(r.d, opts.From)
+	store, err := backupStore(r.d, r.c.Spec.Backup, opts.From, opts.S3)
 	if err != nil {
 		return err
 	}

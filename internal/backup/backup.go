@@ -6,6 +6,7 @@ package backup
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"slices"
@@ -76,7 +77,7 @@ func Names(objects []string) []string {
 	return out
 }
 
-// Store is where backups go and come from: a directory now, an S3 bucket later. Objects
+// Store is where backups go and come from: a directory or an S3 bucket. Objects
 // are named by their base name; Put streams (a snapshot is never held in memory whole)
 // and an object appears only once all of it is written.
 type Store interface {
@@ -86,9 +87,32 @@ type Store interface {
 	Get(ctx context.Context, name string) (io.ReadCloser, error)
 	// List names every object, in no particular order.
 	List(ctx context.Context) ([]string, error)
+	// Delete removes the object name; one already gone is no error.
+	Delete(ctx context.Context, name string) error
 	// String names the store for messages (the directory, the bucket).
 	String() string
 }
 
 // ErrNotFound says a store has no object of that name.
 var ErrNotFound = errors.New("no such backup object")
+
+// ParseS3 splits s3://bucket/prefix into its bucket and prefix (no leading or trailing
+// slash).
+func ParseS3(dest string) (bucket, prefix string, err error) {
+	rest, ok := strings.CutPrefix(dest, "s3://")
+	if !ok {
+		return "", "", fmt.Errorf("backup destination %s: not s3://bucket/prefix", dest)
+	}
+
+	bucket, prefix, _ = strings.Cut(rest, "/")
+	prefix = strings.Trim(prefix, "/")
+
+	switch {
+	case bucket == "":
+		return "", "", fmt.Errorf("backup destination %s: no bucket: name it as s3://bucket/prefix", dest)
+	case strings.ContainsAny(dest, "?#\\") || strings.Contains("/"+prefix+"/", "/../") || strings.Contains("/"+prefix+"/", "/./") || strings.Contains(prefix, "//"):
+		return "", "", fmt.Errorf("backup destination %s: the bucket and prefix are plain path segments", dest)
+	}
+
+	return bucket, prefix, nil
+}

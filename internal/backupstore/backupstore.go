@@ -1,5 +1,5 @@
-// Package backupstore holds backups where a destination names: a directory now (an
-// S3-compatible bucket, s3://bucket/prefix, is the next Store).
+// Package backupstore holds backups where a destination names: a directory, or a prefix of
+// an S3-compatible bucket, s3://bucket/prefix.
 package backupstore
 
 import (
@@ -15,13 +15,20 @@ import (
 	"github.com/talops/talops/internal/backup"
 )
 
-// Open returns the store dest names.
-func Open(dest string) (backup.Store, error) {
+// Open returns the store dest names, with no options: a directory, or a bucket, which
+// then has no endpoint (OpenWith gives it one).
+func Open(dest string) (backup.Store, error) { return OpenWith(dest, Options{}) }
+
+// OpenWith returns the store dest names: s3://bucket/prefix is a bucket at o's endpoint,
+// anything else without :// a directory.
+func OpenWith(dest string, o Options) (backup.Store, error) {
 	switch {
 	case dest == "":
 		return nil, errors.New("no backup destination")
+	case strings.HasPrefix(dest, "s3://"):
+		return OpenS3(dest, o)
 	case strings.Contains(dest, "://"):
-		return nil, fmt.Errorf("backup destination %s: only a directory is supported yet", dest)
+		return nil, fmt.Errorf("backup destination %s: a directory or s3://bucket/prefix", dest)
 	default:
 		return Dir(dest), nil
 	}
@@ -124,6 +131,19 @@ func (d Dir) List(context.Context) ([]string, error) {
 	}
 
 	return out, nil
+}
+
+// Delete removes the object's file; one already gone is no error.
+func (d Dir) Delete(_ context.Context, name string) error {
+	if err := d.check(name); err != nil {
+		return err
+	}
+
+	if err := os.Remove(filepath.Join(string(d), name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+
+	return nil
 }
 
 // check refuses an object name that is no plain file name of the directory.

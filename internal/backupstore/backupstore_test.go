@@ -70,12 +70,20 @@ func TestDir_AnObjectIsThereWholeOrNotAtAll(t *testing.T) {
 	if _, err := dir.Get(ctx, "../a.json"); err == nil {
 		t.Error("a name out of the directory was read")
 	}
-}
 
-func TestOpen_AnS3DestinationIsNotSupportedYet(t *testing.T) {
-	t.Parallel()
+	if err := dir.Delete(ctx, "a.json"); err != nil {
+		t.Fatal(err)
+	}
 
-	if _, err := backupstore.Open("s3://bucket/prefix"); err == nil || err.Error() != "backup destination s3://bucket/prefix: only a directory is supported yet" {
-		t.Errorf("Open = %v", err)
+	if err := dir.Delete(ctx, "a.json"); err != nil {
+		t.Errorf("deleting what is gone: %v", err)
+	}
+
+	if got, _ := dir.List(ctx); len(got) != 0 {
+		t.Errorf("after the delete: %v", got)
+	}
+
+	if err := dir.Delete(ctx, "../a.json"); err == nil {
+		t.Error("a name out of the directory was deleted")
 	}
 }

@@ -2,10 +2,12 @@ package cli_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +44,7 @@ func withBackups(t *testing.T, h *harness) (spool string) {
 	t.Helper()
 
 	spool = t.TempDir()
-	h.deps.BackupStore = backupstore.Open
+	h.deps.BackupStore = backupstore.OpenWith
 	h.deps.ReadSnapshot = func(r io.Reader) (backup.Contents, error) { return etcdsnap.Read(r, spool) }
 
 	return spool
@@ -173,13 +175,21 @@ func TestBackup_NoSnapshotFromAMemberThatReportsEtcdErrors(t *testing.T) {
 func writeBackup(t *testing.T, dest string, snap []byte, r age.Recipient) string {
 	t.Helper()
 
-	return writeBackupOf(t, dest, "homelab", time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), snap, r)
+	return putBackup(t, backupstore.Dir(dest), "homelab", time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), snap, r)
 }
 
-// writeBackupOf writes a backup of cluster taken at, as talops backup does.
+// writeBackupOf writes a backup of cluster taken at into the directory dest.
 func writeBackupOf(t *testing.T, dest, cluster string, at time.Time, snap []byte, r age.Recipient) string {
 	t.Helper()
 
+	return putBackup(t, backupstore.Dir(dest), cluster, at, snap, r)
+}
+
+// putBackup writes a backup of cluster taken at at into store, as backup writes it.
+func putBackup(t *testing.T, store backup.Store, cluster string, at time.Time, snap []byte, r age.Recipient) string {
+	t.Helper()
+
+	ctx := context.Background()
 	name := backup.Name(cluster, at)
 	sum := sha256.Sum256(snap)
 
@@ -198,26 +208,80 @@ func writeBackupOf(t *testing.T, dest, cluster string, at time.Time, snap []byte
 		t.Fatal(err)
 	}
 
-	m := backup.Manifest{Name: name, Snapshot: name + backup.SnapshotSuffix, Cluster: cluster, Time: at, Node: "k8s-master", Revision: 6, Size: int64(len(snap)), SHA256: hex.EncodeToString(sum[:])}
+	m := backup.Manifest{Name: name, Snapshot: name + backup.SnapshotSuffix, Cluster: cluster, Time: at.UTC(), Node: "k8s-master", Revision: 6, Size: int64(len(snap)), SHA256: hex.EncodeToString(sum[:])}
 
 	data, err := m.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	if err := os.WriteFile(filepath.Join(dest, name+backup.ManifestSuffix), data, 0o600); err != nil {
+	if err := store.Put(ctx, m.Snapshot, &sealed); err != nil {
 		t.Fatal(err)
 	}
 
-	if err := os.WriteFile(filepath.Join(dest, m.Snapshot), sealed.Bytes(), 0o600); err != nil {
+	if err := store.Put(ctx, name+backup.ManifestSuffix, bytes.NewReader(data)); err != nil {
 		t.Fatal(err)
 	}
 
 	return name
 }
 
+// editObject replaces an object of store with what change makes of it.
+func editObject(t *testing.T, store backup.Store, object string, change func([]byte) []byte) {
+	t.Helper()
+
+	ctx := context.Background()
+
+	r, err := store.Get(ctx, object)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	data, err := io.ReadAll(r)
+	r.Close() //nolint:errcheck // read-only
+
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := store.Delete(ctx, object); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := store.Put(ctx, object, bytes.NewReader(change(data))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// backupPlace is a destination for a test: its name on the command line, the flags and
+// environment that reach it, and the store behind it.
+type backupPlace struct {
+	dest  string
+	flags []string
+	env   map[string]string
+	store backup.Store
+}
+
+// dirPlace is a fresh directory.
+func dirPlace(t *testing.T) backupPlace {
+	t.Helper()
+
+	dest := t.TempDir()
+
+	return backupPlace{dest: dest, env: map[string]string{}, store: backupstore.Dir(dest)}
+}
+
 func TestBackupVerify_FailsOnEveryDamageWithOneLine(t *testing.T) {
 	t.Parallel()
+
+	verifyCatchesEveryDamage(t, dirPlace)
+}
+
+// verifyCatchesEveryDamage holds backup verify to every damage a backup may suffer in a
+// destination place makes: each fails with one line, exit code 1, nothing on stdout and
+// no plain snapshot left behind.
+func verifyCatchesEveryDamage(t *testing.T, place func(*testing.T) backupPlace) {
+	t.Helper()
 
 	snap := etcdsnaptest.Snapshot(t, snapshotOps()...)
 
@@ -231,25 +295,12 @@ func TestBackupVerify_FailsOnEveryDamageWithOneLine(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	edit := func(dest, object string, change func([]byte) []byte) {
-		path := filepath.Join(dest, object)
-
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-
-		if err := os.WriteFile(path, change(data), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-
 	const name = "homelab-20261129T120000Z"
 
 	tests := []struct {
 		name    string
 		key     *age.X25519Identity
-		damage  func(dest string)
+		damage  func(store backup.Store)
 		wantErr string
 	}{
 		{
@@ -259,16 +310,16 @@ func TestBackupVerify_FailsOnEveryDamageWithOneLine(t *testing.T) {
 		{
 			name: "a flipped byte in the encrypted snapshot",
 			key:  id,
-			damage: func(dest string) {
-				edit(dest, name+backup.SnapshotSuffix, func(b []byte) []byte { b[len(b)/2] ^= 0x01; return b })
+			damage: func(store backup.Store) {
+				editObject(t, store, name+backup.SnapshotSuffix, func(b []byte) []byte { b[len(b)/2] ^= 0x01; return b })
 			},
 			wantErr: "talops: backup " + name + ": the encrypted snapshot is damaged or truncated: failed to decrypt and authenticate payload chunk, file may be corrupted or tampered with\n",
 		},
 		{
 			name: "a truncated encrypted snapshot",
 			key:  id,
-			damage: func(dest string) {
-				edit(dest, name+backup.SnapshotSuffix, func(b []byte) []byte { return b[:len(b)-1000] })
+			damage: func(store backup.Store) {
+				editObject(t, store, name+backup.SnapshotSuffix, func(b []byte) []byte { return b[:len(b)-1000] })
 			},
 			wantErr: "talops: backup " + name + ": the encrypted snapshot is damaged or truncated: failed to decrypt and authenticate payload chunk, file may be corrupted or tampered with\n",
 		},
@@ -280,8 +331,8 @@ func TestBackupVerify_FailsOnEveryDamageWithOneLine(t *testing.T) {
 		{
 			name: "a manifest whose hash is not the snapshot's",
 			key:  id,
-			damage: func(dest string) {
-				edit(dest, name+backup.ManifestSuffix, func(b []byte) []byte {
+			damage: func(store backup.Store) {
+				editObject(t, store, name+backup.ManifestSuffix, func(b []byte) []byte {
 					sum := sha256.Sum256(snap)
 
 					return bytes.Replace(b, []byte(hex.EncodeToString(sum[:])), []byte(strings.Repeat("0", 64)), 1)
@@ -292,12 +343,22 @@ func TestBackupVerify_FailsOnEveryDamageWithOneLine(t *testing.T) {
 		{
 			name: "a manifest whose size is not the snapshot's",
 			key:  id,
-			damage: func(dest string) {
-				edit(dest, name+backup.ManifestSuffix, func(b []byte) []byte {
+			damage: func(store backup.Store) {
+				editObject(t, store, name+backup.ManifestSuffix, func(b []byte) []byte {
 					return bytes.Replace(b, fmt.Appendf(nil, `"size": %d`, len(snap)), fmt.Appendf(nil, `"size": %d`, len(snap)-1), 1)
 				})
 			},
 			wantErr: fmt.Sprintf("talops: backup %s: its snapshot is %d bytes, the manifest says %d\n", name, len(snap), len(snap)-1),
+		},
+		{
+			name: "a manifest of another backup",
+			key:  id,
+			damage: func(store backup.Store) {
+				editObject(t, store, name+backup.ManifestSuffix, func(b []byte) []byte {
+					return bytes.ReplaceAll(b, []byte("20261129T120000Z"), []byte("20261128T120000Z"))
+				})
+			},
+			wantErr: "talops: backup " + name + ": its manifest is that of homelab-20261128T120000Z (homelab-20261128T120000Z.snapshot.age)\n",
 		},
 	}
 
@@ -305,17 +366,20 @@ func TestBackupVerify_FailsOnEveryDamageWithOneLine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 
-			dest := t.TempDir()
-			writeBackup(t, dest, snap, id.Recipient())
+			p := place(t)
+			putBackup(t, p.store, "homelab", time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), snap, id.Recipient())
 
 			if tt.damage != nil {
-				tt.damage(dest)
+				tt.damage(p.store)
 			}
 
-			h := newHarness(t, nil, map[string]string{"SOPS_AGE_KEY": tt.key.String()})
+			env := maps.Clone(p.env)
+			env["SOPS_AGE_KEY"] = tt.key.String()
+
+			h := newHarness(t, nil, env)
 			spool := withBackups(t, h)
 
-			err := h.run("backup", "verify", "--from", dest, name)
+			err := h.run(append(append([]string{"backup", "verify", "--from", p.dest}, p.flags...), name)...)
 
 			if tt.wantErr == "" {
 				if err != nil || !strings.HasPrefix(h.stdout.String(), "Backup "+name+" of homelab") {

@@ -85,7 +85,7 @@ func OSDeps() *Deps {
 			Git:          gitrev.Exec,
 			ImageFactory: imageFactory(version),
 			ReleaseCache: releaseCache(os.Getenv),
-			BackupStore:  backupstore.Open,
+			BackupStore:  backupstore.OpenWith,
 			ReadSnapshot: readSnapshot,
 			Proxmox: func(cfg proxmox.Config) (proxmox.API, error) {
 				c, err := proxmox.New(cfg)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,7 +75,7 @@ func newHarness(t *testing.T, files cluster.MapFiles, env map[string]string) *ha
 				case h.dirs[dir] != nil:
 					return h.dirs[dir], func() error { return nil }, nil
 				default:
-					return nil, nil, errors.New("no such directory")
+					return nil, nil, noDir{}
 				}
 			},
 			Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) },
@@ -85,6 +86,12 @@ func newHarness(t *testing.T, files cluster.MapFiles, env map[string]string) *ha
 
 	return h
 }
+
+// noDir is the harness' missing directory: as the disk says it, fs.ErrNotExist.
+type noDir struct{}
+
+func (noDir) Error() string        { return "no such directory" }
+func (noDir) Is(target error) bool { return target == fs.ErrNotExist }
 
 func (h *harness) run(args ...string) error {
 	return cli.Run(context.Background(), h.deps, args)

@@ -30,8 +30,8 @@ type RecoverOptions struct {
 func recoverFlags(d *Deps, args []string) (*RecoverOptions, error) {
 	opts := &RecoverOptions{Deps: d}
 
-	fs := newFlags(d, "recover", "recover [--dir D] [--talosconfig F] [--from DEST] [--backup NAME | --latest] [--node NAME] [--yes] [--kubeconfig-out FILE] [--format text|json]")
-	fs.StringVar(&opts.Dir, "dir", ".", "repository directory holding talops.yaml")
+	fs := newFlags(d, "recover", "recover [--dir D] [--talosconfig F] [--from DEST] [--s3-endpoint URL] [--s3-region R] [--backup NAME | --latest] [--node NAME] [--yes] [--kubeconfig-out FILE] [--format text|json]")
+	placeFlags(fs, &opts.Dir, &opts.S3)
 	fs.StringVar(&opts.Talosconfig, "talosconfig", "", "talosconfig (default $TALOSCONFIG, then ~/.talos/config)")
 	fs.StringVar(&opts.From, "from", "", "where the backups are: "+destinationHelp)
 	fs.StringVar(&opts.Backup, "backup", "", "the backup to restore (default: the newest)")

@@ -48,7 +48,10 @@ type Spec struct {
 	HealthChecks []HealthCheck `yaml:"healthChecks,omitempty"`
 	// Apply declares the options of apply that change what it does (nil: none).
 	Apply *ApplyOptions `yaml:"apply,omitempty"`
-	Nodes []Node        `yaml:"nodes"`
+	// Backup is where backups go and how many are kept (nil: the user's state directory,
+	// every backup kept).
+	Backup *Backup `yaml:"backup,omitempty"`
+	Nodes  []Node  `yaml:"nodes"`
 }
 
 // Schematic is one entry of schematics: its file, written as a plain path, or a mapping

@@ -12,10 +12,13 @@ import (
 // backups of a store, a backup that passed its drill.
 type BackupView struct {
 	// Written is the manifest of the backup just written, Verified that of the one that
-	// passed; Contents is what its snapshot holds.
+	// passed (both: the new backup passed the drill the retention asks for); Contents is
+	// what its snapshot holds.
 	Written, Verified *backup.Manifest
-	Contents          backup.Contents
-	Store             string
+	// Deleted are the backups the retention deleted after the new one was verified.
+	Deleted  []string
+	Contents backup.Contents
+	Store    string
 	// PassedOver are the control planes not asked for the snapshot, and why.
 	PassedOver []string
 	// Listed are the backups of a store.
@@ -43,6 +46,10 @@ func Backup(w io.Writer, v BackupView) error {
 
 		fmt.Fprintf(&b, "Backup %s written to %s: etcd of %s at revision %d, %s (SHA-256 %s)\n", m.Name, v.Store, m.Node, m.Revision, bytesOf(m.Size), m.SHA256)
 		contents(&b, v.Contents)
+
+		if v.Verified != nil {
+			retention(&b, v)
+		}
 	case v.Verified != nil:
 		m := v.Verified
 		fmt.Fprintf(&b, "Backup %s of %s (%s) verified: %s, SHA-256 as the manifest says, etcd reads it", m.Name, m.Cluster, m.Time.UTC().Format("2006-01-02 15:04:05 UTC"), bytesOf(m.Size))
@@ -82,6 +89,23 @@ func Backup(w io.Writer, v BackupView) error {
 	_, err := io.WriteString(w, b.String())
 
 	return err
+}
+
+// retention says that the new backup passed its drill and which backups went.
+func retention(b *strings.Builder, v BackupView) {
+	fmt.Fprintf(b, "Verified %s: decrypted, size and SHA-256 as the manifest says, etcd reads it\n", v.Verified.Name)
+
+	if len(v.Deleted) == 0 {
+		b.WriteString("Retention: no backup to delete\n")
+
+		return
+	}
+
+	fmt.Fprintf(b, "Retention: deleted %d older backup(s) of %s:\n", len(v.Deleted), v.Verified.Cluster)
+
+	for _, name := range v.Deleted {
+		fmt.Fprintf(b, "  %s\n", name)
+	}
 }
 
 // contents says what a snapshot holds: counts, never a value.
