@@ -13,10 +13,12 @@ import (
 	"filippo.io/age"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/talops/talops/internal/backupstore/s3test"
 )
 
 // The drill, on a real node with its real etcd, kubelet and API server: a ConfigMap is
-// written, talops backs etcd up, the machine is lost (it boots again with nothing, into
+// written, talops backs etcd up to a real S3-compatible server, the machine is lost (it boots again with nothing, into
 // maintenance mode, as a replaced disk does), and talops recover brings the cluster back
 // from the backup: the ConfigMap is there again and the Node is Ready, its kubelet
 // reporting after the recovery.
@@ -34,10 +36,17 @@ func TestRecover_TheClusterComesBackFromItsBackupAfterTheMachineIsLost(t *testin
 		t.Fatal(err)
 	}
 
-	dest := filepath.Join(t.TempDir(), "backups")
+	// The backup goes to a real S3-compatible server (versitygw, on loopback), as it would
+	// go to a bucket off the cluster.
+	s3 := s3test.Start(t)
+	dest := "s3://" + s3.Bucket + "/homelab"
 	env := []string{"SOPS_AGE_KEY=" + id.String()}
 
-	if r := talopsRun(t, env, "backup", "--dir", k.dir, "--talosconfig", k.admin, "--to", dest, "--recipient", id.Recipient().String()); r.code != 0 {
+	for k, v := range s3.Env() {
+		env = append(env, k+"="+v)
+	}
+
+	if r := talopsRun(t, env, "backup", "--dir", k.dir, "--talosconfig", k.admin, "--to", dest, "--s3-endpoint", s3.Endpoint, "--recipient", id.Recipient().String()); r.code != 0 {
 		t.Fatalf("backup: exit %d", r.code)
 	}
 
@@ -63,7 +72,7 @@ func TestRecover_TheClusterComesBackFromItsBackupAfterTheMachineIsLost(t *testin
 
 	began := time.Now()
 
-	r := talopsRun(t, env, "recover", "--dir", k.dir, "--talosconfig", k.admin, "--from", dest, "--latest", "--yes")
+	r := talopsRun(t, env, "recover", "--dir", k.dir, "--talosconfig", k.admin, "--from", dest, "--s3-endpoint", s3.Endpoint, "--latest", "--yes")
 	took := time.Since(began)
 
 	if err := <-imported; err != nil {
