@@ -81,6 +81,13 @@ func TestCluster_ARebootingChangeRollsOverTheControlPlanesKeepingQuorum(t *testi
 	q.end()
 	t.Logf("first apply → exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 
+	// Quorum first: it is judged whatever the apply's outcome.
+	t.Logf("etcd watched %d times: fewest healthy members %d (%s); members seen down %v", q.polls, q.worst, q.worstAt, q.down)
+
+	if q.lost > 0 {
+		t.Errorf("etcd had fewer than two healthy members in %d of %d polls (worst %d at %s)", q.lost, q.polls, q.worst, q.worstAt)
+	}
+
 	rep := parseApply(t, r)
 	if r.code != 0 {
 		t.Fatalf("the rolling apply: exit %d", r.code)
@@ -89,12 +96,6 @@ func TestCluster_ARebootingChangeRollsOverTheControlPlanesKeepingQuorum(t *testi
 	rebooted := map[string]bool{}
 	for _, n := range rep.Nodes {
 		rebooted[n.Name] = n.Rebooted
-	}
-
-	t.Logf("etcd watched %d times: fewest healthy members %d (%s); members seen down %v", q.polls, q.worst, q.worstAt, q.down)
-
-	if q.lost > 0 {
-		t.Errorf("etcd had fewer than two healthy members in %d of %d polls (worst %d at %s)", q.lost, q.polls, q.worst, q.worstAt)
 	}
 
 	for _, m := range cps {
