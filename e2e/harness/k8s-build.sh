@@ -27,10 +27,17 @@ k8s_ldflags() {
     "-X k8s.io/component-base/version.buildDate=2026-01-01T00:00:00Z -X k8s.io/client-go/pkg/version.gitVersion=$v"
 }
 
+# content_key FILE... -> a hash of the files' contents (see build.sh); adopt_key OUTPUT KEY: an output built
+# before outputs recorded their key is taken as built from KEY (a warm machine keeps its build)
+content_key() { cat "$@" | sha1sum | cut -c1-16; }
+adopt_key() { [ -e "$1" ] && [ ! -e "$1.key" ] && echo "$2" > "$1.key"; return 0; }
+KUBELET_KEY=$(content_key "$HERE/patches/kubelet-kernel-tunables.patch")
+
 # The module zip has no staging/: the staging modules come from the proxy at v0.MINOR.PATCH.
 k8s_sources() {
   local S=$WORK/src/kubernetes-$K8S_VERSION
-  [ -f "$S/.realtalos-prepared" ] && return 0
+  [ -f "$S/.realtalos-prepared" ] && [ ! -s "$S/.realtalos-prepared" ] && echo "$KUBELET_KEY" > "$S/.realtalos-prepared"
+  [ "$(cat "$S/.realtalos-prepared" 2>/dev/null)" = "$KUBELET_KEY" ] && return 0
   local d staging
   d=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
   [ -n "$d" ] && [ -d "$d" ] || die "go mod download k8s.io/kubernetes@$K8S_VERSION failed"
@@ -46,18 +53,26 @@ k8s_sources() {
    # a sandboxed node must never write host sysctls: the kubelet only warns (README.md, "Kubernetes mode")
    patch -p1 -s < "$HERE/patches/kubelet-kernel-tunables.patch"
    go mod download
-   touch .realtalos-prepared)
+   echo "$KUBELET_KEY" > .realtalos-prepared)
   mv "$S.tmp" "$S"
 }
+
+# built BIN: the binary exists and, for the kubelet (the only patched one), was built from the current patch
+built() {
+  [ -x "$1" ] || return 1
+  case $1 in */kubelet) adopt_key "$1" "$KUBELET_KEY"; [ "$(cat "$1.key")" = "$KUBELET_KEY" ];; esac
+}
+# install_built TMP BIN: moves the fresh binary in place and records the kubelet's key
+install_built() { mv "$1" "$2"; case $2 in */kubelet) echo "$KUBELET_KEY" > "$2.key";; esac; }
 
 build_k8s() {
   local S=$WORK/src/kubernetes-$K8S_VERSION c s
   mkdir -p "$K8S_BIN"
   for c in "${K8S_COMMANDS[@]}"; do
-    [ -x "$K8S_BIN/$c" ] && continue
+    built "$K8S_BIN/$c" && continue
     s=$(date +%s)
     (cd "$S" && "${GOBUILD[@]}" -ldflags "$(k8s_ldflags "$K8S_VERSION")" -o "$K8S_BIN/$c.tmp" "./cmd/$c")
-    mv "$K8S_BIN/$c.tmp" "$K8S_BIN/$c"
+    install_built "$K8S_BIN/$c.tmp" "$K8S_BIN/$c"
     log "built $c $K8S_VERSION in $(( $(date +%s) - s ))s"
   done
 }
@@ -68,9 +83,9 @@ relink_k8s() {
   local S=$WORK/src/kubernetes-$K8S_VERSION B=$WORK/k8s/$K8S_RELINK_VERSION/bin c
   mkdir -p "$B"
   for c in "${K8S_COMMANDS[@]}"; do
-    [ -x "$B/$c" ] && continue
+    built "$B/$c" && continue
     (cd "$S" && "${GOBUILD[@]}" -ldflags "$(k8s_ldflags "$K8S_RELINK_VERSION")" -o "$B/$c.tmp" "./cmd/$c")
-    mv "$B/$c.tmp" "$B/$c"
+    install_built "$B/$c.tmp" "$B/$c"
   done
 }
 
@@ -83,11 +98,13 @@ busybox_deb() {
 }
 
 build_k8s_tools() { # the image writer, pause, the runc wrapper (HOST builds only: see lib.sh)
-  local t
+  local t key
   for t in mkimage pause runc-nores; do
-    if [ -x "$BIN/$t" ] && [ -z "$(find "$HERE/src/$t" -newer "$BIN/$t" -type f | head -1)" ]; then continue; fi
+    key=$(content_key $(find "$HERE/src/$t" -type f | sort))
+    [ -x "$BIN/$t" ] && [ "$(cat "$BIN/$t.key" 2>/dev/null)" = "$key" ] && continue
     rm -rf "$WORK/src/tools/$t"; mkdir -p "$WORK/src/tools"; cp -r "$HERE/src/$t" "$WORK/src/tools/$t"; chmod -R u+w "$WORK/src/tools/$t"
     (cd "$WORK/src/tools/$t" && "${GOBUILD[@]}" -ldflags "-s -w" -o "$BIN/$t" .)
+    echo "$key" > "$BIN/$t.key"
   done
 }
 
