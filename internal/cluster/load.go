@@ -324,6 +324,7 @@ func (c *Cluster) check() []error {
 	k.maintenance()
 	k.healthChecks()
 	k.applyOptions()
+	k.alertmanager()
 	k.nodes()
 
 	return k.errs

@@ -48,7 +48,10 @@ type Spec struct {
 	HealthChecks []HealthCheck `yaml:"healthChecks,omitempty"`
 	// Apply declares the options of apply that change what it does (nil: none).
 	Apply *ApplyOptions `yaml:"apply,omitempty"`
-	Nodes []Node        `yaml:"nodes"`
+	// Alertmanager gates a rollout on firing alerts and silences the node being changed
+	// (nil: no Alertmanager is consulted).
+	Alertmanager *Alertmanager `yaml:"alertmanager,omitempty"`
+	Nodes        []Node        `yaml:"nodes"`
 }
 
 // Schematic is one entry of schematics: its file, written as a plain path, or a mapping
