@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talops/talops/internal/alertmanager"
 	"github.com/talops/talops/internal/backup"
 	"github.com/talops/talops/internal/backupstore"
 	"github.com/talops/talops/internal/cluster"
@@ -61,6 +62,10 @@ type Outside struct {
 	// ImageFactory returns the client of the Image Factory at baseURL (talops.yaml's
 	// imageFactory; nil: none may be reached).
 	ImageFactory func(baseURL string) (*factory.Client, error)
+	// Alertmanager returns the client of the Alertmanager at baseURL whose firing alerts
+	// the matchers select (talops.yaml's alertmanager:; nil: none may be reached, and
+	// apply refuses a repository that names one).
+	Alertmanager func(baseURL string, matchers []string) (*alertmanager.Client, error)
 	// TalosEndpoint maps a node address to the Talos API endpoint dialled when the
 	// talosconfig context names no endpoints (nil: the address, on port 50000).
 	TalosEndpoint func(address string) string

@@ -177,6 +177,8 @@ type applyRun struct {
 	lockless string
 	opened   bool
 	checks   []health.Check
+	alerts   rollout.Alerts
+	silence  bool
 
 	// lock (with --proxmox-vms, taken in the preflight)
 	api     rollout.Kube
@@ -293,6 +295,10 @@ func (r *applyRun) kubernetes(ctx context.Context) error {
 		return err
 	}
 
+	if r.alerts, r.silence, err = alerts(r.d, r.st.head.Cluster, !needed); err != nil {
+		return err
+	}
+
 	nameKubeNodes(ctx, r.d, r.k, r.todo, r.st)
 
 	return nil
@@ -398,6 +404,8 @@ func (r *applyRun) rollout(ctx context.Context) *ApplyResult {
 		Stop:           r.lost,
 		Health:         r.checks,
 		HealthReader:   r.k,
+		Alerts:         r.alerts,
+		Silence:        r.silence,
 	})
 	r.progress(rollout.Progress{End: true})
 	out.Report.NoLock = r.lockless

@@ -218,7 +218,7 @@ func stateOf(r *Repo) plan.State {
 	return plan.State{
 		TalosVersion: r.Cluster.Spec.TalosVersion, KubernetesVersion: r.Cluster.Spec.KubernetesVersion,
 		SecretsFingerprint: fingerprint(r.Bundle), Settings: plan.ClusterSettings(r.Cluster),
-		HealthChecks: plan.HealthChecks(r.Cluster), Maintenance: plan.MaintenanceOf(r.Cluster),
+		HealthChecks: plan.HealthChecks(r.Cluster), Alerts: plan.AlertsOf(r.Cluster), Maintenance: plan.MaintenanceOf(r.Cluster),
 		ApplyOptions: plan.ApplyOptionsOf(r.Cluster), Inputs: r.Cluster.Inputs(),
 	}
 }

@@ -174,3 +174,25 @@ func TestPlan_ShowsTheExpressionAsWrittenAndTheMaintenanceChange(t *testing.T) {
 		t.Errorf("maintenance change %+v", m)
 	}
 }
+
+// The plan shows the alertmanager: section it binds: the Alertmanager, the matchers and
+// the silences; another matcher is another hash.
+func TestPlan_ShowsTheAlertmanagerGateAndSilences(t *testing.T) {
+	t.Parallel()
+
+	section := "alertmanager:\n  url: http://am.monitoring:9093\n  matchers: ['severity=\"critical\"']\n  silence: true\n"
+	p := planned(t, appendTo("talops.yaml", section))
+
+	want := []string{
+		`Alertmanager http://am.monitoring:9093: alerts matching severity="critical", neither silenced nor inhibited, hold the rollout`,
+		`each node silenced while it changes: instance=~"<address>(:.*)?", node="<Kubernetes node>"`,
+	}
+	if !slices.Equal(p.Alerts, want) {
+		t.Errorf("alerts %q\nwant   %q", p.Alerts, want)
+	}
+
+	other := planned(t, appendTo("talops.yaml", strings.Replace(section, "critical", "warning", 1)))
+	if other.Hash == p.Hash {
+		t.Errorf("two matchers, one hash %s", p.Hash)
+	}
+}

@@ -20,7 +20,7 @@ var (
 	app      = []string{"internal/app"}
 	views    = []string{"internal/report"}
 	engine   = []string{"internal/rollout"}
-	adapters = []string{"internal/talos", "internal/proxmox", "internal/github", "internal/factory", "internal/gitrev", "internal/kube", "internal/backupstore", "internal/etcdsnap"}
+	adapters = []string{"internal/alertmanager", "internal/talos", "internal/proxmox", "internal/github", "internal/factory", "internal/gitrev", "internal/kube", "internal/backupstore", "internal/etcdsnap"}
 	core     = []string{
 		"internal/applied", "internal/backup", "internal/catalog", "internal/cluster", "internal/finding", "internal/httpcap", "internal/images", "internal/importer", "internal/mask", "internal/migrate",
 		"internal/plan", "internal/render", "internal/rules", "internal/scaffold", "internal/schematic",

@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/talops/talops/internal/alertmanager"
 	"github.com/talops/talops/internal/app"
 	"github.com/talops/talops/internal/backup"
 	"github.com/talops/talops/internal/backupstore"
@@ -84,6 +85,7 @@ func OSDeps() *Deps {
 			Now:          time.Now,
 			Git:          gitrev.Exec,
 			ImageFactory: imageFactory(version),
+			Alertmanager: alertmanagerClient,
 			ReleaseCache: releaseCache(os.Getenv),
 			BackupStore:  backupstore.OpenWith,
 			ReadSnapshot: readSnapshot,
@@ -134,6 +136,11 @@ func imageFactory(version string) func(baseURL string) (*factory.Client, error) 
 
 		return factory.New(baseURL, opts...)
 	}
+}
+
+// alertmanagerClient is the client of the Alertmanager talops.yaml names.
+func alertmanagerClient(baseURL string, matchers []string) (*alertmanager.Client, error) {
+	return alertmanager.New(baseURL, matchers, &http.Client{Timeout: 30 * time.Second})
 }
 
 // readSnapshot reads an etcd snapshot, spooled to the system's temporary directory.

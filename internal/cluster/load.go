@@ -325,6 +325,7 @@ func (c *Cluster) check() []error {
 	k.healthChecks()
 	k.applyOptions()
 	k.backupSection()
+	k.alertmanager()
 	k.nodes()
 
 	return k.errs

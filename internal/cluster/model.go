@@ -51,7 +51,10 @@ type Spec struct {
 	// Backup is where backups go and how many are kept (nil: the user's state directory,
 	// every backup kept).
 	Backup *Backup `yaml:"backup,omitempty"`
-	Nodes  []Node  `yaml:"nodes"`
+	// Alertmanager gates a rollout on firing alerts and silences the node being changed
+	// (nil: no Alertmanager is consulted).
+	Alertmanager *Alertmanager `yaml:"alertmanager,omitempty"`
+	Nodes        []Node        `yaml:"nodes"`
 }
 
 // Schematic is one entry of schematics: its file, written as a plain path, or a mapping

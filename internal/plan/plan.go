@@ -103,6 +103,8 @@ type State struct {
 	// HealthChecks say what apply checks before each node and after the last
 	// (HealthChecks of talops.yaml).
 	HealthChecks []string
+	// Alerts say what the alertmanager: section of talops.yaml has apply do (AlertsOf).
+	Alerts []string
 	// Maintenance describes the maintenance windows (MaintenanceOf).
 	Maintenance string
 	// ApplyOptions are the options of the apply: section that widen what apply does
@@ -182,6 +184,9 @@ type Plan struct {
 	// HealthChecks are what apply checks before each node that changes and after the
 	// last, as talops.yaml says: bound by the hash like everything apply acts on.
 	HealthChecks []string `json:"healthChecks,omitempty"`
+	// Alerts are the Alertmanager gate and silences apply holds, as talops.yaml says:
+	// bound by the hash like the health checks.
+	Alerts []string `json:"alerts,omitempty"`
 	// Maintenance is the change of the maintenance windows, when they change.
 	Maintenance *MaintenanceChange `json:"maintenance,omitempty"`
 	// ApplyOptions are the options talops.yaml declares that widen what apply does, as
@@ -316,6 +321,7 @@ func (c *Computation) Plan() *Plan {
 
 	p.Settings = settingChanges(c.current.Settings, c.desired.Settings, known)
 	p.HealthChecks = c.desired.HealthChecks
+	p.Alerts = c.desired.Alerts
 	p.ApplyOptions = c.desired.ApplyOptions
 	p.Maintenance = maintenanceChange(c.current.Maintenance, c.desired.Maintenance, known)
 
@@ -729,7 +735,8 @@ func hash(p *Plan, desired State) string {
 		Maintenance  *MaintenanceChange `json:",omitempty"`
 		Secrets      []string           `json:",omitempty"`
 		ApplyOptions []string           `json:",omitempty"`
-	}{p.Cluster, p.Nodes, p.Kubernetes, p.Settings, desired.Settings, bound, p.HealthChecks, p.Maintenance, p.SecretValuesChanged, p.ApplyOptions}
+		Alerts       []string           `json:",omitempty"`
+	}{p.Cluster, p.Nodes, p.Kubernetes, p.Settings, desired.Settings, bound, p.HealthChecks, p.Maintenance, p.SecretValuesChanged, p.ApplyOptions, p.Alerts}
 
 	data, _ := json.Marshal(content) //nolint:errchkjson // plain structs always encode
 

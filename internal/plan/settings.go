@@ -178,3 +178,25 @@ func HealthChecks(c *cluster.Cluster) []string {
 
 	return out
 }
+
+// AlertsOf describes the cluster's alertmanager: section as a plan shows it: the
+// Alertmanager and the alerts that hold apply, then the silences it holds (none without a
+// section).
+func AlertsOf(c *cluster.Cluster) []string {
+	a := c.Spec.Alertmanager
+	if a == nil {
+		return nil
+	}
+
+	which := "every active alert"
+	if len(a.Matchers) > 0 {
+		which = "alerts matching " + strings.Join(a.Matchers, ", ")
+	}
+
+	out := []string{fmt.Sprintf("Alertmanager %s: %s, neither silenced nor inhibited, hold the rollout", a.URL, which)}
+	if a.Silence {
+		out = append(out, `each node silenced while it changes: instance=~"<address>(:.*)?", node="<Kubernetes node>"`)
+	}
+
+	return out
+}

@@ -24,6 +24,10 @@ func boundPlan() *plan.Plan {
 			`nodes: Node (v1), object.status.conditions.exists(c, c.type == "Ready"), within 5m0s`,
 			"ceph: CephCluster rook-ceph/rook-ceph (ceph.rook.io/v1), within 5m0s, expression:\nobject.status.ceph.health == \"HEALTH_OK\"  // strict\n  || true",
 		},
+		Alerts: []string{
+			`Alertmanager http://am.monitoring:9093: alerts matching severity="critical", neither silenced nor inhibited, hold the rollout`,
+			`each node silenced while it changes: instance=~"<address>(:.*)?", node="<Kubernetes node>"`,
+		},
 	}
 }
 

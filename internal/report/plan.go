@@ -109,6 +109,8 @@ func PlanJSON(w io.Writer, p *plan.Plan, fs []finding.Finding) error {
 		Settings []plan.SettingChange `json:"settings,omitempty"`
 		// HealthChecks are what apply checks before each node and after the last.
 		HealthChecks []string `json:"healthChecks,omitempty"`
+		// Alerts are the Alertmanager gate and silences apply holds.
+		Alerts []string `json:"alerts,omitempty"`
 		// Maintenance is the change of the maintenance windows.
 		Maintenance *plan.MaintenanceChange `json:"maintenance,omitempty"`
 		// SecretValuesChanged are the files that set a secret value other than before.
@@ -117,7 +119,24 @@ func PlanJSON(w io.Writer, p *plan.Plan, fs []finding.Finding) error {
 		ApplyOptions []string          `json:"applyOptions,omitempty"`
 		Hash         string            `json:"hash"`
 		Findings     []finding.Finding `json:"findings"`
-	}{summary, nodes, p.Bootstrap, p.Kubernetes, p.Settings, p.HealthChecks, p.Maintenance, p.SecretValuesChanged, p.ApplyOptions, p.Hash, fs})
+	}{summary, nodes, p.Bootstrap, p.Kubernetes, p.Settings, p.HealthChecks, p.Alerts, p.Maintenance, p.SecretValuesChanged, p.ApplyOptions, p.Hash, fs})
+}
+
+// alertsText is the Alertmanager gate and silences a plan binds, for a terminal.
+func alertsText(alerts []string) string {
+	if len(alerts) == 0 {
+		return ""
+	}
+
+	var b strings.Builder
+
+	b.WriteString("alerts, before each node that changes:\n")
+
+	for _, a := range alerts {
+		b.WriteString("  " + a + "\n")
+	}
+
+	return b.String() + "\n"
 }
 
 // PlanText is the plan for a terminal.
@@ -171,6 +190,8 @@ func PlanText(p *plan.Plan, fs []finding.Finding, nodes int, color bool) string 
 
 		b.WriteString("\n")
 	}
+
+	b.WriteString(alertsText(p.Alerts))
 
 	if len(fs) > 0 {
 		b.WriteString(findingsBlock(fs, nodes))

@@ -135,6 +135,15 @@ type Options struct {
 	// Heartbeat is how often a wait that goes on (a reboot, an install, etcd) says so on
 	// the node's progress line (0: DefaultHeartbeat).
 	Heartbeat time.Duration
+	// Alerts, when set, is the Alertmanager whose firing alerts hold the rollout before
+	// each node that changes, up to GateTimeout; with Silence, each such node is silenced
+	// there while its step runs, the silence ending SilenceFor ahead (0:
+	// DefaultSilenceFor) and renewed, and expired once the step ends, failed or not.
+	// SilenceComment is the silences' comment (Run's default names the cluster and plan).
+	Alerts         Alerts
+	Silence        bool
+	SilenceFor     time.Duration
+	SilenceComment string
 
 	// waiting is the progress of the node whose step is running (set per node by step).
 	waiting func(string)
@@ -202,6 +211,9 @@ func Run(ctx context.Context, d talos.Dialer, cluster, hash string, steps []Step
 	steps = Order(steps)
 
 	o.Progress = oneAtATime(o.Progress)
+	if o.SilenceComment == "" {
+		o.SilenceComment = "talops apply of cluster " + cluster + ", plan " + hash
+	}
 
 	r := &Report{Cluster: cluster, PlanHash: hash, Mode: Mode(o.Mode), DryRun: o.DryRun, Nodes: make([]NodeResult, len(steps))}
 
@@ -280,7 +292,18 @@ func runStep(ctx context.Context, d talos.Dialer, s Step, o Options, members []S
 		run = removeStep
 	}
 
-	r.Nodes[i] = run(ctx, d, s, o, members, r.Nodes[i], r, o.sayer(i, n, s.Node.Name))
+	say := o.sayer(i, n, s.Node.Name)
+
+	release, err := o.silenced(ctx, s, say)
+	if err != nil {
+		r.Nodes[i].Outcome, r.Nodes[i].Detail = Failed, "not touched: "+err.Error()
+		stopped.Store(true)
+
+		return
+	}
+	defer release()
+
+	r.Nodes[i] = run(ctx, d, s, o, members, r.Nodes[i], r, say)
 	if r.Nodes[i].Outcome == Failed {
 		stopped.Store(true)
 	}
@@ -304,7 +327,7 @@ func notAttempted(r *Report, steps []Step) []Step {
 }
 
 // mayStart asks, before a step that changes its node, whether the rollout must stop: Stop,
-// then the health checks. A step that changes nothing (a node already in its desired
+// then the health checks, then the firing alerts. A step that changes nothing (a node already in its desired
 // state, one the Kubernetes upgrade brought there, one not selected) needs neither: the
 // lock guards changes, and stopping before such a node would only report it not attempted.
 func (o Options) mayStart(ctx context.Context, s Step) error {
@@ -316,11 +339,15 @@ func (o Options) mayStart(ctx context.Context, s Step) error {
 		return err
 	}
 
-	if !o.DryRun {
-		return o.checkHealth(ctx, "before "+s.Node.Name)
+	if o.DryRun {
+		return nil
 	}
 
-	return nil
+	if err := o.checkHealth(ctx, "before "+s.Node.Name); err != nil {
+		return err
+	}
+
+	return o.checkAlerts(ctx, "before "+s.Node.Name)
 }
 
 // stop is Stop's answer (nil without Stop).
