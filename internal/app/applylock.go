@@ -44,11 +44,17 @@ func lockApply(ctx context.Context, d *Deps, k Kube, cluster string) (release fu
 		}
 	)
 
-	taken := make(chan struct{})
-	go sayWaitingForLock(ctx, d, cluster, taken)
+	// The notes of the wait end before anything else is said: the output is not shared.
+	taken, said := make(chan struct{}), make(chan struct{})
+
+	go func() {
+		defer close(said)
+		sayWaitingForLock(ctx, d, cluster, taken)
+	}()
 
 	free, err := k.Lock(ctx, cluster, who, noteIt)
 	close(taken)
+	<-said
 
 	if err != nil {
 		var locked *kube.LockedError
