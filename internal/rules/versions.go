@@ -168,13 +168,9 @@ func (c *Comparison) Nodes(base, head []render.Result) {
 	c.base.Nodes, c.head.Nodes = base, head
 	defer func() { c.base.Nodes, c.head.Nodes = nil, nil }()
 
-	gpus, fs := driverMoves(&c.base, &c.head, c.talos)
+	gpus, fs, tracks := driverMoves(&c.base, &c.head, c.talos, c.tracks)
 	c.nodes += len(head)
-
-	headTalos := talosOf(&c.head)
-	for _, n := range rendered(&c.head) {
-		c.tracks = addTrack(c.tracks, nodeGPU(&c.head, headTalos, n))
-	}
+	c.tracks = tracks
 
 	c.gpus = append(c.gpus, gpus...)
 	c.drivers = append(c.drivers, fs...)
@@ -304,8 +300,9 @@ func kubernetesMove(head *Input, k Change) []finding.Finding {
 	}
 }
 
-// driverMoves lists the NVIDIA driver of every GPU node of the head state, before and after.
-func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
+// driverMoves lists the NVIDIA driver of every GPU node of the head state, before and after,
+// and adds the tracks those nodes run to tracks (what the upgrade path shows at each hop).
+func driverMoves(base, head *Input, t Change, tracks []gpuTrack) ([]GPUChange, []finding.Finding, []gpuTrack) {
 	before := map[string]gpuSetup{}
 	baseTalos := talosOf(base)
 
@@ -322,6 +319,8 @@ func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
 
 	for _, n := range rendered(head) {
 		g := nodeGPU(head, headTalos, n)
+		tracks = addTrack(tracks, g)
+
 		if len(g.kmods()) == 0 {
 			continue
 		}
@@ -334,7 +333,7 @@ func driverMoves(base, head *Input, t Change) ([]GPUChange, []finding.Finding) {
 		}
 	}
 
-	return out, fs
+	return out, fs, tracks
 }
 
 // gpuChange is what a GPU node's driver does between the two states (before: its setup in
